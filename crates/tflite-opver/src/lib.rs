@@ -1,0 +1,5 @@
+//! TensorFlow Lite's op-versioning scheme: each operator in a model carries the lowest version
+//! its parameters need, runtimes register kernels for version ranges, and a model records the
+//! minimum runtime that can run it.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]

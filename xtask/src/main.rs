@@ -1,0 +1,67 @@
+//! Workspace automation, run as `cargo xtask <command>`.
+//!
+//! - `cargo xtask codegen` regenerates every committed `crates/<crate>/src/generated/` module
+//!   from the schemas in `proto/`; `--check` regenerates in memory and fails, naming each stale
+//!   file, when the committed code differs.
+//! - `cargo xtask demo` runs each crate's `examples/tour.rs` in turn.
+
+mod codegen;
+mod demo;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    about = "Workspace automation for the compat-versioning crates"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Regenerate `crates/*/src/generated/` from `proto/` (pure Rust: protox, prost-build, planus).
+    Codegen {
+        /// Do not write anything: fail, naming every stale file, if committed code is not fresh.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Run every crate's `examples/tour.rs`, one after the other.
+    Demo,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    let result = match cli.command {
+        Command::Codegen { check } => {
+            let mode = if check {
+                codegen::Mode::Check
+            } else {
+                codegen::Mode::Write
+            };
+            codegen::run(&root, mode)
+        }
+        Command::Demo => demo::run(&root),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: the parent of this package's manifest directory.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
