@@ -3,3 +3,9 @@
 //! minimum runtime that can run it.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+pub mod delegate;
+pub mod error;
+pub mod operator;
+pub mod resolver;
+pub mod runtime;
