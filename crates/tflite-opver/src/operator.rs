@@ -803,6 +803,61 @@ impl fmt::Debug for BuiltinOperator {
     }
 }
 
+/// An operator version: `OperatorCode.version` in the schema (`int`, default 1).
+///
+/// Versions start at 1 and grow by one each time an operator gains a feature an older kernel
+/// cannot run. The schema allows any `int32`, so a value read from a model is kept as is
+/// (even 0 or negative, which no kernel registers) and judged where it is used.
+///
+/// ```
+/// use tflite_opver::operator::OpVersion;
+///
+/// assert_eq!(OpVersion::default(), OpVersion::new(1));
+/// assert!(OpVersion::new(2) > OpVersion::new(1));
+/// assert_eq!(OpVersion::new(3).to_string(), "3");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct OpVersion(i32);
+
+impl OpVersion {
+    /// Version 1, what an `OperatorCode` without a `version` field means.
+    pub const ONE: Self = Self(1);
+
+    /// Wraps a raw `int32` version.
+    pub const fn new(version: i32) -> Self {
+        Self(version)
+    }
+
+    /// The raw `int32` version.
+    pub const fn get(self) -> i32 {
+        self.0
+    }
+}
+
+impl Default for OpVersion {
+    fn default() -> Self {
+        Self::ONE
+    }
+}
+
+impl From<i32> for OpVersion {
+    fn from(version: i32) -> Self {
+        Self(version)
+    }
+}
+
+impl From<OpVersion> for i32 {
+    fn from(version: OpVersion) -> Self {
+        version.0
+    }
+}
+
+impl fmt::Display for OpVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// What an operator code names: a builtin operator, or a custom operator by its
 /// `custom_code` string (whose builtin code is [`BuiltinOperator::CUSTOM`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
