@@ -7,4 +7,86 @@ pub enum Error {
     // --- model reading, signatures, stamping (owned by the model/reader work) ---
 
     // --- operators, runtime versions, resolvers, delegates ---
+    /// A runtime version string that is not dot-separated decimal numbers.
+    #[error(
+        "invalid runtime version {text:?}: {reason}; expected decimal numbers separated by dots, like \"2.3.0\""
+    )]
+    InvalidRuntimeVersion {
+        /// The text as given.
+        text: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+
+    /// A minimum runtime version too long for the 16-byte `min_runtime_version` buffer (TFLite
+    /// skips writing it: "Skip writing minimum runtime version string since it's longer than
+    /// 16 bytes.", `tensorflow/compiler/mlir/lite/tools/versioning/runtime_version.cc`).
+    #[error(
+        "minimum runtime version {version} is {len} bytes; the min_runtime_version buffer holds at most 15 and a NUL"
+    )]
+    RuntimeVersionTooLong {
+        /// The version that does not fit.
+        version: String,
+        /// Its length in bytes.
+        len: usize,
+    },
+
+    /// A builtin code beyond what the runtime knows (`GetRegistrationFromOpCode`,
+    /// `tensorflow/lite/core/api/op_resolver.cc`).
+    #[error(
+        "Op builtin_code out of range: {code}. Are you using old TFLite binary with newer model?"
+    )]
+    BuiltinCodeOutOfRange {
+        /// The builtin code read from the model.
+        code: i32,
+    },
+
+    /// No kernel registered for a builtin operator at this exact version
+    /// (`GetRegistrationFromOpCode`, `tensorflow/lite/core/api/op_resolver.cc`).
+    #[error(
+        "Didn't find op for builtin opcode '{op}' version '{version}'. An older version of this builtin might be supported. Are you using an old TFLite binary with a newer model?"
+    )]
+    BuiltinOpNotFound {
+        /// The operator.
+        op: crate::operator::BuiltinOperator,
+        /// The version the model asks for.
+        version: crate::operator::OpVersion,
+    },
+
+    /// An operator code says `CUSTOM` but names no custom operator
+    /// (`GetRegistrationFromOpCode`, `tensorflow/lite/core/api/op_resolver.cc`).
+    #[error("Operator with CUSTOM builtin_code has no custom_code.")]
+    MissingCustomCode,
+
+    /// No kernel registered for a custom operator at this version (TFLite's wording from
+    /// `Subgraph::OpPrepare`, `tensorflow/lite/core/subgraph.cc`, on one line).
+    #[error(
+        "Encountered unresolved custom op: {name}. See instructions: https://www.tensorflow.org/lite/guide/ops_custom"
+    )]
+    UnresolvedCustomOp {
+        /// The custom operator's name (`custom_code`).
+        name: String,
+        /// The version the model asks for.
+        version: crate::operator::OpVersion,
+    },
+
+    /// A kernel registration whose version range is empty.
+    #[error(
+        "cannot register {op} for versions {min} to {max}: the first version must not exceed the last"
+    )]
+    InvalidVersionRange {
+        /// The operator being registered (builtin name or custom name).
+        op: String,
+        /// First version of the range.
+        min: crate::operator::OpVersion,
+        /// Last version of the range.
+        max: crate::operator::OpVersion,
+    },
+
+    /// Every operator code of a model that the resolver cannot run, reported together.
+    #[error("{} operator code(s) cannot be resolved:{}", failures.len(), crate::resolver::FailureList(failures))]
+    UnresolvedOperators {
+        /// One error per unresolved operator code, in the model's order.
+        failures: Vec<Error>,
+    },
 }
