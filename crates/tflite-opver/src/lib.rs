@@ -7,5 +7,10 @@
 pub mod delegate;
 pub mod error;
 pub mod operator;
+pub mod params;
 pub mod resolver;
 pub mod runtime;
+pub mod signature;
+pub mod version;
+
+pub use version::{OpVersion, op_version};

@@ -1,0 +1,493 @@
+//! Op signatures: what TensorFlow Lite's version rules look at for one operator.
+//!
+//! An [`OpSignature`] is TF's `OpSignature` (`tensorflow/compiler/mlir/lite/tools/versioning/
+//! op_signature.h`): the builtin operator, one [`TensorSpec`] per input and output (type, dims,
+//! constness, dynamic shape), the operator's [`Params`], and the handful of facts TF derives
+//! from the tensors' quantization and sparsity for particular ops ([`SignatureFacts`], TF's
+//! `ext_options`). [`crate::version::op_version`] turns a signature into a version.
+//!
+//! A signature comes from a model ([`crate::model::Model::signature`]) or is built by hand:
+//!
+//! ```
+//! use tflite_opver::operator::BuiltinOperator;
+//! use tflite_opver::params::{DepthwiseConv2DParams, Params};
+//! use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
+//!
+//! let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);
+//! let dilated = Params::DepthwiseConv2D(DepthwiseConv2DParams {
+//!     dilation_width_factor: 2,
+//!     dilation_height_factor: 2,
+//!     ..Default::default()
+//! });
+//! let sig = OpSignature::new(
+//!     BuiltinOperator::DEPTHWISE_CONV_2D,
+//!     vec![f32(&[1, 8, 8, 4]), f32(&[1, 3, 3, 4]).constant(), f32(&[4]).constant()],
+//!     vec![f32(&[1, 8, 8, 4])],
+//!     dilated,
+//! );
+//! assert_eq!(tflite_opver::op_version(&sig).get(), 2);
+//! ```
+
+use crate::operator::BuiltinOperator;
+use crate::params::Params;
+
+/// A tensor's element type: TF's `TfLiteType`, which the version rules compare against.
+///
+/// The schema's `TensorType` byte converts to it with [`ElementType::from_schema`] (TF's
+/// `ConvertTensorType`); [`ElementType::NoType`] marks an absent optional input (tensor index
+/// -1) or a type byte this crate does not know, as in TF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[allow(missing_docs)] // TF's names
+pub enum ElementType {
+    /// `kTfLiteNoType`: no tensor (absent optional input) or an unknown type.
+    #[default]
+    NoType,
+    Float32,
+    Int32,
+    UInt8,
+    Int64,
+    String,
+    Bool,
+    Int16,
+    Complex64,
+    Int8,
+    Float16,
+    Float64,
+    Complex128,
+    UInt64,
+    Resource,
+    Variant,
+    UInt32,
+    UInt16,
+    Int4,
+    BFloat16,
+}
+
+impl ElementType {
+    /// TF's `ConvertTensorType`: a schema `TensorType` value (`FLOAT32 = 0` ... `BFLOAT16 =
+    /// 18`, `schema.fbs`) to the runtime type; `None` for a value the schema does not define.
+    pub fn from_schema(value: i8) -> Option<Self> {
+        Some(match value {
+            0 => Self::Float32,
+            1 => Self::Float16,
+            2 => Self::Int32,
+            3 => Self::UInt8,
+            4 => Self::Int64,
+            5 => Self::String,
+            6 => Self::Bool,
+            7 => Self::Int16,
+            8 => Self::Complex64,
+            9 => Self::Int8,
+            10 => Self::Float64,
+            11 => Self::Complex128,
+            12 => Self::UInt64,
+            13 => Self::Resource,
+            14 => Self::Variant,
+            15 => Self::UInt32,
+            16 => Self::UInt16,
+            17 => Self::Int4,
+            18 => Self::BFloat16,
+            _ => return None,
+        })
+    }
+
+    /// The schema's `TensorType` value, or `None` for [`ElementType::NoType`].
+    pub fn to_schema(self) -> Option<i8> {
+        (0..=18).find(|&v| Self::from_schema(v) == Some(self))
+    }
+
+    /// The schema's name (`"FLOAT32"`, `"INT8"`...), or `"NOTYPE"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NoType => "NOTYPE",
+            Self::Float32 => "FLOAT32",
+            Self::Int32 => "INT32",
+            Self::UInt8 => "UINT8",
+            Self::Int64 => "INT64",
+            Self::String => "STRING",
+            Self::Bool => "BOOL",
+            Self::Int16 => "INT16",
+            Self::Complex64 => "COMPLEX64",
+            Self::Int8 => "INT8",
+            Self::Float16 => "FLOAT16",
+            Self::Float64 => "FLOAT64",
+            Self::Complex128 => "COMPLEX128",
+            Self::UInt64 => "UINT64",
+            Self::Resource => "RESOURCE",
+            Self::Variant => "VARIANT",
+            Self::UInt32 => "UINT32",
+            Self::UInt16 => "UINT16",
+            Self::Int4 => "INT4",
+            Self::BFloat16 => "BFLOAT16",
+        }
+    }
+}
+
+/// What a tensor's `QuantizationParameters` table says, in the terms TF's rules use.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Quantization {
+    /// Number of entries in `scale` (0 when the vector is absent or empty). One scale is
+    /// per-tensor quantization; one per channel of `quantized_dimension` is per-channel.
+    pub scale_count: usize,
+    /// `scale[0]`, if there is one.
+    pub first_scale: Option<f32>,
+    /// The dimension the scales run along.
+    pub quantized_dimension: i32,
+}
+
+impl Quantization {
+    /// A per-tensor quantization with one scale.
+    pub fn per_tensor(scale: f32) -> Self {
+        Self {
+            scale_count: 1,
+            first_scale: Some(scale),
+            quantized_dimension: 0,
+        }
+    }
+
+    /// A per-channel quantization: `channels` scales along `dimension`.
+    pub fn per_channel(channels: usize, dimension: i32) -> Self {
+        Self {
+            scale_count: channels,
+            first_scale: (channels > 0).then_some(1.0),
+            quantized_dimension: dimension,
+        }
+    }
+}
+
+/// One input or output of an operator: TF's `OpSignatureTensorSpec` plus the tensor facts
+/// its op-specific rules read (quantization, sparsity).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TensorSpec {
+    /// Element type; [`ElementType::NoType`] for an absent optional input.
+    pub element_type: ElementType,
+    /// The `shape` field (empty for scalars, absent shapes and absent inputs).
+    pub dims: Vec<i32>,
+    /// The tensor has a non-empty constant buffer.
+    pub is_const: bool,
+    /// `shape_signature` has a -1: some dimension is only known at run time.
+    pub is_shape_dynamic: bool,
+    /// The tensor is a variable (`is_variable`).
+    pub is_variable: bool,
+    /// The quantization table, if the tensor has one (even an empty one: TF's ADD, ABS and MUL
+    /// rules only ask whether the table exists).
+    pub quantization: Option<Quantization>,
+    /// The tensor has a `sparsity` table.
+    pub is_sparse: bool,
+    /// The subgraph tensor index; `None` for an absent optional input (index -1) and for
+    /// hand-built specs.
+    pub tensor_index: Option<u32>,
+}
+
+impl TensorSpec {
+    /// A non-constant, unquantized tensor of `element_type` and shape `dims`.
+    pub fn new(element_type: ElementType, dims: &[i32]) -> Self {
+        Self {
+            element_type,
+            dims: dims.to_vec(),
+            ..Self::default()
+        }
+    }
+
+    /// The spec of an absent optional input (tensor index -1 in the model): no type, no dims.
+    pub fn absent() -> Self {
+        Self::default()
+    }
+
+    /// Whether this is an absent optional input.
+    pub fn is_absent(&self) -> bool {
+        self.element_type == ElementType::NoType && self.tensor_index.is_none()
+    }
+
+    /// The same tensor marked constant.
+    pub fn constant(mut self) -> Self {
+        self.is_const = true;
+        self
+    }
+
+    /// The same tensor with quantization parameters.
+    pub fn quantized(mut self, quantization: Quantization) -> Self {
+        self.quantization = Some(quantization);
+        self
+    }
+
+    /// The same tensor marked sparse.
+    pub fn sparse(mut self) -> Self {
+        self.is_sparse = true;
+        self
+    }
+
+    /// The same tensor with a dynamic shape.
+    pub fn dynamic(mut self) -> Self {
+        self.is_shape_dynamic = true;
+        self
+    }
+
+    /// Number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    fn dim(&self, i: usize) -> Option<i32> {
+        self.dims.get(i).copied()
+    }
+
+    fn scale_count(&self) -> usize {
+        self.quantization.map_or(0, |q| q.scale_count)
+    }
+
+    /// TF's per-channel test for QUANTIZE / DEQUANTIZE: more than one scale, and as many as
+    /// the quantized dimension is long.
+    fn is_per_channel_along_quantized_dimension(&self) -> bool {
+        let Some(q) = self.quantization else {
+            return false;
+        };
+        let len = usize::try_from(q.quantized_dimension)
+            .ok()
+            .and_then(|d| self.dim(d));
+        q.scale_count > 1 && len.is_some_and(|n| size_equal(q.scale_count, n))
+    }
+}
+
+/// TF's `IsTensorSizeEqual`: a non-negative dimension equal to a count.
+fn size_equal(count: usize, dim: i32) -> bool {
+    usize::try_from(dim).is_ok_and(|d| d == count)
+}
+
+/// Facts TF derives from an operator's tensors for particular ops (TF's `ext_options` in
+/// `op_signature.cc`); all false / zero for other ops.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct SignatureFacts {
+    /// CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED / QUANTIZE / DEQUANTIZE /
+    /// EMBEDDING_LOOKUP: the weights (or the quantized tensor) have one scale per channel.
+    pub is_per_channel_quantized: bool,
+    /// CONV_2D: the input has a different channel count than the filter (grouped conv).
+    pub is_grouped_convolution: bool,
+    /// FULLY_CONNECTED: the weights tensor is sparse.
+    pub sparse_weight: bool,
+    /// ADD / ABS / MUL: an input carries a quantization table.
+    pub input_quantized: bool,
+    /// MUL: the first scale of input 1, input 2 and output (0 when any is missing).
+    pub mul_scales: [f32; 3],
+    /// STRIDED_SLICE: rank of the input.
+    pub num_dims: usize,
+}
+
+impl SignatureFacts {
+    /// Derives the facts for `op` from its tensors, as TF's `GetOpSignature` does.
+    ///
+    /// Where TF would index past a missing tensor or dimension (and crash), the fact is false.
+    #[allow(clippy::collapsible_match)] // one arm per op, like TF's switch
+    pub fn derive(op: BuiltinOperator, inputs: &[TensorSpec], outputs: &[TensorSpec]) -> Self {
+        type B = BuiltinOperator;
+        let mut facts = Self::default();
+        let input = |i: usize| inputs.get(i).filter(|t| !t.is_absent());
+        match op {
+            B::DEPTHWISE_CONV_2D => {
+                if let Some(filter) = input(1) {
+                    let channels = filter.dim(3).unwrap_or(0);
+                    facts.is_per_channel_quantized = filter.quantization.is_some()
+                        && channels > 0
+                        && size_equal(filter.scale_count(), channels);
+                }
+            }
+            B::CONV_2D => {
+                if let Some(filter) = input(1) {
+                    let filters = filter.dim(0).unwrap_or(0);
+                    facts.is_per_channel_quantized = filter.quantization.is_some()
+                        && filters > 0
+                        && size_equal(filter.scale_count(), filters);
+                    if let Some(x) = input(0).filter(|x| !x.dims.is_empty()) {
+                        facts.is_grouped_convolution = x.dim(3) != filter.dim(3);
+                    }
+                }
+            }
+            B::FULLY_CONNECTED => {
+                if let Some(weights) = input(1) {
+                    facts.sparse_weight = weights.is_sparse;
+                    if weights.scale_count() > 0 && !weights.dims.is_empty() {
+                        facts.is_per_channel_quantized = weights
+                            .dim(0)
+                            .is_some_and(|n| size_equal(weights.scale_count(), n));
+                    }
+                }
+            }
+            B::EMBEDDING_LOOKUP => {
+                if let Some(table) = input(1) {
+                    let n = table.scale_count();
+                    if n > 0 && !table.dims.is_empty() {
+                        facts.is_per_channel_quantized =
+                            n > 1 && table.dim(0).is_some_and(|d| size_equal(n, d));
+                    }
+                }
+            }
+            B::MUL => {
+                if inputs.len() >= 2 && !outputs.is_empty() {
+                    let first = |t: Option<&TensorSpec>| {
+                        t.and_then(|t| t.quantization)
+                            .filter(|q| q.scale_count > 0)
+                            .and_then(|q| q.first_scale)
+                    };
+                    if let (Some(a), Some(b), Some(c)) =
+                        (first(input(0)), first(input(1)), first(outputs.first()))
+                    {
+                        facts.mul_scales = [a, b, c];
+                    }
+                    facts.input_quantized = input(0).is_some_and(|t| t.quantization.is_some())
+                        || input(1).is_some_and(|t| t.quantization.is_some());
+                }
+            }
+            B::ADD | B::ABS => {
+                facts.input_quantized = input(0).is_some_and(|t| t.quantization.is_some());
+            }
+            B::STRIDED_SLICE => {
+                facts.num_dims = input(0).map_or(0, TensorSpec::rank);
+            }
+            B::DEQUANTIZE => {
+                facts.is_per_channel_quantized =
+                    input(0).is_some_and(TensorSpec::is_per_channel_along_quantized_dimension);
+            }
+            B::QUANTIZE => {
+                facts.is_per_channel_quantized = outputs
+                    .first()
+                    .is_some_and(TensorSpec::is_per_channel_along_quantized_dimension);
+            }
+            _ => {}
+        }
+        facts
+    }
+}
+
+/// Everything TF's version rules look at for one operator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpSignature {
+    /// The builtin operator ([`BuiltinOperator::CUSTOM`] for custom ops).
+    pub op: BuiltinOperator,
+    /// The custom op's name (`custom_code`), for custom ops.
+    pub custom_name: Option<String>,
+    /// One spec per operator input, in order; absent optional inputs included.
+    pub inputs: Vec<TensorSpec>,
+    /// One spec per operator output, in order.
+    pub outputs: Vec<TensorSpec>,
+    /// The operator's options; schema defaults when it has no options table.
+    pub params: Params,
+    /// Whether the operator has an options table of the type its op reads. Without one,
+    /// TF's version rules see a zero-filled struct; see [`OpSignature::versioning_params`].
+    pub options_present: bool,
+    /// Facts derived from the tensors (TF's `ext_options`).
+    pub facts: SignatureFacts,
+}
+
+impl OpSignature {
+    /// A signature for a builtin `op` with options `params` (taken as present), deriving the
+    /// [`SignatureFacts`] from the tensors.
+    pub fn new(
+        op: BuiltinOperator,
+        inputs: Vec<TensorSpec>,
+        outputs: Vec<TensorSpec>,
+        params: Params,
+    ) -> Self {
+        let facts = SignatureFacts::derive(op, &inputs, &outputs);
+        Self {
+            op,
+            custom_name: None,
+            inputs,
+            outputs,
+            params,
+            options_present: true,
+            facts,
+        }
+    }
+
+    /// The same signature as if the operator had no options table: params are the schema
+    /// defaults, and the version rules see TF's zero-filled struct.
+    pub fn without_options(mut self) -> Self {
+        self.params = Params::defaults_for(self.op);
+        self.options_present = false;
+        self
+    }
+
+    /// The params as TF's version rules see them: [`OpSignature::params`] when the options
+    /// table is there, [`Params::zero_filled`] when it is not (TF's `ParseOpData` leaves the
+    /// C struct zeroed; `flatbuffer_conversions.cc`).
+    pub fn versioning_params(&self) -> Params {
+        if self.options_present {
+            self.params
+        } else {
+            self.params.zero_filled()
+        }
+    }
+
+    /// Input `i`'s spec; `None` past the end.
+    pub fn input(&self, i: usize) -> Option<&TensorSpec> {
+        self.inputs.get(i)
+    }
+
+    /// Output `i`'s spec; `None` past the end.
+    pub fn output(&self, i: usize) -> Option<&TensorSpec> {
+        self.outputs.get(i)
+    }
+
+    /// Input `i`'s element type; [`ElementType::NoType`] when there is no such input.
+    pub fn input_type(&self, i: usize) -> ElementType {
+        self.inputs
+            .get(i)
+            .map_or(ElementType::NoType, |t| t.element_type)
+    }
+
+    /// Output `i`'s element type; [`ElementType::NoType`] when there is no such output.
+    pub fn output_type(&self, i: usize) -> ElementType {
+        self.outputs
+            .get(i)
+            .map_or(ElementType::NoType, |t| t.element_type)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_types_round_trip() {
+        for v in 0..=18 {
+            let t = ElementType::from_schema(v).expect("defined");
+            assert_eq!(t.to_schema(), Some(v));
+        }
+        assert_eq!(ElementType::from_schema(19), None);
+        assert_eq!(ElementType::from_schema(-1), None);
+        assert_eq!(ElementType::NoType.to_schema(), None);
+        assert_eq!(ElementType::from_schema(9), Some(ElementType::Int8));
+        assert_eq!(ElementType::Int4.name(), "INT4");
+    }
+
+    #[test]
+    fn conv_facts_follow_the_filter() {
+        let x = TensorSpec::new(ElementType::Int8, &[1, 8, 8, 4]);
+        let w = TensorSpec::new(ElementType::Int8, &[16, 3, 3, 2])
+            .constant()
+            .quantized(Quantization::per_channel(16, 0));
+        let f = SignatureFacts::derive(BuiltinOperator::CONV_2D, &[x, w], &[]);
+        assert!(f.is_per_channel_quantized);
+        assert!(f.is_grouped_convolution, "4 input channels, 2 per filter");
+    }
+
+    #[test]
+    fn absent_inputs_give_no_facts_instead_of_crashing() {
+        let f = SignatureFacts::derive(
+            BuiltinOperator::FULLY_CONNECTED,
+            &[TensorSpec::absent(), TensorSpec::absent()],
+            &[],
+        );
+        assert_eq!(f, SignatureFacts::default());
+        let f = SignatureFacts::derive(BuiltinOperator::CONV_2D, &[], &[]);
+        assert_eq!(f, SignatureFacts::default());
+    }
+
+    #[test]
+    fn mul_reads_first_scales() {
+        let q = |s| TensorSpec::new(ElementType::Int8, &[4]).quantized(Quantization::per_tensor(s));
+        let f = SignatureFacts::derive(BuiltinOperator::MUL, &[q(2.0), q(3.0)], &[q(4.0)]);
+        assert_eq!(f.mul_scales, [2.0, 3.0, 4.0]);
+        assert!(f.input_quantized);
+    }
+}
