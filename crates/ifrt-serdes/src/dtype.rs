@@ -1,0 +1,135 @@
+//! Element types. One format in every version so far: `{ version_number, kind }`.
+
+use crate::error::Error;
+use crate::generated::xla::ifrt::DTypeProto;
+use crate::registry::{Codec, DeserializeOptions, Registry, Serializable, SerializeOptions};
+use crate::version::{SerDesVersion, SerDesVersionNumber};
+
+/// The element type of an array (IFRT's `DType::Kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum DType {
+    Pred,
+    S2,
+    S4,
+    S8,
+    S16,
+    S32,
+    S64,
+    U2,
+    U4,
+    U8,
+    U16,
+    U32,
+    U64,
+    F16,
+    F32,
+    F64,
+    BF16,
+    C64,
+    C128,
+    Token,
+    Opaque,
+    F8E3M4,
+    F8E4M3,
+    F8E4M3FN,
+    F8E4M3B11FNUZ,
+    F8E4M3FNUZ,
+    F8E5M2,
+    F8E5M2FNUZ,
+    F8E8M0FNU,
+    F4E2M1FN,
+    String,
+}
+
+/// Each kind and its number on the wire (xla/python/ifrt/dtype.proto, `DTypeProto.Kind`; the
+/// numbers are XLA's `PrimitiveType`).
+pub const DTYPE_KINDS: &[(DType, i32)] = &[
+    (DType::Pred, 1),
+    (DType::S2, 26),
+    (DType::S4, 21),
+    (DType::S8, 2),
+    (DType::S16, 3),
+    (DType::S32, 4),
+    (DType::S64, 5),
+    (DType::U2, 27),
+    (DType::U4, 22),
+    (DType::U8, 6),
+    (DType::U16, 7),
+    (DType::U32, 8),
+    (DType::U64, 9),
+    (DType::F16, 10),
+    (DType::F32, 11),
+    (DType::F64, 12),
+    (DType::BF16, 16),
+    (DType::C64, 15),
+    (DType::C128, 18),
+    (DType::Token, 17),
+    (DType::Opaque, 14),
+    (DType::F8E3M4, 29),
+    (DType::F8E4M3, 28),
+    (DType::F8E4M3FN, 20),
+    (DType::F8E4M3B11FNUZ, 23),
+    (DType::F8E4M3FNUZ, 25),
+    (DType::F8E5M2, 19),
+    (DType::F8E5M2FNUZ, 24),
+    (DType::F8E8M0FNU, 31),
+    (DType::F4E2M1FN, 30),
+    (DType::String, 99),
+];
+
+impl DType {
+    /// Its wire number.
+    pub fn kind_number(self) -> i32 {
+        DTYPE_KINDS
+            .iter()
+            .find(|(dtype, _)| *dtype == self)
+            .map_or(0, |(_, number)| *number)
+    }
+
+    /// The kind with wire number `number`, if any.
+    pub fn from_kind_number(number: i32) -> Option<Self> {
+        DTYPE_KINDS
+            .iter()
+            .find(|(_, n)| *n == number)
+            .map(|(dtype, _)| *dtype)
+    }
+
+    /// The message for `version`. Every version writes the same fields.
+    pub fn to_proto(self, version: SerDesVersion) -> DTypeProto {
+        DTypeProto {
+            version_number: version.number().value(),
+            kind: self.kind_number(),
+        }
+    }
+
+    /// Reads a message of any version `registry` supports.
+    pub fn from_proto(proto: &DTypeProto, registry: &Registry) -> Result<Self, Error> {
+        registry.check_readable(SerDesVersionNumber::new(proto.version_number), "DType")?;
+        DType::from_kind_number(proto.kind).ok_or_else(|| Error::Invalid {
+            what: "DType",
+            reason: format!("unknown kind {}", proto.kind),
+        })
+    }
+}
+
+impl Serializable for DType {}
+
+impl Codec for DType {
+    const TYPE_NAME: &'static str = "xla::ifrt::DType";
+
+    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
+        Ok(prost::Message::encode_to_vec(
+            &self.to_proto(options.version()),
+        ))
+    }
+
+    fn deserialize(
+        data: &[u8],
+        options: &DeserializeOptions,
+        registry: &Registry,
+    ) -> Result<Self, Error> {
+        let proto = crate::registry::decode_message::<DTypeProto>(data, options, "DTypeProto")?;
+        DType::from_proto(&proto, registry)
+    }
+}

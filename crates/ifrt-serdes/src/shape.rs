@@ -1,0 +1,65 @@
+//! Static shapes. One format in every version so far: `{ version_number, dims }`.
+
+use crate::error::Error;
+use crate::generated::xla::ifrt::ShapeProto;
+use crate::registry::{Codec, DeserializeOptions, Registry, Serializable, SerializeOptions};
+use crate::version::{SerDesVersion, SerDesVersionNumber};
+
+/// A static shape: every dimension size is at least 0 (xla/python/ifrt/shape.proto).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Shape {
+    dims: Vec<i64>,
+}
+
+impl Shape {
+    /// The shape with `dims`, or [`Error::Invalid`] if a size is negative.
+    pub fn new(dims: Vec<i64>) -> Result<Self, Error> {
+        if let Some(bad) = dims.iter().find(|d| **d < 0) {
+            return Err(Error::Invalid {
+                what: "Shape",
+                reason: format!("dimension size {bad} is negative; sizes must be >= 0"),
+            });
+        }
+        Ok(Shape { dims })
+    }
+
+    /// The dimension sizes.
+    pub fn dims(&self) -> &[i64] {
+        &self.dims
+    }
+
+    /// The message for `version`. Every version writes the same fields.
+    pub fn to_proto(&self, version: SerDesVersion) -> ShapeProto {
+        ShapeProto {
+            version_number: version.number().value(),
+            dims: self.dims.clone(),
+        }
+    }
+
+    /// Reads a message of any version `registry` supports.
+    pub fn from_proto(proto: ShapeProto, registry: &Registry) -> Result<Self, Error> {
+        registry.check_readable(SerDesVersionNumber::new(proto.version_number), "Shape")?;
+        Shape::new(proto.dims)
+    }
+}
+
+impl Serializable for Shape {}
+
+impl Codec for Shape {
+    const TYPE_NAME: &'static str = "xla::ifrt::Shape";
+
+    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
+        Ok(prost::Message::encode_to_vec(
+            &self.to_proto(options.version()),
+        ))
+    }
+
+    fn deserialize(
+        data: &[u8],
+        options: &DeserializeOptions,
+        registry: &Registry,
+    ) -> Result<Self, Error> {
+        let proto = crate::registry::decode_message::<ShapeProto>(data, options, "ShapeProto")?;
+        Shape::from_proto(proto, registry)
+    }
+}

@@ -1,0 +1,460 @@
+//! The sharding family: [`SingleDeviceSharding`] and [`ShardingParamSharding`] (built on
+//! [`ShardingParam`]), and the [`MemoryKind`] both carry.
+//!
+//! Format history (see [`HISTORY`](crate::HISTORY)):
+//! - version 0: `ShardingParamProto { dim_shards, permutation, axis_sizes }`; memory kinds as
+//!   names.
+//! - version 1: `ShardingParamProto` adds `unreduced_axes` (IFRT's version 1). A param with
+//!   unreduced axes cannot be written in version 0.
+//! - version 2: a well-known memory kind is written as `memory_kind_id` instead of its name.
+
+use std::any::Any;
+
+use crate::error::Error;
+use crate::generated::xla::ifrt::{
+    DeviceListProto, MemoryKindId, ShardingParamProto, ShardingParamShardingProto,
+    SingleDeviceShardingProto,
+};
+use crate::registry::{
+    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, Sharding, decode_message,
+};
+use crate::version::{SerDesVersion, SerDesVersionNumber};
+
+/// The first version that writes `ShardingParamProto.unreduced_axes`.
+pub const UNREDUCED_AXES_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(1);
+
+/// The first version that writes well-known memory kinds as `memory_kind_id`.
+pub const MEMORY_KIND_ID_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(2);
+
+/// Where a sharding's buffers live. Well-known kinds are canonical: `from_name("device")` is
+/// [`MemoryKind::device`], so every kind has exactly one representation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct MemoryKind(Kind);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+enum Kind {
+    #[default]
+    Unspecified,
+    WellKnown(MemoryKindId),
+    Other(String),
+}
+
+/// Well-known memory kinds and their names (PjRt's memory space names).
+const WELL_KNOWN: &[(MemoryKindId, &str)] = &[
+    (MemoryKindId::Device, "device"),
+    (MemoryKindId::PinnedHost, "pinned_host"),
+    (MemoryKindId::UnpinnedHost, "unpinned_host"),
+];
+
+impl MemoryKind {
+    /// No memory kind given: the runtime's default.
+    pub fn unspecified() -> Self {
+        MemoryKind(Kind::Unspecified)
+    }
+
+    /// Device memory.
+    pub fn device() -> Self {
+        MemoryKind(Kind::WellKnown(MemoryKindId::Device))
+    }
+
+    /// Pinned host memory.
+    pub fn pinned_host() -> Self {
+        MemoryKind(Kind::WellKnown(MemoryKindId::PinnedHost))
+    }
+
+    /// Unpinned host memory.
+    pub fn unpinned_host() -> Self {
+        MemoryKind(Kind::WellKnown(MemoryKindId::UnpinnedHost))
+    }
+
+    /// The memory kind called `name`; well-known names give the well-known kind.
+    pub fn from_name(name: &str) -> Self {
+        match WELL_KNOWN.iter().find(|(_, n)| *n == name) {
+            Some((id, _)) => MemoryKind(Kind::WellKnown(*id)),
+            None => MemoryKind(Kind::Other(name.to_string())),
+        }
+    }
+
+    /// Its name, or `None` when unspecified.
+    pub fn name(&self) -> Option<&str> {
+        match &self.0 {
+            Kind::Unspecified => None,
+            Kind::WellKnown(id) => WELL_KNOWN
+                .iter()
+                .find(|(known, _)| known == id)
+                .map(|(_, name)| *name),
+            Kind::Other(name) => Some(name),
+        }
+    }
+
+    /// The `(memory_kind, memory_kind_id)` fields for `version`.
+    fn encode(&self, version: SerDesVersionNumber) -> (Option<String>, i32) {
+        match &self.0 {
+            Kind::WellKnown(id) if version >= MEMORY_KIND_ID_SINCE => (None, *id as i32),
+            _ => (self.name().map(str::to_string), 0),
+        }
+    }
+
+    fn decode(
+        version: SerDesVersionNumber,
+        name: Option<String>,
+        id: i32,
+        what: &'static str,
+    ) -> Result<Self, Error> {
+        // Before version 2 the id field did not exist; a reader of that era never sees it.
+        if version < MEMORY_KIND_ID_SINCE || id == 0 {
+            return Ok(name.map_or_else(MemoryKind::unspecified, |n| MemoryKind::from_name(&n)));
+        }
+        let id = MemoryKindId::try_from(id).map_err(|_| Error::Invalid {
+            what,
+            reason: format!("unknown memory_kind_id {id}"),
+        })?;
+        if name.is_some() {
+            return Err(Error::Invalid {
+                what,
+                reason: "both memory_kind and memory_kind_id are set".to_string(),
+            });
+        }
+        Ok(MemoryKind(Kind::WellKnown(id)))
+    }
+}
+
+/// How an array is cut into shards over a logical device mesh (IFRT's `ShardingParam`,
+/// xla/python/ifrt/ir/sharding_param.h).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ShardingParam {
+    dim_shards: Vec<i64>,
+    permutation: Vec<i32>,
+    axis_sizes: Vec<i32>,
+    unreduced_axes: Vec<i32>,
+}
+
+impl ShardingParam {
+    /// A param with `dim_shards[i]` shards along dimension `i`, over a mesh of `axis_sizes`
+    /// whose axes are ordered minor to major by `permutation`, with `unreduced_axes` (sorted
+    /// mesh axes holding partial results) possibly empty.
+    pub fn new(
+        dim_shards: Vec<i64>,
+        permutation: Vec<i32>,
+        axis_sizes: Vec<i32>,
+        unreduced_axes: Vec<i32>,
+    ) -> Result<Self, Error> {
+        let invalid = |reason: String| Error::Invalid {
+            what: "ShardingParam",
+            reason,
+        };
+        if permutation.len() != axis_sizes.len() {
+            return Err(invalid(format!(
+                "permutation has {} axes but axis_sizes has {}",
+                permutation.len(),
+                axis_sizes.len()
+            )));
+        }
+        let mut seen = vec![false; permutation.len()];
+        for &axis in &permutation {
+            match usize::try_from(axis).ok().and_then(|a| seen.get_mut(a)) {
+                Some(slot) if !*slot => *slot = true,
+                _ => {
+                    return Err(invalid(format!(
+                        "permutation {permutation:?} is not a permutation"
+                    )));
+                }
+            }
+        }
+        let mut devices: i64 = 1;
+        for &size in &axis_sizes {
+            if size <= 0 {
+                return Err(invalid(format!("axis size {size} is not positive")));
+            }
+            devices = devices
+                .checked_mul(i64::from(size))
+                .ok_or_else(|| invalid("the mesh has more devices than fit in i64".to_string()))?;
+        }
+        let mut shards: i64 = 1;
+        for &count in &dim_shards {
+            if count <= 0 {
+                return Err(invalid(format!(
+                    "dimension shard count {count} is not positive"
+                )));
+            }
+            shards = shards
+                .checked_mul(count)
+                .ok_or_else(|| invalid("the shard count overflows i64".to_string()))?;
+        }
+        if devices % shards != 0 {
+            return Err(invalid(format!(
+                "{shards} shards do not divide a mesh of {devices} devices"
+            )));
+        }
+        let in_mesh = |a: &i32| usize::try_from(*a).is_ok_and(|a| a < axis_sizes.len());
+        if !unreduced_axes.iter().all(in_mesh) || !unreduced_axes.windows(2).all(|w| w[0] < w[1]) {
+            return Err(invalid(format!(
+                "unreduced axes {unreduced_axes:?} must be distinct mesh axes in increasing order"
+            )));
+        }
+        Ok(ShardingParam {
+            dim_shards,
+            permutation,
+            axis_sizes,
+            unreduced_axes,
+        })
+    }
+
+    /// Shards per dimension.
+    pub fn dim_shards(&self) -> &[i64] {
+        &self.dim_shards
+    }
+
+    /// Mesh axes, minor to major.
+    pub fn permutation(&self) -> &[i32] {
+        &self.permutation
+    }
+
+    /// Mesh axis sizes.
+    pub fn axis_sizes(&self) -> &[i32] {
+        &self.axis_sizes
+    }
+
+    /// Mesh axes whose results are not yet reduced (needs version 1 to be written).
+    pub fn unreduced_axes(&self) -> &[i32] {
+        &self.unreduced_axes
+    }
+
+    /// Devices in the mesh.
+    pub fn num_devices(&self) -> i64 {
+        // Checked in `new`.
+        self.axis_sizes.iter().map(|s| i64::from(*s)).product()
+    }
+
+    /// The message for `version`; [`Error::FeatureNeedsNewerVersion`] if the param has unreduced
+    /// axes and `version` predates them.
+    pub fn to_proto(&self, version: SerDesVersion) -> Result<ShardingParamProto, Error> {
+        let number = version.number();
+        if !self.unreduced_axes.is_empty() && number < UNREDUCED_AXES_SINCE {
+            return Err(Error::FeatureNeedsNewerVersion {
+                proto: "ShardingParamProto",
+                version: number,
+                feature: "unreduced_axes",
+                needed: UNREDUCED_AXES_SINCE,
+            });
+        }
+        Ok(ShardingParamProto {
+            version_number: number.value(),
+            dim_shards: self.dim_shards.clone(),
+            permutation: self.permutation.clone(),
+            axis_sizes: self.axis_sizes.clone(),
+            unreduced_axes: self.unreduced_axes.clone(),
+        })
+    }
+
+    /// Reads a message by its own recorded version.
+    pub fn from_proto(proto: ShardingParamProto, registry: &Registry) -> Result<Self, Error> {
+        let version = SerDesVersionNumber::new(proto.version_number);
+        registry.check_readable(version, "ShardingParam")?;
+        let unreduced_axes = if version >= UNREDUCED_AXES_SINCE {
+            proto.unreduced_axes
+        } else {
+            // Version 0 had no such field; a reader of that era would not see it.
+            Vec::new()
+        };
+        ShardingParam::new(
+            proto.dim_shards,
+            proto.permutation,
+            proto.axis_sizes,
+            unreduced_axes,
+        )
+    }
+}
+
+/// A whole array on one device.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SingleDeviceSharding {
+    device_id: i32,
+    memory_kind: MemoryKind,
+}
+
+impl SingleDeviceSharding {
+    /// On device `device_id` (>= 0) in `memory_kind`.
+    pub fn new(device_id: i32, memory_kind: MemoryKind) -> Result<Self, Error> {
+        if device_id < 0 {
+            return Err(Error::Invalid {
+                what: "SingleDeviceSharding",
+                reason: format!("device id {device_id} is negative"),
+            });
+        }
+        Ok(SingleDeviceSharding {
+            device_id,
+            memory_kind,
+        })
+    }
+
+    /// The device.
+    pub fn device_id(&self) -> i32 {
+        self.device_id
+    }
+
+    /// The memory kind.
+    pub fn memory_kind(&self) -> &MemoryKind {
+        &self.memory_kind
+    }
+}
+
+impl Serializable for SingleDeviceSharding {}
+
+impl Sharding for SingleDeviceSharding {
+    fn same_as(&self, other: &dyn Sharding) -> bool {
+        (other as &dyn Any).downcast_ref::<Self>() == Some(self)
+    }
+}
+
+impl Codec for SingleDeviceSharding {
+    /// IFRT's name (xla/python/ifrt/sharding_serdes.cc).
+    const TYPE_NAME: &'static str = "xla::ifrt::SingleDeviceSharding";
+
+    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
+        let version = options.version().number();
+        let (memory_kind, memory_kind_id) = self.memory_kind.encode(version);
+        let proto = SingleDeviceShardingProto {
+            version_number: version.value(),
+            device_id: self.device_id,
+            memory_kind,
+            memory_kind_id,
+        };
+        Ok(prost::Message::encode_to_vec(&proto))
+    }
+
+    fn deserialize(
+        data: &[u8],
+        options: &DeserializeOptions,
+        registry: &Registry,
+    ) -> Result<Self, Error> {
+        let proto: SingleDeviceShardingProto =
+            decode_message(data, options, "SingleDeviceShardingProto")?;
+        let version = SerDesVersionNumber::new(proto.version_number);
+        registry.check_readable(version, "SingleDeviceSharding")?;
+        let memory_kind = MemoryKind::decode(
+            version,
+            proto.memory_kind,
+            proto.memory_kind_id,
+            "SingleDeviceSharding",
+        )?;
+        SingleDeviceSharding::new(proto.device_id, memory_kind)
+    }
+}
+
+/// An array cut by a [`ShardingParam`] over an explicit list of devices, one per mesh position.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ShardingParamSharding {
+    param: ShardingParam,
+    devices: Vec<i32>,
+    memory_kind: MemoryKind,
+}
+
+impl ShardingParamSharding {
+    /// `param` over `devices` (distinct ids >= 0, as many as the mesh has positions).
+    pub fn new(
+        param: ShardingParam,
+        devices: Vec<i32>,
+        memory_kind: MemoryKind,
+    ) -> Result<Self, Error> {
+        let invalid = |reason: String| Error::Invalid {
+            what: "ShardingParamSharding",
+            reason,
+        };
+        if i64::try_from(devices.len()).ok() != Some(param.num_devices()) {
+            return Err(invalid(format!(
+                "the mesh has {} positions but {} devices are listed",
+                param.num_devices(),
+                devices.len()
+            )));
+        }
+        let mut sorted = devices.clone();
+        sorted.sort_unstable();
+        if sorted.first().is_some_and(|d| *d < 0) || sorted.windows(2).any(|w| w[0] == w[1]) {
+            return Err(invalid(format!(
+                "device ids {devices:?} must be distinct and >= 0"
+            )));
+        }
+        Ok(ShardingParamSharding {
+            param,
+            devices,
+            memory_kind,
+        })
+    }
+
+    /// The param.
+    pub fn param(&self) -> &ShardingParam {
+        &self.param
+    }
+
+    /// The devices, in mesh order.
+    pub fn devices(&self) -> &[i32] {
+        &self.devices
+    }
+
+    /// The memory kind.
+    pub fn memory_kind(&self) -> &MemoryKind {
+        &self.memory_kind
+    }
+}
+
+impl Serializable for ShardingParamSharding {}
+
+impl Sharding for ShardingParamSharding {
+    fn same_as(&self, other: &dyn Sharding) -> bool {
+        (other as &dyn Any).downcast_ref::<Self>() == Some(self)
+    }
+}
+
+impl Codec for ShardingParamSharding {
+    /// IFRT's name (xla/python/ifrt/sharding_serdes.cc).
+    const TYPE_NAME: &'static str = "xla::ifrt::ShardingParamSharding";
+
+    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
+        let version = options.version();
+        let (memory_kind, memory_kind_id) = self.memory_kind.encode(version.number());
+        let proto = ShardingParamShardingProto {
+            version_number: version.number().value(),
+            // Nested values are written in the requested version.
+            sharding_param: Some(self.param.to_proto(version)?),
+            devices: Some(DeviceListProto {
+                version_number: version.number().value(),
+                device_ids: self.devices.clone(),
+            }),
+            memory_kind,
+            memory_kind_id,
+        };
+        Ok(prost::Message::encode_to_vec(&proto))
+    }
+
+    fn deserialize(
+        data: &[u8],
+        options: &DeserializeOptions,
+        registry: &Registry,
+    ) -> Result<Self, Error> {
+        const WHAT: &str = "ShardingParamSharding";
+        let proto: ShardingParamShardingProto =
+            decode_message(data, options, "ShardingParamShardingProto")?;
+        let version = SerDesVersionNumber::new(proto.version_number);
+        registry.check_readable(version, WHAT)?;
+        // Nested values are read by their own recorded versions.
+        let param = ShardingParam::from_proto(
+            proto.sharding_param.ok_or(Error::MissingField {
+                what: WHAT,
+                field: "sharding_param",
+            })?,
+            registry,
+        )?;
+        let devices = proto.devices.ok_or(Error::MissingField {
+            what: WHAT,
+            field: "devices",
+        })?;
+        registry.check_readable(
+            SerDesVersionNumber::new(devices.version_number),
+            "DeviceList",
+        )?;
+        let memory_kind =
+            MemoryKind::decode(version, proto.memory_kind, proto.memory_kind_id, WHAT)?;
+        ShardingParamSharding::new(param, devices.device_ids, memory_kind)
+    }
+}

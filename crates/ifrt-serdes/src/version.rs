@@ -1,0 +1,375 @@
+//! The global, dated serialization version.
+//!
+//! One number is raised whenever *any* type gets a new format. Each number has an introduction
+//! date ([`HISTORY`]). A build supports a range of them, [`SupportedVersions`]: it can read and
+//! write every version from `minimum` (the oldest format whose code is still there) to `current`.
+//!
+//! A [`SerDesVersion`] cannot be built from a bare integer. It comes from an accessor, as in IFRT
+//! (xla/python/ifrt/serdes_version.h and its three accessor headers):
+//!
+//! - [`DefaultVersionAccessor`]: the current version, for ordinary code. With the crate feature
+//!   `testing-bad-default-version` it returns [`Error::DefaultVersionDisallowed`] instead, so a
+//!   test suite run with the feature proves that no path silently falls back to the default.
+//! - [`Week4OldVersionAccessor`] / [`SupportedVersions::week_4_old`]: the newest version
+//!   introduced at least 28 days ago, for artifacts that builds up to four weeks old must read.
+//! - [`AnyVersionAccessor`] / [`SupportedVersions::version`]: any number, checked against the
+//!   build's range; for layers that choose the version themselves (e.g. after negotiating with
+//!   a peer build, see [`crate::negotiate`]).
+//!
+//! # Adding a format
+//!
+//! 1. Append an entry to [`HISTORY`] with the next number, today's date and what changed.
+//! 2. In the type's serializer, write the new format when the requested version is at least
+//!    the new number; nested values get the *requested* version, never a default.
+//! 3. In its deserializer, read the new format when the recorded version is at least the new
+//!    number. Nested values are read by their own recorded versions.
+//! 4. Add the new golden files (`IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p ifrt-serdes --test
+//!    golden`) and their checksum lines; existing files never change.
+//!
+//! `week_4_old` needs no edit: it is computed from the dates.
+//!
+//! # Removing a format
+//!
+//! After the compatibility window (a version's readers and writers are at least four weeks
+//! old), in one change:
+//!
+//! 1. Raise [`MINIMUM`] past the removed version. Every build reading bytes of that version
+//!    now fails with "Unsupported IFRT SerDes version N for TYPE deserialization", and
+//!    `week_4_old` never returns anything below the minimum, so nothing new is written in it.
+//! 2. Delete the serializer and deserializer branches for the removed version.
+//! 3. Delete its golden files and checksum lines, and turn the golden test for it into a
+//!    test that the bytes are now rejected (see `tests/removal.rs`).
+
+use std::fmt;
+
+use crate::date::{CivilDate, Clock};
+use crate::error::Error;
+
+/// A bare version number, as recorded in serialized data. It can come from anywhere (including
+/// hostile bytes); turning it into a [`SerDesVersion`] goes through a range check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SerDesVersionNumber(i32);
+
+impl SerDesVersionNumber {
+    /// The number `value`.
+    pub const fn new(value: i32) -> Self {
+        SerDesVersionNumber(value)
+    }
+
+    /// The number as an integer.
+    pub const fn value(self) -> i32 {
+        self.0
+    }
+}
+
+/// IFRT's spelling (xla/python/ifrt/serdes_version.h, `AbslStringify`).
+impl fmt::Display for SerDesVersionNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "IFRT SerDes version {}", self.0)
+    }
+}
+
+/// One entry of the version history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VersionEntry {
+    /// The version number.
+    pub number: SerDesVersionNumber,
+    /// The day the format was introduced.
+    pub introduced: CivilDate,
+    /// What changed in the format.
+    pub change: &'static str,
+}
+
+/// The version history of this crate's formats, oldest first. Numbers and dates strictly
+/// increase (a test checks).
+///
+/// Versions 0 and 1 and their dates are IFRT's (xla/python/ifrt/serdes_version.h: "0:
+/// 2025-05-20, initial version. 1: 2026-02-19, added support for unreduced axes in
+/// ShardingParam."). IFRT's version 2 (2026-03-19) concerns StableHLO programs, which this crate
+/// does not model; this crate's version 2 is its own representation change.
+pub const HISTORY: &[VersionEntry] = &[
+    VersionEntry {
+        number: SerDesVersionNumber(0),
+        introduced: CivilDate::known(2025, 5, 20),
+        change: "initial formats of DType, Shape, ShardingParam, SingleDeviceSharding, \
+                 ShardingParamSharding and ArraySpec",
+    },
+    VersionEntry {
+        number: SerDesVersionNumber(1),
+        introduced: CivilDate::known(2026, 2, 19),
+        change: "ShardingParam gains `unreduced_axes`; version 0 cannot write a param that \
+                 has any",
+    },
+    VersionEntry {
+        number: SerDesVersionNumber(2),
+        introduced: CivilDate::known(2026, 6, 16),
+        change: "shardings write a well-known memory kind as a numeric id (`memory_kind_id`) \
+                 instead of its name; only other memory kinds keep the name",
+    },
+];
+
+/// The oldest version whose format this build can still read. Raise it to remove a format (see
+/// the module documentation).
+pub const MINIMUM: SerDesVersionNumber = SerDesVersionNumber(0);
+
+/// The newest version: the last entry of [`HISTORY`].
+pub const CURRENT: SerDesVersionNumber = HISTORY[HISTORY.len() - 1].number;
+
+/// How old a version must be for [`SupportedVersions::week_4_old`]: four weeks.
+pub const WEEK_4_OLD_DAYS: i64 = 28;
+
+/// A serialization version that this build supports. Obtained only through the accessors;
+/// never from a bare integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SerDesVersion(SerDesVersionNumber);
+
+impl SerDesVersion {
+    /// The newest version of this build. Ordinary code should ask
+    /// [`DefaultVersionAccessor::get`] instead, so the testing feature can catch defaults.
+    pub const fn current() -> Self {
+        SerDesVersion(CURRENT)
+    }
+
+    /// Its number, e.g. to record in serialized data.
+    pub const fn number(self) -> SerDesVersionNumber {
+        self.0
+    }
+}
+
+impl fmt::Display for SerDesVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// The versions a build can read and write: every entry of [`HISTORY`] from `minimum` to
+/// `current`. [`SupportedVersions::BUILT_IN`] is this build; other ranges describe (or simulate)
+/// other builds: an older one that stops before `current`, or a future one whose minimum was
+/// raised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SupportedVersions {
+    minimum: SerDesVersionNumber,
+    current: SerDesVersionNumber,
+}
+
+impl SupportedVersions {
+    /// This build: [`MINIMUM`] to [`CURRENT`].
+    pub const BUILT_IN: SupportedVersions = SupportedVersions {
+        minimum: MINIMUM,
+        current: CURRENT,
+    };
+
+    /// The range `[minimum, current]`; both must be in [`HISTORY`] and in order.
+    pub fn new(minimum: SerDesVersionNumber, current: SerDesVersionNumber) -> Result<Self, Error> {
+        let listed = |n: SerDesVersionNumber| HISTORY.iter().any(|entry| entry.number == n);
+        if listed(minimum) && listed(current) && minimum <= current {
+            Ok(SupportedVersions { minimum, current })
+        } else {
+            Err(Error::InvalidRange { minimum, current })
+        }
+    }
+
+    /// The oldest readable version.
+    pub fn minimum(&self) -> SerDesVersion {
+        SerDesVersion(self.minimum)
+    }
+
+    /// The newest version.
+    pub fn current(&self) -> SerDesVersion {
+        SerDesVersion(self.current)
+    }
+
+    /// Whether data recorded as `number` can be read (and written) by this build.
+    pub fn contains(&self, number: SerDesVersionNumber) -> bool {
+        self.minimum <= number && number <= self.current
+    }
+
+    /// The version `number`, if this build supports it; [`Error::VersionOutOfRange`] otherwise.
+    /// This is IFRT's `SerDesAnyVersionAccessor::Get`, with the range check IFRT leaves to the
+    /// caller.
+    pub fn version(&self, number: SerDesVersionNumber) -> Result<SerDesVersion, Error> {
+        if self.contains(number) {
+            Ok(SerDesVersion(number))
+        } else {
+            Err(Error::VersionOutOfRange {
+                number,
+                minimum: self.minimum,
+                current: self.current,
+            })
+        }
+    }
+
+    /// The newest version introduced at least 28 days before `today`, never below the minimum:
+    /// a build at most four weeks old can read what is written in it.
+    pub fn week_4_old(&self, today: CivilDate) -> SerDesVersion {
+        let today = today.days_since_epoch();
+        HISTORY
+            .iter()
+            .rev()
+            .filter(|entry| self.contains(entry.number))
+            .find(|entry| entry.introduced.days_since_epoch() + WEEK_4_OLD_DAYS <= today)
+            .map_or(self.minimum(), |entry| SerDesVersion(entry.number))
+    }
+
+    /// The history entries of this range, oldest first.
+    pub fn history(&self) -> impl Iterator<Item = &'static VersionEntry> + use<> {
+        let range = *self;
+        HISTORY
+            .iter()
+            .filter(move |entry| range.contains(entry.number))
+    }
+}
+
+/// The default version for ordinary serialization (IFRT: `SerDesDefaultVersionAccessor`,
+/// xla/python/ifrt/serdes_default_version_accessor.h).
+#[derive(Debug)]
+pub struct DefaultVersionAccessor;
+
+impl DefaultVersionAccessor {
+    /// The current version; with the `testing-bad-default-version` feature, always
+    /// [`Error::DefaultVersionDisallowed`] (IFRT aborts there; a typed error is kinder and
+    /// equally loud in a test).
+    pub fn get() -> Result<SerDesVersion, Error> {
+        if cfg!(feature = "testing-bad-default-version") {
+            Err(Error::DefaultVersionDisallowed)
+        } else {
+            Ok(SerDesVersion::current())
+        }
+    }
+}
+
+/// A version at least four weeks old (IFRT: `SerDesWeek4OldVersionAccessor`,
+/// xla/python/ifrt/serdes_week_4_old_version_accessor.h), computed from [`HISTORY`]'s dates.
+#[derive(Debug)]
+pub struct Week4OldVersionAccessor;
+
+impl Week4OldVersionAccessor {
+    /// The week-4-old version of this build, on `clock`'s today.
+    pub fn get(clock: &dyn Clock) -> SerDesVersion {
+        SupportedVersions::BUILT_IN.week_4_old(clock.today())
+    }
+}
+
+/// Any version in this build's range (IFRT: `SerDesAnyVersionAccessor`,
+/// xla/python/ifrt/serdes_any_version_accessor.h).
+#[derive(Debug)]
+pub struct AnyVersionAccessor;
+
+impl AnyVersionAccessor {
+    /// The version `number`, range-checked against this build.
+    pub fn get(number: SerDesVersionNumber) -> Result<SerDesVersion, Error> {
+        SupportedVersions::BUILT_IN.version(number)
+    }
+
+    /// The oldest version this build reads.
+    pub fn get_minimum() -> SerDesVersion {
+        SupportedVersions::BUILT_IN.minimum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::date::FixedClock;
+
+    #[test]
+    fn history_numbers_and_dates_strictly_increase() {
+        assert!(!HISTORY.is_empty());
+        assert_eq!(HISTORY[0].number, SerDesVersionNumber(0));
+        for pair in HISTORY.windows(2) {
+            assert_eq!(
+                pair[1].number.value(),
+                pair[0].number.value() + 1,
+                "{pair:?}"
+            );
+            assert!(pair[0].introduced < pair[1].introduced, "{pair:?}");
+        }
+        assert!(HISTORY.iter().any(|entry| entry.number == MINIMUM));
+        assert!(HISTORY.len() >= 3, "at least three formats in the history");
+    }
+
+    #[test]
+    fn week_4_old_follows_the_dates() {
+        let built_in = SupportedVersions::BUILT_IN;
+        let on = |y, m, d| {
+            built_in
+                .week_4_old(CivilDate::new(y, m, d).unwrap())
+                .number()
+        };
+        // Before anything is four weeks old: never below the minimum.
+        assert_eq!(on(2025, 5, 21), SerDesVersionNumber(0));
+        // Version 1 was introduced 2026-02-19; it becomes week-4-old exactly 28 days later.
+        assert_eq!(on(2026, 3, 18), SerDesVersionNumber(0));
+        assert_eq!(on(2026, 3, 19), SerDesVersionNumber(1));
+        // Version 2 was introduced 2026-06-16.
+        assert_eq!(on(2026, 7, 13), SerDesVersionNumber(1));
+        assert_eq!(on(2026, 7, 14), SerDesVersionNumber(2));
+        assert_eq!(on(2030, 1, 1), CURRENT);
+        assert_eq!(
+            Week4OldVersionAccessor::get(&FixedClock(CivilDate::new(2026, 3, 19).unwrap())),
+            built_in.version(SerDesVersionNumber(1)).unwrap()
+        );
+    }
+
+    #[test]
+    fn week_4_old_respects_a_raised_minimum_and_an_older_current() {
+        let raised = SupportedVersions::new(SerDesVersionNumber(1), CURRENT).unwrap();
+        let long_ago = CivilDate::new(2025, 6, 1).unwrap();
+        assert_eq!(raised.week_4_old(long_ago).number(), SerDesVersionNumber(1));
+        let old_build =
+            SupportedVersions::new(SerDesVersionNumber(0), SerDesVersionNumber(1)).unwrap();
+        let later = CivilDate::new(2030, 1, 1).unwrap();
+        assert_eq!(old_build.week_4_old(later).number(), SerDesVersionNumber(1));
+    }
+
+    #[test]
+    fn any_version_is_range_checked() {
+        for entry in HISTORY {
+            assert_eq!(
+                AnyVersionAccessor::get(entry.number).unwrap().number(),
+                entry.number
+            );
+        }
+        let too_new = SerDesVersionNumber(CURRENT.value() + 1);
+        assert_eq!(
+            AnyVersionAccessor::get(too_new),
+            Err(Error::VersionOutOfRange {
+                number: too_new,
+                minimum: MINIMUM,
+                current: CURRENT
+            })
+        );
+        assert!(AnyVersionAccessor::get(SerDesVersionNumber(-1)).is_err());
+        assert_eq!(AnyVersionAccessor::get_minimum().number(), MINIMUM);
+        let raised = SupportedVersions::new(SerDesVersionNumber(1), CURRENT).unwrap();
+        assert!(raised.version(SerDesVersionNumber(0)).is_err());
+    }
+
+    #[test]
+    fn invalid_ranges_are_rejected() {
+        assert!(SupportedVersions::new(SerDesVersionNumber(2), SerDesVersionNumber(1)).is_err());
+        assert!(SupportedVersions::new(SerDesVersionNumber(0), SerDesVersionNumber(9)).is_err());
+        assert!(SupportedVersions::new(SerDesVersionNumber(-1), SerDesVersionNumber(0)).is_err());
+    }
+
+    #[test]
+    fn default_accessor_is_current_or_fails_loudly_under_the_feature() {
+        let got = DefaultVersionAccessor::get();
+        if cfg!(feature = "testing-bad-default-version") {
+            let error = got.unwrap_err();
+            assert_eq!(error, Error::DefaultVersionDisallowed);
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("Using a default `SerDesVersion` is disallowed when ")
+            );
+        } else {
+            assert_eq!(got, Ok(SerDesVersion::current()));
+        }
+    }
+
+    #[test]
+    fn numbers_print_as_ifrt_does() {
+        assert_eq!(SerDesVersionNumber(1).to_string(), "IFRT SerDes version 1");
+    }
+}
