@@ -1,0 +1,195 @@
+//! The crate's one error type.
+//!
+//! Version and deprecation errors carry TensorFlow's own messages, to the byte (see
+//! `tensorflow/core/framework/versions.cc` and `tensorflow/core/framework/op_def_util.cc`);
+//! errors about malformed input say where in the bytes the problem is and what to do.
+
+use crate::version::{Scheme, Version};
+
+/// Everything that can go wrong in this crate.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The consumer itself is misconfigured: its version is below its own minimum producer.
+    /// TensorFlow reports this as an internal error, before looking at the data.
+    #[error("{} version check has consumer {consumer} < min_producer {min_producer}.", scheme.upper_name())]
+    ConsumerBelowMinProducer {
+        /// The scheme being checked.
+        scheme: Scheme,
+        /// The consumer's version.
+        consumer: Version,
+        /// The consumer's minimum producer.
+        min_producer: Version,
+    },
+
+    /// The data was produced by a binary older than the consumer still reads.
+    #[error(
+        "{} producer version {producer} below min producer {min_producer} supported by TensorFlow {tf_version}.  Please regenerate your {}.",
+        scheme.upper_name(),
+        scheme.lower_name()
+    )]
+    ProducerTooOld {
+        /// The scheme being checked.
+        scheme: Scheme,
+        /// The data's producer.
+        producer: Version,
+        /// The consumer's minimum producer.
+        min_producer: Version,
+        /// The consumer's release, as it names itself (for example `2.21.0`).
+        tf_version: String,
+    },
+
+    /// The data requires a newer consumer.
+    #[error(
+        "{} min consumer version {min_consumer} above current version {consumer} for TensorFlow {tf_version}.  Please upgrade TensorFlow.",
+        scheme.upper_name()
+    )]
+    ConsumerTooOld {
+        /// The scheme being checked.
+        scheme: Scheme,
+        /// The data's minimum consumer.
+        min_consumer: Version,
+        /// The consumer's version.
+        consumer: Version,
+        /// The consumer's release, as it names itself.
+        tf_version: String,
+    },
+
+    /// The data names this consumer's version as known to be buggy with it.
+    #[error(
+        "{} disallows consumer version {consumer}.  Please upgrade TensorFlow: this version is likely buggy.",
+        scheme.upper_name()
+    )]
+    BadConsumer {
+        /// The scheme being checked.
+        scheme: Scheme,
+        /// The consumer's version, found in the data's `bad_consumers`.
+        consumer: Version,
+    },
+
+    /// The graph uses an op that was removed at or before the graph's producer version.
+    ///
+    /// TensorFlow appends a period after the explanation even when the explanation already ends
+    /// with one; so does this message.
+    #[error(
+        "Op {op} is not available in GraphDef version {producer}. It has been removed in version {removed_in}. {explanation}."
+    )]
+    OpRemoved {
+        /// The op's name.
+        op: String,
+        /// The graph's producer version.
+        producer: Version,
+        /// The version the op was deprecated at.
+        removed_in: Version,
+        /// What to use instead.
+        explanation: String,
+    },
+
+    /// A registry already holds a deprecation for this op.
+    #[error("op {op} is already registered as deprecated; register each op once")]
+    DuplicateOp {
+        /// The op's name.
+        op: String,
+    },
+
+    /// A length or value ran past the end of its enclosing bytes.
+    #[error(
+        "truncated input: {what} at byte {offset} needs {needed} bytes but only {available} remain; the file is cut short or is not a {expected}"
+    )]
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// Byte offset (from the start of the input) where it starts.
+        offset: usize,
+        /// How many bytes it claims.
+        needed: u64,
+        /// How many bytes are left in the enclosing message.
+        available: usize,
+        /// The message being read.
+        expected: &'static str,
+    },
+
+    /// The bytes are not valid protobuf framing (bad varint, bad tag, bad group).
+    #[error(
+        "malformed protobuf at byte {offset} while reading {expected}: {source}; the file is damaged or is not a {expected}"
+    )]
+    Malformed {
+        /// Byte offset where the bad field starts.
+        offset: usize,
+        /// The message being read.
+        expected: &'static str,
+        /// What prost's wire decoder found wrong.
+        #[source]
+        source: prost::DecodeError,
+    },
+
+    /// A known field arrived with the wrong wire type.
+    #[error(
+        "field {field} of {message} at byte {offset} has wire type {found:?} but must be {wanted:?}; the file is damaged or is not a {message}"
+    )]
+    WrongWireType {
+        /// The message being read.
+        message: &'static str,
+        /// The field number.
+        field: u32,
+        /// Byte offset of the field's tag.
+        offset: usize,
+        /// The wire type found.
+        found: prost::encoding::WireType,
+        /// The wire type the field needs.
+        wanted: prost::encoding::WireType,
+    },
+
+    /// A string field does not hold UTF-8.
+    #[error("{what} at byte {offset} is not valid UTF-8; protobuf strings must be UTF-8")]
+    NotUtf8 {
+        /// Which field.
+        what: &'static str,
+        /// Byte offset of its contents.
+        offset: usize,
+    },
+
+    /// The input is larger than any protobuf message may be.
+    #[error(
+        "the input is {len} bytes; a protobuf message is at most 2 GiB, so this is not a GraphDef or SavedModel"
+    )]
+    TooLarge {
+        /// The input's size.
+        len: u64,
+    },
+
+    /// The bytes decode, but are neither a GraphDef nor a SavedModel.
+    #[error("not a GraphDef or SavedModel: {reason}")]
+    UnknownArtifact {
+        /// Why.
+        reason: &'static str,
+    },
+
+    /// A full protobuf decode failed.
+    #[error("cannot decode {what}: {source}")]
+    Decode {
+        /// The message being decoded.
+        what: &'static str,
+        /// prost's error.
+        #[source]
+        source: prost::DecodeError,
+    },
+
+    /// A calendar date does not exist or could not be parsed.
+    #[error("invalid date {input:?}: {reason}; write dates as YYYY-MM-DD")]
+    InvalidDate {
+        /// The offending text or numbers.
+        input: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+
+    /// A TensorFlow release string could not be parsed.
+    #[error(
+        "invalid TensorFlow release {input:?}: write it as MAJOR.MINOR.PATCH, for example 2.21.0"
+    )]
+    InvalidRelease {
+        /// The offending text.
+        input: String,
+    },
+}

@@ -1,0 +1,74 @@
+//! The whole judgement of a file, as TensorFlow's importer makes it: versions first, then the
+//! ops of every node against the deprecation registry.
+
+use crate::artifact::{Artifact, Kind};
+use crate::check::Consumer;
+use crate::deprecation::{OpAssessment, Registry};
+use crate::error::Error;
+use crate::sniff::GraphSummary;
+use crate::version::Version;
+
+/// The judgement of one graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphVerdict {
+    /// For a SavedModel: which meta graph, from 0.
+    pub meta_graph: Option<usize>,
+    /// The graph's versions and counts.
+    pub summary: GraphSummary,
+    /// The deprecated ops it uses, judged at its producer version.
+    pub ops: OpAssessment,
+    /// Why the consumer refuses the graph (TensorFlow's message), or `None` when it accepts it.
+    /// A version problem comes first; otherwise the first removed op.
+    pub error: Option<Error>,
+}
+
+/// The judgement of a file: one verdict per graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// What the file is.
+    pub kind: Kind,
+    /// One verdict per graph (one for a GraphDef, one per meta graph for a SavedModel).
+    pub graphs: Vec<GraphVerdict>,
+}
+
+impl Verdict {
+    /// Whether the consumer accepts every graph of the file.
+    pub fn accepted(&self) -> bool {
+        self.graphs.iter().all(|graph| graph.error.is_none())
+    }
+
+    /// The first refusal, if any.
+    pub fn first_error(&self) -> Option<&Error> {
+        self.graphs.iter().find_map(|graph| graph.error.as_ref())
+    }
+}
+
+/// Judges a GraphDef or SavedModel file for `consumer`, with `registry`'s deprecations.
+///
+/// `Err` means the bytes could not be read; a graph the consumer refuses is an `Ok` verdict
+/// whose graphs carry the error.
+pub fn judge(bytes: &[u8], consumer: &Consumer, registry: &Registry) -> Result<Verdict, Error> {
+    let artifact = Artifact::open(bytes)?;
+    let mut graphs = Vec::with_capacity(artifact.graphs().len());
+    for graph in artifact.graphs() {
+        let summary = graph.sniff()?;
+        let producer = Version::new(summary.versions.producer);
+        let mut used = Vec::new();
+        graph.scan_ops(|site| used.push(site.op))?;
+        let ops = registry.assess(used, producer);
+        let error = consumer
+            .check(&summary.versions)
+            .err()
+            .or_else(|| ops.first_error());
+        graphs.push(GraphVerdict {
+            meta_graph: graph.meta_graph.as_ref().map(|info| info.index),
+            summary,
+            ops,
+            error,
+        });
+    }
+    Ok(Verdict {
+        kind: artifact.kind(),
+        graphs,
+    })
+}
