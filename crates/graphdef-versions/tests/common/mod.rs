@@ -1,0 +1,116 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use graphdef_versions::generated::tensorflow::{
+    FunctionDef, FunctionDefLibrary, MetaGraphDef, OpDef, meta_graph_def::MetaInfoDef,
+};
+use graphdef_versions::{GraphDef, NodeDef, SavedModel, VersionDef};
+use prost::Message;
+
+/// `../shared/oracle/<name>` beside the checkout. Panics (fails the test) when it is missing:
+/// these tests must never pass vacuously.
+pub fn oracle(name: &str) -> PathBuf {
+    let path = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/oracle"
+    ))
+    .join(name);
+    assert!(
+        path.exists(),
+        "oracle data {} is missing: these tests compare with real TensorFlow and cannot run without it",
+        path.display()
+    );
+    path
+}
+
+pub fn oracle_bytes(name: &str) -> Vec<u8> {
+    std::fs::read(oracle(name)).expect("oracle file readable")
+}
+
+pub fn oracle_json(name: &str) -> serde_json::Value {
+    serde_json::from_slice(&oracle_bytes(name)).expect("oracle JSON parses")
+}
+
+pub fn node(name: &str, op: &str) -> NodeDef {
+    NodeDef {
+        name: name.to_string(),
+        op: op.to_string(),
+        ..Default::default()
+    }
+}
+
+pub fn versions(producer: i32, min_consumer: i32, bad_consumers: &[i32]) -> VersionDef {
+    VersionDef {
+        producer,
+        min_consumer,
+        bad_consumers: bad_consumers.to_vec(),
+    }
+}
+
+/// A graph of `ops` (one node each) with a library function whose body uses `library_ops`.
+pub fn graph(ops: &[&str], library_ops: &[&str], versions: Option<VersionDef>) -> GraphDef {
+    let library = (!library_ops.is_empty()).then(|| FunctionDefLibrary {
+        function: vec![FunctionDef {
+            signature: Some(OpDef {
+                name: "f".into(),
+                ..Default::default()
+            }),
+            node_def: library_ops
+                .iter()
+                .enumerate()
+                .map(|(i, op)| node(&format!("f{i}"), op))
+                .collect(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    GraphDef {
+        node: ops
+            .iter()
+            .enumerate()
+            .map(|(i, op)| node(&format!("n{i}"), op))
+            .collect(),
+        versions,
+        library,
+        ..Default::default()
+    }
+}
+
+/// A `saved_model.pb` as TensorFlow writes it: schema version 1, one meta graph tagged "serve",
+/// written by TensorFlow 2.21.0, whose `graph_def` is `graph_def` byte for byte (spliced in on
+/// the wire, not re-encoded, so that the real file's bytes are what is read).
+pub fn saved_model_around(graph_def: &[u8]) -> Vec<u8> {
+    GraphDef::decode(graph_def).expect("a real GraphDef");
+    let meta_info = MetaInfoDef {
+        meta_graph_version: "v2.21.0".into(),
+        tags: vec!["serve".into()],
+        tensorflow_version: "2.21.0".into(),
+        tensorflow_git_version: "v2.21.0-rc1-5-ga481b10260d".into(),
+        ..Default::default()
+    };
+    let mut meta_graph = MetaGraphDef {
+        meta_info_def: Some(meta_info),
+        graph_def: None,
+    }
+    .encode_to_vec();
+    // MetaGraphDef.graph_def = 2, length-delimited.
+    prost::encoding::encode_key(
+        2,
+        prost::encoding::WireType::LengthDelimited,
+        &mut meta_graph,
+    );
+    prost::encoding::encode_varint(graph_def.len() as u64, &mut meta_graph);
+    meta_graph.extend_from_slice(graph_def);
+    let mut saved = SavedModel {
+        saved_model_schema_version: 1,
+        meta_graphs: vec![],
+    }
+    .encode_to_vec();
+    // SavedModel.meta_graphs = 2, length-delimited.
+    prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut saved);
+    prost::encoding::encode_varint(meta_graph.len() as u64, &mut saved);
+    saved.extend_from_slice(&meta_graph);
+    saved
+}
