@@ -191,7 +191,9 @@ impl Registry {
             .get(&type_id)
             .and_then(|name| self.by_name.get(name).map(|entry| (*name, entry)))
             .ok_or(Error::NoSerDesForValue)?;
-        self.check_writable(options.version.number(), type_name)?;
+        // Errors name the type as IFRT does: without its namespace (`DType`).
+        let what = type_name.rsplit("::").next().unwrap_or(type_name);
+        self.check_writable(options.version.number(), what)?;
         let data = (entry.serialize)(value, options, self)?;
         Ok(Serialized {
             type_name: type_name.to_string(),

@@ -1,0 +1,260 @@
+//! The registry's contract: registration, lookup errors in IFRT's words, and nested
+//! serialization that propagates the requested version and reads each inner value by its own.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{build, built_in, options, sample_param_sharding, versions};
+use ifrt_serdes::proto::{ArraySpecProto, Serialized, ShardingProto, SingleDeviceShardingProto};
+use ifrt_serdes::{
+    ArraySpec, Codec, DType, DeserializeOptions, Error, MemoryKind, Registry, SerDesVersionNumber,
+    Serializable, SerializeOptions, Shape, ShardingParamSharding, SingleDeviceSharding,
+    SupportedVersions,
+};
+use prost::Message;
+
+#[derive(Debug, PartialEq)]
+struct Unregistered;
+impl Serializable for Unregistered {}
+
+#[test]
+fn registering_twice_is_an_error() {
+    let mut registry = Registry::new(SupportedVersions::BUILT_IN);
+    registry.register::<DType>().unwrap();
+    assert_eq!(
+        registry.register::<DType>(),
+        Err(Error::AlreadyRegistered {
+            type_name: DType::TYPE_NAME
+        })
+    );
+    registry
+        .register_sharding::<SingleDeviceSharding>()
+        .unwrap();
+    let again = registry
+        .register_sharding::<SingleDeviceSharding>()
+        .unwrap_err();
+    assert_eq!(
+        again.to_string(),
+        "xla::ifrt::SerDes cannot be registered more than once for the same name: \
+         xla::ifrt::SingleDeviceSharding"
+    );
+}
+
+#[test]
+fn unknown_values_and_names_fail_in_ifrts_words() {
+    let registry = built_in();
+    let version = *versions().last().unwrap();
+    let error = registry
+        .serialize(&Unregistered, &options(version))
+        .unwrap_err();
+    assert!(error.to_string().starts_with(
+        "Serialize call failed. Serializable has no associated SerDes implementation"
+    ));
+    let envelope = Serialized {
+        type_name: "my::Unknown".to_string(),
+        data: vec![],
+    };
+    let error = registry
+        .deserialize_dyn(&envelope, &DeserializeOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Deserialize call failed. Serializable has no associated SerDes implementation. \
+         type_name: my::Unknown"
+    );
+    // A registry that lacks a type refuses it even if the bytes are fine.
+    let mut partial = Registry::new(SupportedVersions::BUILT_IN);
+    partial.register::<DType>().unwrap();
+    let shape = built_in()
+        .serialize(&Shape::new(vec![1]).unwrap(), &options(version))
+        .unwrap();
+    assert!(matches!(
+        partial.deserialize::<Shape>(&shape, &DeserializeOptions::default()),
+        Err(Error::NoSerDesForTypeName { .. })
+    ));
+}
+
+#[test]
+fn typed_and_sharding_reads_check_the_kind() {
+    let registry = built_in();
+    let version = *versions().last().unwrap();
+    let dtype = registry.serialize(&DType::S8, &options(version)).unwrap();
+    assert_eq!(
+        registry.deserialize::<Shape>(&dtype, &DeserializeOptions::default()),
+        Err(Error::WrongType {
+            expected: Shape::TYPE_NAME,
+            found: DType::TYPE_NAME.to_string()
+        })
+    );
+    assert!(matches!(
+        registry.deserialize_sharding(&dtype, &DeserializeOptions::default()),
+        Err(Error::NotASharding { .. })
+    ));
+    let any = registry
+        .deserialize_dyn(&dtype, &DeserializeOptions::default())
+        .unwrap();
+    let any: &dyn std::any::Any = any.as_ref();
+    assert_eq!(any.downcast_ref::<DType>(), Some(&DType::S8));
+}
+
+#[test]
+fn the_default_version_is_current_or_refused_under_the_testing_feature() {
+    let result = SerializeOptions::with_default_version();
+    if cfg!(feature = "testing-bad-default-version") {
+        assert_eq!(result, Err(Error::DefaultVersionDisallowed));
+    } else {
+        let current = SupportedVersions::BUILT_IN.current();
+        assert_eq!(result.map(|o| o.version()), Ok(current));
+    }
+}
+
+#[test]
+fn nested_sharding_is_written_in_the_requested_version() {
+    let registry = built_in();
+    for version in versions() {
+        let spec = common::sample_array_spec(version.number());
+        let envelope = registry.serialize(&spec, &options(version)).unwrap();
+        let proto = ArraySpecProto::decode(envelope.data.as_slice()).unwrap();
+        let want = version.number().value();
+        assert_eq!(proto.version_number, want);
+        assert_eq!(proto.dtype.unwrap().version_number, want);
+        assert_eq!(proto.shape.unwrap().version_number, want);
+        let inner = proto.sharding.unwrap().serialized_sharding.unwrap();
+        assert_eq!(inner.type_name, ShardingParamSharding::TYPE_NAME);
+        let inner =
+            ifrt_serdes::proto::ShardingParamShardingProto::decode(inner.data.as_slice()).unwrap();
+        assert_eq!(inner.version_number, want);
+        assert_eq!(inner.sharding_param.unwrap().version_number, want);
+        assert_eq!(inner.devices.unwrap().version_number, want);
+    }
+}
+
+/// An ArraySpec whose parts were written in different versions (as a mixed pipeline could
+/// produce): each part is read by its own recorded version.
+fn mixed_spec(outer: i32, sharding_version: i32, sharding: SingleDeviceShardingProto) -> Vec<u8> {
+    let outer_version = SupportedVersions::BUILT_IN
+        .version(SerDesVersionNumber::new(outer))
+        .unwrap();
+    let mut sharding = sharding;
+    sharding.version_number = sharding_version;
+    let proto = ArraySpecProto {
+        version_number: outer,
+        dtype: Some(DType::F16.to_proto(outer_version)),
+        shape: Some(Shape::new(vec![2]).unwrap().to_proto(outer_version)),
+        sharding: Some(ShardingProto {
+            serialized_sharding: Some(Serialized {
+                type_name: SingleDeviceSharding::TYPE_NAME.to_string(),
+                data: sharding.encode_to_vec(),
+            }),
+        }),
+    };
+    Serialized {
+        type_name: ArraySpec::TYPE_NAME.to_string(),
+        data: proto.encode_to_vec(),
+    }
+    .encode_to_vec()
+}
+
+#[test]
+fn inner_values_are_read_by_their_own_recorded_version() {
+    // The same field set means different things in different versions: a memory_kind_id is
+    // only read from version 2 on.
+    let sharding = SingleDeviceShardingProto {
+        version_number: 0,
+        device_id: 5,
+        memory_kind: None,
+        memory_kind_id: 2, // pinned_host, in version 2's representation
+    };
+    let registry = built_in();
+    let read = |outer, inner| {
+        registry
+            .deserialize_from_bytes::<ArraySpec>(
+                &mixed_spec(outer, inner, sharding.clone()),
+                &DeserializeOptions::default(),
+            )
+            .unwrap()
+    };
+    let pinned = SingleDeviceSharding::new(5, MemoryKind::pinned_host()).unwrap();
+    let unspecified = SingleDeviceSharding::new(5, MemoryKind::unspecified()).unwrap();
+    // Outer version 0, inner 2: the inner id is honoured.
+    assert!(read(0, 2).sharding.same_as(&pinned));
+    // Outer version 2, inner 1: the inner bytes predate ids, so the id is not part of them.
+    assert!(read(2, 1).sharding.same_as(&unspecified));
+
+    // An old build reads the outer part but refuses the newer inner part, naming it.
+    let old = build(0, 1);
+    let error = old
+        .deserialize_from_bytes::<ArraySpec>(
+            &mixed_spec(0, 2, sharding),
+            &DeserializeOptions::default(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Unsupported IFRT SerDes version 2 for SingleDeviceSharding deserialization"
+    );
+}
+
+#[test]
+fn array_specs_hold_any_registered_sharding_kind() {
+    let registry = built_in();
+    let version = *versions().last().unwrap();
+    for sharding in [
+        Arc::new(SingleDeviceSharding::new(0, MemoryKind::from_name("hbm")).unwrap())
+            as Arc<dyn ifrt_serdes::Sharding>,
+        Arc::new(sample_param_sharding(version.number())),
+    ] {
+        let spec = ArraySpec {
+            dtype: DType::S32,
+            shape: Shape::new(vec![4, 4]).unwrap(),
+            sharding,
+        };
+        let bytes = registry
+            .serialize_to_bytes(&spec, &options(version))
+            .unwrap();
+        let back: ArraySpec = registry
+            .deserialize_from_bytes(&bytes, &DeserializeOptions::default())
+            .unwrap();
+        assert_eq!(back, spec);
+    }
+    // A different kind with similar contents is not equal.
+    let a = SingleDeviceSharding::new(0, MemoryKind::device()).unwrap();
+    let b = SingleDeviceSharding::new(1, MemoryKind::device()).unwrap();
+    use ifrt_serdes::Sharding;
+    assert!(!a.same_as(&b));
+    assert!(!a.same_as(&sample_param_sharding(version.number())));
+}
+
+#[test]
+fn memory_kinds_are_canonical() {
+    assert_eq!(MemoryKind::from_name("device"), MemoryKind::device());
+    assert_eq!(
+        MemoryKind::from_name("pinned_host").name(),
+        Some("pinned_host")
+    );
+    assert_eq!(MemoryKind::from_name("hbm").name(), Some("hbm"));
+    assert_eq!(MemoryKind::unspecified().name(), None);
+}
+
+#[test]
+fn invalid_values_are_refused_on_construction() {
+    use ifrt_serdes::ShardingParam;
+    assert!(Shape::new(vec![1, -1]).is_err());
+    assert!(SingleDeviceSharding::new(-1, MemoryKind::device()).is_err());
+    assert!(
+        ShardingParam::new(vec![3], vec![0], vec![2], vec![]).is_err(),
+        "3 does not divide 2"
+    );
+    assert!(ShardingParam::new(vec![1], vec![0, 0], vec![2, 2], vec![]).is_err());
+    assert!(ShardingParam::new(vec![1], vec![0], vec![2, 2], vec![]).is_err());
+    assert!(ShardingParam::new(vec![1], vec![0], vec![0], vec![]).is_err());
+    assert!(ShardingParam::new(vec![1], vec![0], vec![2], vec![1]).is_err());
+    assert!(ShardingParam::new(vec![1], vec![0, 1], vec![2, 2], vec![1, 0]).is_err());
+    let param = ShardingParam::new(vec![2], vec![0], vec![2], vec![]).unwrap();
+    assert!(ShardingParamSharding::new(param.clone(), vec![0], MemoryKind::device()).is_err());
+    assert!(ShardingParamSharding::new(param.clone(), vec![1, 1], MemoryKind::device()).is_err());
+    assert!(ShardingParamSharding::new(param, vec![1, 0], MemoryKind::device()).is_ok());
+    let huge = vec![i32::MAX; 4];
+    assert!(ShardingParam::new(vec![], vec![0, 1, 2, 3], huge, vec![]).is_err());
+}
