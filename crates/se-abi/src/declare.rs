@@ -1,0 +1,292 @@
+//! [`versioned_struct!`]: declare a versioned struct once, get its layout, its lock and its
+//! checked accessors.
+
+/// Declares a `#[repr(C)]` struct versioned by `struct_size`.
+///
+/// ```
+/// use core::ffi::{c_char, c_void};
+///
+/// se_abi::versioned_struct! {
+///     /// The seed's device, at version 5.
+///     #[abi(size = SE_DEVICE_STRUCT_SIZE, sizes = [32, 40, 48, 48, 56])]
+///     pub struct SE_Device {
+///         /// The device's name (NULL is no-op).
+///         name: *const c_char = nonzero(since 1, at 16..24),
+///         /// Length of `name`.
+///         name_len: usize = value(since 1, at 24..32),
+///         /// The plugin's handle (NULL is no-op).
+///         device_handle: *mut c_void = nonzero(since 2, at 32..40),
+///         /// Deprecated in version 4: keeps its place, is neither read nor written.
+///         data: *mut c_void = nonzero(since 3, deprecated 4, at 40..48),
+///         /// Replaces `data`.
+///         data2: *mut c_void = nonzero(since 5, at 48..56),
+///     }
+/// }
+///
+/// assert_eq!(SE_DEVICE_STRUCT_SIZE, 56);
+/// let mut device = SE_Device::new(); // zero-filled, `struct_size` set
+/// device.set(SE_Device::name_len, 3);
+/// assert_eq!(device.get(SE_Device::name_len), Some(3));
+/// assert_eq!(device.get(SE_Device::device_handle), None); // NULL: not set
+/// ```
+///
+/// What one declaration gives:
+/// - the `#[repr(C)]` struct, starting with the header `struct_size: usize` and a reserved
+///   `next: *mut c_void` (always zero), then the members in declaration order; all fields are
+///   private: a member is read or written only through its [`Field`](crate::Field) handle,
+///   an associated constant named like it (`SE_Device::name`), with the checked
+///   [`get`](crate::View::get) rule `struct_size > offsetof(member)`. A deprecated member gets no
+///   handle, so code built against that version cannot read it;
+/// - `const SIZE: usize`, the end offset of the last member (here `SE_DEVICE_STRUCT_SIZE`), and
+///   [`Versioned`](crate::Versioned): the member table, the size at every version, the version;
+/// - `new()` (zero-filled, `struct_size` set: the C `SE_Device{SE_DEVICE_STRUCT_SIZE}`), `get`,
+///   `set`, `view` and `struct_size`;
+/// - the **layout lock**, checked at compile time with messages that name the member: each
+///   member's `at start..end` must be where the compiler placed it (so a member cannot be
+///   reordered, removed or resized), each member's type must be an
+///   [`AbiMember`](crate::AbiMember) aligned to at most 8 bytes, members must be appended in
+///   version order, and the size at every version must equal the locked `sizes`.
+///
+/// Member kinds: `value` (every value meaningful) or `nonzero` (0 / NULL means not set; the read
+/// yields `None`); see [`Value`](crate::Value) and [`NonZero`](crate::NonZero).
+#[macro_export]
+macro_rules! versioned_struct {
+    (
+        $(#[doc = $doc:literal])*
+        #[abi(size = $size:ident, sizes = [$($locked:literal),+ $(,)?])]
+        $vis:vis struct $name:ident {
+            $(
+                $(#[doc = $fdoc:literal])*
+                $field:ident : $fty:ty = $kind:ident(
+                    since $since:literal $(, deprecated $dep:literal)?, at $start:literal .. $end:literal
+                )
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug)]
+        #[allow(non_camel_case_types, dead_code)]
+        $vis struct $name {
+            struct_size: usize,
+            next: *mut ::core::ffi::c_void,
+            $( $(#[doc = $fdoc])* $field: $fty, )+
+        }
+
+        #[doc = concat!(
+            "`", stringify!($name), "`'s size in this build: the end offset of its last member ",
+            "(trailing padding excluded)."
+        )]
+        $vis const $size: usize = <$name as $crate::Versioned>::STRUCT_SIZE;
+
+        // SAFETY: the struct is `#[repr(C)]`, starts with `struct_size: usize` and
+        // `next: *mut c_void`; every member's type is checked to be an `AbiMember` below, and the
+        // member table is built with `offset_of!` and `size_of` of the declared types.
+        unsafe impl $crate::Versioned for $name {
+            const NAME: &'static str = stringify!($name);
+            const SIZE_NAME: &'static str = stringify!($size);
+            const MEMBERS: &'static [$crate::Member] = &[
+                $crate::Member::HEADER[0],
+                $crate::Member::HEADER[1],
+                $(
+                    $crate::Member {
+                        name: stringify!($field),
+                        offset: ::core::mem::offset_of!($name, $field),
+                        size: ::core::mem::size_of::<$fty>(),
+                        align: ::core::mem::align_of::<$fty>(),
+                        since: $crate::__private::version($since),
+                        deprecated: $crate::__versioned_struct_deprecated!($($dep)?),
+                        kind: <$crate::__versioned_struct_kind!($kind) as $crate::Kind<$fty>>::KIND,
+                    },
+                )+
+            ];
+            const SIZES: &'static [usize] = &[$($locked),+];
+            const VERSION: $crate::Version =
+                $crate::__private::build_version([$($locked),+].len());
+        }
+
+        // The layout lock.
+        const _: () = {
+            $(
+                $crate::__private::assert_member::<$fty>();
+                assert!(
+                    ::core::mem::align_of::<$fty>() <= 8,
+                    concat!(
+                        "se-abi layout lock: member `", stringify!($field), "` of `",
+                        stringify!($name), "` is aligned to more than 8 bytes, the C API's maximum"
+                    )
+                );
+                assert!(
+                    ::core::mem::offset_of!($name, $field) == $start,
+                    concat!(
+                        "se-abi layout lock: member `", stringify!($field), "` of `",
+                        stringify!($name), "` no longer starts at its locked offset ",
+                        stringify!($start), ": members are never removed, reordered or resized"
+                    )
+                );
+                assert!(
+                    ::core::mem::offset_of!($name, $field) + ::core::mem::size_of::<$fty>() == $end,
+                    concat!(
+                        "se-abi layout lock: member `", stringify!($field), "` of `",
+                        stringify!($name), "` no longer ends at its locked offset ",
+                        stringify!($end), ": a member's type never changes; deprecate it and ",
+                        "append a new member instead"
+                    )
+                );
+                assert!(
+                    $crate::__private::appended_in_order(
+                        <$name as $crate::Versioned>::MEMBERS, $start, $since
+                    ),
+                    concat!(
+                        "se-abi layout lock: member `", stringify!($field), "` of `",
+                        stringify!($name), "` (since ", stringify!($since), ") comes after a ",
+                        "member added in a later version: members are only ever appended"
+                    )
+                );
+                assert!(
+                    $since as usize <= <$name as $crate::Versioned>::SIZES.len(),
+                    concat!(
+                        "se-abi layout lock: member `", stringify!($field), "` of `",
+                        stringify!($name), "` is added in a version after the last locked size; ",
+                        "add that version's size to `sizes`"
+                    )
+                );
+                $crate::__versioned_struct_check_deprecation!($name, $field, $since $(, $dep)?);
+            )+
+            assert!(
+                $crate::__private::sizes_match(
+                    <$name as $crate::Versioned>::MEMBERS,
+                    <$name as $crate::Versioned>::SIZES,
+                ),
+                concat!(
+                    "se-abi layout lock: the size of `", stringify!($name), "` at some version ",
+                    "differs from its locked `sizes`: a member was removed, resized or re-tagged"
+                )
+            );
+            assert!(
+                <$name as $crate::Versioned>::STRUCT_SIZE <= $crate::MAX_STRUCT_SIZE,
+                concat!("se-abi: `", stringify!($name), "` is larger than MAX_STRUCT_SIZE")
+            );
+        };
+
+        #[allow(non_upper_case_globals)]
+        impl $name {
+            $(
+                $crate::__versioned_struct_field!(
+                    $name, $field, $fty, $kind, [$(#[doc = $fdoc])*] $(, $dep)?
+                );
+            )+
+
+            /// The zero-filled struct of this build, with `struct_size` set to this build's size.
+            pub const fn new() -> Self {
+                let mut value: Self = $crate::__private::zeroed::<Self>();
+                value.struct_size = <Self as $crate::Versioned>::STRUCT_SIZE;
+                value
+            }
+
+            /// The checked read of a member (see [`View::get`](se_abi::View::get)).
+            #[inline(always)]
+            pub fn get<F: $crate::AbiMember, K: $crate::Kind<F>>(
+                &self,
+                field: $crate::Field<Self, F, K>,
+            ) -> ::core::option::Option<K::Out> {
+                $crate::View::of(self).get(field)
+            }
+
+            /// Sets a member, extending `struct_size` to cover it if needed.
+            pub fn set<F: $crate::AbiMember, K: $crate::Kind<F>>(
+                &mut self,
+                field: $crate::Field<Self, F, K>,
+                value: F,
+            ) -> &mut Self {
+                $crate::__private::set(self, field, value);
+                self
+            }
+
+            /// A [`View`](se_abi::View) of this value.
+            pub fn view(&self) -> $crate::View<'_, Self> {
+                $crate::View::of(self)
+            }
+
+            /// The `struct_size` this value carries: this build's size for `new()`, the smaller
+            /// of the producer's and this build's for a versioned copy.
+            pub fn struct_size(&self) -> usize {
+                $crate::View::of(self).struct_size()
+            }
+        }
+
+        impl ::core::default::Default for $name {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __versioned_struct_kind {
+    (value) => {
+        $crate::Value
+    };
+    (nonzero) => {
+        $crate::NonZero
+    };
+    ($other:ident) => {
+        ::core::compile_error!(concat!(
+            "se-abi: unknown member kind `",
+            stringify!($other),
+            "`: use `value` or `nonzero`"
+        ))
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __versioned_struct_deprecated {
+    () => {
+        ::core::option::Option::None
+    };
+    ($dep:literal) => {
+        ::core::option::Option::Some($crate::__private::version($dep))
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __versioned_struct_check_deprecation {
+    ($name:ident, $field:ident, $since:literal) => {};
+    ($name:ident, $field:ident, $since:literal, $dep:literal) => {
+        assert!(
+            $dep > $since && $dep as usize <= <$name as $crate::Versioned>::SIZES.len(),
+            concat!(
+                "se-abi layout lock: member `",
+                stringify!($field),
+                "` of `",
+                stringify!($name),
+                "` must be deprecated after the version that added it and no later than this build"
+            )
+        );
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __versioned_struct_field {
+    ($name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*]) => {
+        $(#[doc = $fdoc])*
+        #[doc = ""]
+        #[doc = concat!("Handle on member `", stringify!($field), "` (`", stringify!($kind), "`).")]
+        pub const $field: $crate::Field<$name, $fty, $crate::__versioned_struct_kind!($kind)> =
+            // SAFETY: `offset_of!` gives the offset of the field `$field`, declared with type
+            // `$fty`, and the layout lock keeps it within the struct's size.
+            unsafe {
+                $crate::Field::new_unchecked(
+                    ::core::mem::offset_of!($name, $field),
+                    stringify!($field),
+                )
+            };
+    };
+    // A deprecated member keeps its place but gets no handle: it is no longer read or written.
+    ($name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*], $dep:literal) => {};
+}

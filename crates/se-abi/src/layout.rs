@@ -1,0 +1,181 @@
+//! The layout facts of a versioned struct: its member table, its size at every version, and the
+//! [`Versioned`] trait that [`versioned_struct!`](crate::versioned_struct) implements.
+
+use crate::member::Member;
+use crate::version::Version;
+
+/// The largest `struct_size` a reader accepts before touching anything past the `struct_size`
+/// field: a larger value is taken for garbage (an uninitialized or foreign struct), not for a
+/// newer producer. TensorFlow's largest struct, `SP_StreamExecutor`, is 288 bytes; Linux bounds
+/// `copy_struct_from_user` sizes by a page the same way.
+pub const MAX_STRUCT_SIZE: usize = 4096;
+
+/// `offsetof(Type, field) + sizeof(field)`: where a member ends, usable in `const`.
+///
+/// The size constant of a versioned struct is the end offset of its last member, trailing padding
+/// excluded (TensorFlow's `TF_OFFSET_OF_END`).
+///
+/// ```
+/// #[repr(C)]
+/// struct Platform {
+///     struct_size: usize,
+///     next: *mut core::ffi::c_void,
+///     name: *const core::ffi::c_char,
+///     flag: u8,
+/// }
+/// const PLATFORM_STRUCT_SIZE: usize = se_abi::offset_of_end!(Platform, flag);
+/// assert_eq!(PLATFORM_STRUCT_SIZE, 25);
+/// assert_eq!(size_of::<Platform>(), 32); // sizeof counts the trailing padding
+/// ```
+#[macro_export]
+macro_rules! offset_of_end {
+    ($ty:ty, $field:ident) => {
+        ::core::mem::offset_of!($ty, $field)
+            + $crate::__private::field_size::<$ty, _>(|value: &$ty| &value.$field)
+    };
+}
+
+/// A `#[repr(C)]` struct versioned by `struct_size`. Implemented by
+/// [`versioned_struct!`](crate::versioned_struct); do not implement it by hand.
+///
+/// # Safety
+///
+/// The implementor must be `#[repr(C)]`, start with `struct_size: usize` at offset 0 and
+/// `next: *mut c_void` at offset 8 (on 64-bit), be valid when all-zero, and `MEMBERS` must list
+/// every field with its true offset and size, each of an [`AbiMember`](crate::AbiMember) type, in
+/// offset order, all ending at or before `STRUCT_SIZE <= size_of::<Self>()`.
+pub unsafe trait Versioned: Copy + 'static {
+    /// The struct's C name, used in error messages (`SE_Device`).
+    const NAME: &'static str;
+    /// The name of its size constant, used in error messages (`SE_DEVICE_STRUCT_SIZE`).
+    const SIZE_NAME: &'static str;
+    /// Every member, header included, in offset order.
+    const MEMBERS: &'static [Member];
+    /// The locked size at versions 1, 2, ... of this build; the last is `STRUCT_SIZE`.
+    const SIZES: &'static [usize];
+    /// This build's size: the end offset of its last member (not `sizeof`).
+    const STRUCT_SIZE: usize = struct_size_of(Self::MEMBERS);
+    /// This build's version: the number of entries in `SIZES`.
+    const VERSION: Version;
+
+    /// The size this struct had at `version`, or `None` for a version after this build's.
+    fn struct_size_at(version: Version) -> Option<usize> {
+        Self::SIZES.get(usize::from(version.get()) - 1).copied()
+    }
+
+    /// The oldest version whose size is `struct_size`, `Newer` for a size past this build's, or
+    /// `None` for a size that is no version's.
+    fn producer_version(struct_size: usize) -> Option<ProducerVersion> {
+        if struct_size > Self::STRUCT_SIZE {
+            return Some(ProducerVersion::Newer);
+        }
+        let index = Self::SIZES.iter().position(|&size| size == struct_size)?;
+        let number = u16::try_from(index + 1).ok()?;
+        Version::new(number).map(ProducerVersion::Known)
+    }
+
+    /// The member named `name`, header included.
+    fn member(name: &str) -> Option<&'static Member> {
+        Self::MEMBERS.iter().find(|member| member.name == name)
+    }
+}
+
+/// What a producer's `struct_size` says about the header version it was built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProducerVersion {
+    /// The producer's struct is exactly this version's (the oldest version of that size; a version
+    /// that only deprecates has its predecessor's size).
+    Known(Version),
+    /// The producer is newer than this build: its extra members are ignored.
+    Newer,
+}
+
+/// The end offset of the last member of a table: the struct's size constant.
+pub const fn struct_size_of(members: &[Member]) -> usize {
+    let mut end = 0;
+    let mut i = 0;
+    while i < members.len() {
+        if members[i].end() > end {
+            end = members[i].end();
+        }
+        i += 1;
+    }
+    end
+}
+
+/// The size at `version`: the end of the last member that exists at that version.
+pub const fn struct_size_at(members: &[Member], version: u16) -> usize {
+    let mut end = 0;
+    let mut i = 0;
+    while i < members.len() {
+        if members[i].since.get() <= version && members[i].end() > end {
+            end = members[i].end();
+        }
+        i += 1;
+    }
+    end
+}
+
+/// Compile-time helpers for the macros. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    use super::{Member, Versioned, struct_size_at};
+
+    pub use crate::copy::set;
+    pub use crate::member::AbiMember;
+
+    /// Size of the field a projection closure points at.
+    pub const fn field_size<T, F>(_project: fn(&T) -> &F) -> usize {
+        size_of::<F>()
+    }
+
+    /// A bound check: fails to compile unless `F` is an [`AbiMember`].
+    pub const fn assert_member<F: AbiMember>() {}
+
+    /// The all-zero value of a versioned struct.
+    pub const fn zeroed<T: Versioned>() -> T {
+        // SAFETY: `Versioned` promises that every field is an `AbiMember`, for which the all-zero
+        // bit pattern is valid, and padding may hold anything.
+        unsafe { core::mem::zeroed() }
+    }
+
+    /// Whether every member placed before `offset` was added no later than `since`.
+    pub const fn appended_in_order(members: &[Member], offset: usize, since: u16) -> bool {
+        let mut i = 0;
+        while i < members.len() {
+            if members[i].offset < offset && members[i].since.get() > since {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Whether the sizes computed from the members equal the locked sizes, version by version.
+    pub const fn sizes_match(members: &[Member], locked: &[usize]) -> bool {
+        let mut v = 0;
+        while v < locked.len() {
+            if struct_size_at(members, (v + 1) as u16) != locked[v] {
+                return false;
+            }
+            v += 1;
+        }
+        true
+    }
+
+    /// `Some(version)` for a literal version number; fails the build for 0 or a huge number.
+    pub const fn version(n: u64) -> crate::Version {
+        if n > u16::MAX as u64 {
+            panic!("se-abi: a version number must fit in u16");
+        }
+        match crate::Version::new(n as u16) {
+            Some(v) => v,
+            None => panic!("se-abi: versions start at 1"),
+        }
+    }
+
+    /// The version of a build with `count` locked sizes.
+    pub const fn build_version(count: usize) -> crate::Version {
+        version(count as u64)
+    }
+}

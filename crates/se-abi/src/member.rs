@@ -1,0 +1,262 @@
+//! What a member of a versioned struct may be, and how it is read.
+//!
+//! A member's type must be valid for every bit pattern ([`AbiMember`]): a foreign producer may put
+//! anything in it, and a versioned copy zero-fills what an older producer did not have. Each member
+//! is also declared with a [`Kind`]: [`Value`] members are meaningful whatever they hold, while
+//! [`NonZero`] members use 0 / `NULL` for "not set" (the RFC's "NULL is no-op" / "0 is no-op"
+//! comments), so their checked read yields `None` for zero as well as for a member the producer's
+//! struct does not reach.
+
+use core::marker::PhantomData;
+
+use crate::version::Version;
+
+/// A type that may be a member of a versioned C struct.
+///
+/// # Safety
+///
+/// Implementors promise that the type is `#[repr(C)]`-compatible, has no padding, no drop glue,
+/// and that **every** bit pattern of its size (including all zeros) is a valid value: a member is
+/// read from whatever bytes a foreign producer wrote. Alignment above 8 bytes is rejected by the
+/// layout lock of [`versioned_struct!`](crate::versioned_struct), not by this trait.
+pub unsafe trait AbiMember: Copy + 'static {}
+
+macro_rules! abi_member_ints {
+    ($($t:ty),*) => {$(
+        // SAFETY: integers have no padding and every bit pattern is a valid integer.
+        unsafe impl AbiMember for $t {}
+
+        impl NonZeroMember for $t {
+            type Out = $t;
+            fn non_zero(self) -> Option<$t> {
+                if self == 0 { None } else { Some(self) }
+            }
+        }
+    )*};
+}
+abi_member_ints!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+// SAFETY: a raw pointer is an address; every bit pattern is a valid (if not dereferenceable)
+// pointer value, and reading one never dereferences it.
+unsafe impl<T: 'static> AbiMember for *const T {}
+// SAFETY: as for `*const T`.
+unsafe impl<T: 'static> AbiMember for *mut T {}
+
+macro_rules! abi_member_fns {
+    ($(($($arg:ident),*)),*) => {$(
+        // SAFETY: `Option<fn>` has the size of a pointer (null niche); all-zero is `None` and any
+        // other bit pattern is a non-null function pointer value, which is valid to hold (calling
+        // it is the caller's `unsafe` business).
+        unsafe impl<R: 'static, $($arg: 'static),*> AbiMember for Option<unsafe extern "C" fn($($arg),*) -> R> {}
+        impl<R: 'static, $($arg: 'static),*> NonZeroMember for Option<unsafe extern "C" fn($($arg),*) -> R> {
+            type Out = unsafe extern "C" fn($($arg),*) -> R;
+            fn non_zero(self) -> Option<Self::Out> { self }
+        }
+        // SAFETY: as above, for safe `extern "C"` function pointers.
+        unsafe impl<R: 'static, $($arg: 'static),*> AbiMember for Option<extern "C" fn($($arg),*) -> R> {}
+        impl<R: 'static, $($arg: 'static),*> NonZeroMember for Option<extern "C" fn($($arg),*) -> R> {
+            type Out = extern "C" fn($($arg),*) -> R;
+            fn non_zero(self) -> Option<Self::Out> { self }
+        }
+    )*};
+}
+abi_member_fns!(
+    (),
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, G),
+    (A, B, C, D, E, G, H),
+    (A, B, C, D, E, G, H, I)
+);
+
+/// A member type for which zero / `NULL` means "not set".
+pub trait NonZeroMember: AbiMember {
+    /// What a set member reads as (a function pointer member reads as the bare function pointer).
+    type Out;
+    /// `None` for zero / `NULL`.
+    fn non_zero(self) -> Option<Self::Out>;
+}
+
+impl<T: 'static> NonZeroMember for *const T {
+    type Out = *const T;
+    fn non_zero(self) -> Option<*const T> {
+        if self.is_null() { None } else { Some(self) }
+    }
+}
+
+impl<T: 'static> NonZeroMember for *mut T {
+    type Out = *mut T;
+    fn non_zero(self) -> Option<*mut T> {
+        if self.is_null() { None } else { Some(self) }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Value {}
+    impl Sealed for super::NonZero {}
+}
+
+/// How a member's checked read treats what it finds. Implemented by [`Value`] and [`NonZero`].
+pub trait Kind<F: AbiMember>: sealed::Sealed {
+    /// What the checked read yields.
+    type Out;
+    /// Which kind this is, for the member table.
+    const KIND: MemberKind;
+    /// Turns a read value into the checked read's answer.
+    fn accept(value: F) -> Option<Self::Out>;
+}
+
+/// Marker for members whose every value is meaningful, 0 included.
+#[derive(Debug)]
+pub enum Value {}
+
+/// Marker for members where 0 / `NULL` means "not set" and is validated away: pointers and
+/// function pointers in the C API ("NULL is no-op"). Deprecating such a member by
+/// zero-initialization is backwards compatible.
+#[derive(Debug)]
+pub enum NonZero {}
+
+impl<F: AbiMember> Kind<F> for Value {
+    type Out = F;
+    const KIND: MemberKind = MemberKind::Value;
+    #[inline(always)]
+    fn accept(value: F) -> Option<F> {
+        Some(value)
+    }
+}
+
+impl<F: NonZeroMember> Kind<F> for NonZero {
+    type Out = F::Out;
+    const KIND: MemberKind = MemberKind::NonZero;
+    #[inline(always)]
+    fn accept(value: F) -> Option<F::Out> {
+        value.non_zero()
+    }
+}
+
+/// [`Value`] or [`NonZero`], as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberKind {
+    /// The header's `struct_size` and `next`.
+    Header,
+    /// See [`Value`].
+    Value,
+    /// See [`NonZero`].
+    NonZero,
+}
+
+/// One row of a struct's member table: where a member lives and when it came and went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Member {
+    /// The member's name.
+    pub name: &'static str,
+    /// Byte offset (`offsetof`).
+    pub offset: usize,
+    /// Size in bytes (`sizeof` of the member's type).
+    pub size: usize,
+    /// Alignment of the member's type.
+    pub align: usize,
+    /// The version that added it (the header's two members exist from version 1).
+    pub since: Version,
+    /// The version that deprecated it, if any. A deprecated member keeps its place and is
+    /// neither read nor written any more.
+    pub deprecated: Option<Version>,
+    /// How a checked read treats it.
+    pub kind: MemberKind,
+}
+
+impl Member {
+    /// `offsetof + sizeof`: where the member ends.
+    pub const fn end(&self) -> usize {
+        self.offset + self.size
+    }
+
+    /// Whether a producer of `struct_size` bytes has this member: the RFC's
+    /// `struct_size > offsetof(member)` rule.
+    pub const fn reached_by(&self, struct_size: usize) -> bool {
+        struct_size > self.offset
+    }
+
+    /// The two header members every versioned struct starts with.
+    pub const HEADER: [Member; 2] = [
+        Member {
+            name: "struct_size",
+            offset: 0,
+            size: size_of::<usize>(),
+            align: align_of::<usize>(),
+            since: Version::FIRST,
+            deprecated: None,
+            kind: MemberKind::Header,
+        },
+        Member {
+            name: "next",
+            offset: size_of::<usize>(),
+            size: size_of::<*mut core::ffi::c_void>(),
+            align: align_of::<*mut core::ffi::c_void>(),
+            since: Version::FIRST,
+            deprecated: None,
+            kind: MemberKind::Header,
+        },
+    ];
+}
+
+/// `fn() -> (T, F, K)`: ties a [`Field`] to its types without owning them (so `Field` is always
+/// `Copy`, `Send` and `Sync`).
+type FieldTypes<T, F, K> = fn() -> (T, F, K);
+
+/// A typed handle on one live (not deprecated) member of struct `T`: its type `F`, its [`Kind`]
+/// `K` and its offset. Declared by [`versioned_struct!`](crate::versioned_struct) as an associated
+/// constant named like the member (`SE_Device::name`); the only way to read or write a member.
+pub struct Field<T, F, K> {
+    offset: usize,
+    name: &'static str,
+    _types: PhantomData<FieldTypes<T, F, K>>,
+}
+
+impl<T, F, K> Clone for Field<T, F, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, F, K> Copy for Field<T, F, K> {}
+
+impl<T, F, K> core::fmt::Debug for Field<T, F, K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Field")
+            .field("name", &self.name)
+            .field("offset", &self.offset)
+            .finish()
+    }
+}
+
+impl<T, F: AbiMember, K: Kind<F>> Field<T, F, K> {
+    /// A handle on the member `name` of type `F` at `offset` in `T`.
+    ///
+    /// # Safety
+    ///
+    /// `T` must have a field of type exactly `F` at byte `offset`, ending at or before
+    /// `T::STRUCT_SIZE`. [`versioned_struct!`](crate::versioned_struct) calls this with
+    /// `core::mem::offset_of!`; nothing else should.
+    #[doc(hidden)]
+    pub const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
+        Field {
+            offset,
+            name,
+            _types: PhantomData,
+        }
+    }
+
+    /// The member's byte offset.
+    pub const fn offset(self) -> usize {
+        self.offset
+    }
+
+    /// The member's name.
+    pub const fn name(self) -> &'static str {
+        self.name
+    }
+}

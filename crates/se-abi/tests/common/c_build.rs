@@ -1,0 +1,46 @@
+//! Compiles the C plugins and hosts of `tests/c/` with the system C compiler (`$CC`, else `cc`)
+//! into shared libraries, once per test process, and loads them with `libloading` (`dlopen`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use libloading::Library;
+
+/// The C sources.
+pub fn c_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("c")
+}
+
+/// A private output directory for this test process (several may run at once).
+pub fn out_dir() -> PathBuf {
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("se-abi-c-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create the C output directory");
+    dir
+}
+
+/// Compiles `source` with `defines` into the shared library `name` and loads it.
+pub fn build_and_load(source: &str, name: &str, defines: &[&str]) -> Library {
+    let out = out_dir().join(format!("lib{name}.so"));
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let output = Command::new(&compiler)
+        .args(["-shared", "-fPIC", "-std=c11", "-O1", "-g"])
+        .args(["-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(c_dir())
+        .args(defines)
+        .arg(c_dir().join(source))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler `{compiler}`: {e}"));
+    assert!(
+        output.status.success(),
+        "compiling {source} {defines:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // SAFETY: the library is our own test C code; its initializers do nothing.
+    unsafe { Library::new(&out) }.unwrap_or_else(|e| panic!("dlopen {}: {e}", out.display()))
+}
