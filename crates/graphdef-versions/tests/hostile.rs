@@ -1,0 +1,527 @@
+//! Hostile and random bytes: typed errors, never a panic; and the wire-level readers agree
+//! with a full prost decode on everything prost accepts.
+
+mod common;
+
+use common::{graph, node, oracle_bytes, versions};
+use graphdef_versions::generated::tensorflow::{FunctionDef, FunctionDefLibrary};
+use graphdef_versions::{
+    Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, VersionDef, artifact, judge,
+    sniff,
+};
+use proptest::prelude::*;
+use prost::Message;
+use prost::encoding::WireType;
+
+/// Runs every reader on `bytes`; none may panic. Returns the sniff result.
+fn all_readers(bytes: &[u8]) -> Result<sniff::GraphSummary, Error> {
+    let _ = sniff::ops(bytes);
+    let _ = sniff::rewrite_versions(bytes, &versions(1, 2, &[3]));
+    let _ = artifact::detect(bytes);
+    let _ = artifact::decode_graphs(bytes);
+    let _ = artifact::rewrite_versions(bytes, &versions(1, 2, &[3]));
+    let _ = judge(
+        bytes,
+        &Consumer::tensorflow_graph_def(),
+        &Registry::tensorflow(),
+    );
+    if let Ok(opened) = Artifact::open(bytes) {
+        for graph in opened.graphs() {
+            let _ = graph.sniff();
+            let _ = graph.ops();
+            let _ = graph.decode();
+        }
+    }
+    sniff::sniff(bytes)
+}
+
+fn key(number: u32, wire_type: WireType) -> Vec<u8> {
+    let mut out = Vec::new();
+    prost::encoding::encode_key(number, wire_type, &mut out);
+    out
+}
+
+#[test]
+fn every_truncation_of_a_real_file_is_an_error_or_a_field_boundary() {
+    for name in ["small.pb", "with_library.pb", "medium.pb"] {
+        let bytes = oracle_bytes(&format!("graphdef/{name}"));
+        let mut errors = 0;
+        for cut in 0..bytes.len() {
+            let prefix = &bytes[..cut];
+            match sniff::sniff(prefix) {
+                // A cut between two top-level fields leaves a shorter, valid graph.
+                Ok(_) => assert!(GraphDef::decode(prefix).is_ok(), "{name} cut at {cut}"),
+                Err(Error::Truncated {
+                    offset,
+                    available,
+                    needed,
+                    ..
+                }) => {
+                    assert!(
+                        offset < cut && (available as u64) < needed,
+                        "{name} cut at {cut}"
+                    );
+                    errors += 1;
+                }
+                Err(Error::Malformed { .. }) => errors += 1,
+                Err(other) => panic!("{name} cut at {cut}: {other}"),
+            }
+            // The op scan reads deeper, and must fail at least as often.
+            if sniff::sniff(prefix).is_err() {
+                assert!(sniff::ops(prefix).is_err(), "{name} cut at {cut}");
+            }
+        }
+        assert!(errors > bytes.len() / 2, "{name}: {errors}");
+    }
+}
+
+#[test]
+fn huge_lengths_are_refused_before_anything_is_allocated() {
+    // node = 1, length 2^62.
+    let mut bytes = key(1, WireType::LengthDelimited);
+    prost::encoding::encode_varint(1 << 62, &mut bytes);
+    bytes.extend_from_slice(b"tiny");
+    let error = sniff::sniff(&bytes).unwrap_err();
+    assert_eq!(
+        error,
+        Error::Truncated {
+            what: "a length-delimited field",
+            offset: 0,
+            needed: 1 << 62,
+            available: 4,
+            expected: "GraphDef",
+        }
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("needs 4611686018427387904 bytes but only 4 remain")
+    );
+    // The same inside a VersionDef, inside a node, inside a library function.
+    let inner = |outer: u32, payload: Vec<u8>| {
+        let mut bytes = key(outer, WireType::LengthDelimited);
+        prost::encoding::encode_varint(payload.len() as u64, &mut bytes);
+        bytes.extend(payload);
+        bytes
+    };
+    let mut lying = key(3, WireType::LengthDelimited);
+    prost::encoding::encode_varint(u64::MAX, &mut lying);
+    assert!(matches!(
+        sniff::sniff(&inner(4, lying.clone())),
+        Err(Error::Truncated {
+            expected: "VersionDef",
+            ..
+        })
+    ));
+    let mut lying_op = key(2, WireType::LengthDelimited);
+    prost::encoding::encode_varint(1 << 40, &mut lying_op);
+    assert!(matches!(
+        sniff::ops(&inner(1, lying_op.clone())),
+        Err(Error::Truncated {
+            expected: "NodeDef",
+            ..
+        })
+    ));
+    let function = inner(3, lying_op);
+    let library = inner(1, function);
+    assert!(matches!(
+        sniff::ops(&inner(2, library)),
+        Err(Error::Truncated {
+            expected: "NodeDef",
+            ..
+        })
+    ));
+    // An 11-byte varint is not a varint.
+    let mut overlong = key(4, WireType::LengthDelimited);
+    overlong.extend([0xff; 11]);
+    assert!(matches!(
+        sniff::sniff(&overlong),
+        Err(Error::Malformed { offset: 0, .. })
+    ));
+}
+
+#[test]
+fn wrong_wire_types_are_typed_errors() {
+    // versions (4) as a varint.
+    let mut bytes = key(4, WireType::Varint);
+    bytes.push(7);
+    let error = sniff::sniff(&bytes).unwrap_err();
+    assert_eq!(
+        error,
+        Error::WrongWireType {
+            message: "GraphDef",
+            field: 4,
+            offset: 0,
+            found: WireType::Varint,
+            wanted: WireType::LengthDelimited,
+        }
+    );
+    assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
+    // producer (1 in VersionDef) as bytes.
+    let mut payload = key(1, WireType::LengthDelimited);
+    payload.extend([1, 0]);
+    let mut bytes = key(4, WireType::LengthDelimited);
+    bytes.push(payload.len() as u8);
+    bytes.extend(&payload);
+    assert!(matches!(
+        sniff::sniff(&bytes),
+        Err(Error::WrongWireType {
+            message: "VersionDef",
+            field: 1,
+            offset: 2,
+            ..
+        })
+    ));
+    // bad_consumers (3) as fixed32.
+    let mut payload = key(3, WireType::ThirtyTwoBit);
+    payload.extend([1, 0, 0, 0]);
+    let mut bytes = key(4, WireType::LengthDelimited);
+    bytes.push(payload.len() as u8);
+    bytes.extend(&payload);
+    assert!(matches!(
+        sniff::sniff(&bytes),
+        Err(Error::WrongWireType {
+            message: "VersionDef",
+            field: 3,
+            ..
+        })
+    ));
+    // NodeDef.op as a varint.
+    let mut node = key(2, WireType::Varint);
+    node.push(1);
+    let mut bytes = key(1, WireType::LengthDelimited);
+    bytes.push(node.len() as u8);
+    bytes.extend(&node);
+    assert!(matches!(
+        sniff::ops(&bytes),
+        Err(Error::WrongWireType {
+            message: "NodeDef",
+            field: 2,
+            offset: 2,
+            ..
+        })
+    ));
+    // The deprecated GraphDef.version (3) as bytes.
+    let mut bytes = key(3, WireType::LengthDelimited);
+    bytes.push(0);
+    assert!(matches!(
+        sniff::sniff(&bytes),
+        Err(Error::WrongWireType { field: 3, .. })
+    ));
+    // A lone end-group tag.
+    let bytes = key(9, WireType::EndGroup);
+    assert!(matches!(sniff::sniff(&bytes), Err(Error::Malformed { .. })));
+    // Field number 0.
+    assert!(matches!(
+        sniff::sniff(&[0x02, 0x00]),
+        Err(Error::Malformed { .. })
+    ));
+}
+
+#[test]
+fn unknown_fields_and_groups_are_skipped_like_prost_does() {
+    let mut bytes = graph(&["Const"], &[], Some(versions(5, 1, &[2]))).encode_to_vec();
+    bytes.extend(key(99, WireType::ThirtyTwoBit));
+    bytes.extend([1, 2, 3, 4]);
+    bytes.extend(key(100, WireType::StartGroup));
+    bytes.extend(key(1, WireType::Varint));
+    bytes.push(5);
+    bytes.extend(key(100, WireType::EndGroup));
+    bytes.extend(key(101, WireType::SixtyFourBit));
+    bytes.extend([0; 8]);
+    let decoded = GraphDef::decode(bytes.as_slice()).unwrap();
+    let summary = sniff::sniff(&bytes).unwrap();
+    assert_eq!(Some(summary.versions), decoded.versions);
+    assert_eq!(sniff::ops(&bytes).unwrap(), ["Const"]);
+    // The unknown fields survive a rewrite untouched.
+    let rewritten = sniff::rewrite_versions(&bytes, &versions(9, 9, &[])).unwrap();
+    assert!(rewritten.ends_with(&[0; 8]));
+    // bad_consumers is packed: versions shrinks from 7 bytes (08 05 10 01 1a 01 02) to 4.
+    assert_eq!(rewritten.len(), bytes.len() - 3);
+}
+
+#[test]
+fn op_names_must_be_utf8() {
+    let mut node = key(2, WireType::LengthDelimited);
+    node.extend([2, 0xc3, 0x28]);
+    let mut bytes = key(1, WireType::LengthDelimited);
+    bytes.push(node.len() as u8);
+    bytes.extend(&node);
+    assert_eq!(
+        sniff::ops(&bytes).unwrap_err(),
+        Error::NotUtf8 {
+            what: "NodeDef.op",
+            offset: 4
+        }
+    );
+    assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
+    // The sniffer does not look inside nodes, so the version check still works.
+    assert_eq!(sniff::sniff(&bytes).unwrap().nodes, 1);
+}
+
+#[test]
+fn pieces_of_a_graph_merge_like_protobuf() {
+    // Protobuf lets a message be written in pieces; concatenation merges them.
+    let first = graph(&["Const"], &[], Some(versions(10, 3, &[1]))).encode_to_vec();
+    let second = graph(
+        &["TopK"],
+        &["Old"],
+        Some(VersionDef {
+            producer: 0,
+            min_consumer: 7,
+            bad_consumers: vec![2],
+        }),
+    )
+    .encode_to_vec();
+    let whole: Vec<u8> = first.iter().chain(&second).copied().collect();
+    let decoded = GraphDef::decode(whole.as_slice()).unwrap();
+    let summary = sniff::sniff(&whole).unwrap();
+    // producer 0 is not written, so the first piece's 10 stays.
+    assert_eq!(summary.versions, versions(10, 7, &[1, 2]));
+    assert_eq!(Some(summary.versions), decoded.versions);
+    assert_eq!(summary.nodes, 2);
+    assert_eq!(sniff::ops(&whole).unwrap(), ["Const", "TopK", "Old"]);
+    // Rewriting leaves one versions field, so the merged graph has exactly the new one.
+    let new = versions(2474, 0, &[]);
+    let rewritten = sniff::rewrite_versions(&whole, &new).unwrap();
+    assert_eq!(
+        GraphDef::decode(rewritten.as_slice()).unwrap().versions,
+        Some(new)
+    );
+}
+
+#[test]
+fn saved_model_detection_edge_cases() {
+    // Empty input is an empty GraphDef (producer 0: from before versioning).
+    assert_eq!(artifact::detect(&[]).unwrap(), Kind::GraphDef);
+    assert_eq!(sniff::sniff(&[]).unwrap().versions, VersionDef::default());
+    // A GraphDef with only a library.
+    let library_only = GraphDef {
+        library: Some(FunctionDefLibrary {
+            function: vec![FunctionDef {
+                node_def: vec![node("a", "Const")],
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+    .encode_to_vec();
+    assert_eq!(artifact::detect(&library_only).unwrap(), Kind::GraphDef);
+    // A SavedModel whose schema version is 0 (not written): only field 2 on the wire.
+    let saved = SavedModel {
+        saved_model_schema_version: 0,
+        meta_graphs: vec![graphdef_versions::generated::tensorflow::MetaGraphDef {
+            meta_info_def: None,
+            graph_def: Some(graph(&["Const"], &[], Some(versions(2474, 0, &[])))),
+        }],
+    }
+    .encode_to_vec();
+    assert_eq!(artifact::detect(&saved).unwrap(), Kind::SavedModel);
+    assert_eq!(
+        Artifact::open_as(Kind::GraphDef, &saved).unwrap().kind(),
+        Kind::GraphDef
+    );
+    // A SavedModel without meta graphs has nothing to check.
+    let empty = SavedModel {
+        saved_model_schema_version: 1,
+        meta_graphs: vec![],
+    }
+    .encode_to_vec();
+    assert!(matches!(
+        Artifact::open(&empty),
+        Err(Error::UnknownArtifact { .. })
+    ));
+    // Mixed evidence.
+    let mut mixed = SavedModel {
+        saved_model_schema_version: 1,
+        meta_graphs: vec![],
+    }
+    .encode_to_vec();
+    mixed.extend(graph(&["Const"], &[], Some(versions(1, 0, &[]))).encode_to_vec());
+    assert!(matches!(
+        artifact::detect(&mixed),
+        Err(Error::UnknownArtifact { .. })
+    ));
+    // A known field number with a wire type neither message allows.
+    let mut odd = key(3, WireType::SixtyFourBit);
+    odd.extend([0; 8]);
+    let error = artifact::detect(&odd).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("not a GraphDef or SavedModel"),
+        "{error}"
+    );
+}
+
+#[test]
+fn judge_reports_every_removed_op_and_tensorflows_first() {
+    let bytes = graph(
+        &["TopK", "Const", "TopK"],
+        &["BatchFFT", "MatrixExponential"],
+        Some(versions(20, 0, &[])),
+    )
+    .encode_to_vec();
+    let verdict = judge(
+        &bytes,
+        &Consumer::tensorflow_graph_def(),
+        &Registry::tensorflow(),
+    )
+    .unwrap();
+    let judged = &verdict.graphs[0];
+    let removed: Vec<&str> = judged.ops.removed.iter().map(|r| r.op.as_str()).collect();
+    assert_eq!(removed, ["TopK", "BatchFFT"]);
+    assert_eq!(judged.ops.warnings.len(), 1);
+    assert_eq!(
+        judged.ops.warnings[0].to_string(),
+        "Op MatrixExponential is deprecated. It will cease to work in GraphDef version 27. Use Python implementation tf.linalg.matrix_exponential instead.."
+    );
+    assert_eq!(
+        judged.ops.removed[1].to_string(),
+        "Op BatchFFT is not available in GraphDef version 20. It has been removed in version 15. Use FFT."
+    );
+    assert!(!verdict.accepted());
+    // A version problem is reported before any op problem.
+    let old = graph(&["TopK"], &[], Some(versions(20, 3000, &[]))).encode_to_vec();
+    let verdict = judge(
+        &old,
+        &Consumer::tensorflow_graph_def(),
+        &Registry::tensorflow(),
+    )
+    .unwrap();
+    assert!(matches!(
+        verdict.first_error(),
+        Some(Error::ConsumerTooOld { .. })
+    ));
+}
+
+#[test]
+fn registries_refuse_duplicates_and_hold_your_own_ops() {
+    let mut registry = Registry::empty();
+    assert!(registry.is_empty());
+    registry
+        .register(graphdef_versions::DeprecatedOp::new(
+            "MyOp",
+            40.into(),
+            "Use MyOpV2",
+        ))
+        .unwrap();
+    let error = registry
+        .register(graphdef_versions::DeprecatedOp::new(
+            "MyOp",
+            41.into(),
+            "again",
+        ))
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "op MyOp is already registered as deprecated; register each op once"
+    );
+    assert_eq!(registry.len(), 1);
+    assert_eq!(registry.latest_version(), Some(40.into()));
+    let judged = registry.assess(["MyOp"], 40.into());
+    assert_eq!(
+        judged.first_error().unwrap().to_string(),
+        "Op MyOp is not available in GraphDef version 40. It has been removed in version 40. Use MyOpV2."
+    );
+    assert!(registry.assess(["MyOp"], 39.into()).first_error().is_none());
+    assert!(Registry::tensorflow().get("Conv2D").is_none());
+}
+
+fn arbitrary_graph() -> impl Strategy<Value = GraphDef> {
+    let op = prop::sample::select(vec![
+        "Const",
+        "TopK",
+        "Identity",
+        "Old",
+        "PlaceholderV2",
+        "MatMul",
+        "ünïcode",
+    ]);
+    (
+        prop::collection::vec(op.clone(), 0..12),
+        prop::collection::vec(op, 0..6),
+        prop::option::of((
+            any::<i32>(),
+            any::<i32>(),
+            prop::collection::vec(any::<i32>(), 0..5),
+        )),
+        prop::option::of(any::<i32>()),
+    )
+        .prop_map(|(ops, library, v, legacy)| {
+            let mut g = graph(&ops, &library, v.map(|(p, c, b)| versions(p, c, &b)));
+            if let Some(legacy) = legacy {
+                #[allow(deprecated)]
+                {
+                    g.version = legacy;
+                }
+            }
+            g
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Random bytes: every reader returns, none panics; whatever prost decodes, the sniffer
+    /// reads the same way.
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        let sniffed = all_readers(&bytes);
+        if let Ok(decoded) = GraphDef::decode(bytes.as_slice()) {
+            let summary = sniffed.expect("prost accepted it, so must the sniffer");
+            prop_assert_eq!(summary.versions, decoded.versions.clone().unwrap_or_default());
+            prop_assert_eq!(summary.nodes, decoded.node.len());
+        }
+    }
+
+    /// Random mutations of a real graph: same.
+    #[test]
+    fn mutated_real_graphs_never_panic(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
+        let mut bytes = oracle_bytes("graphdef/with_library.pb");
+        for (at, value) in flips {
+            let i = at.index(bytes.len());
+            bytes[i] = value;
+        }
+        let sniffed = all_readers(&bytes);
+        if let Ok(decoded) = GraphDef::decode(bytes.as_slice()) {
+            let summary = sniffed.expect("prost accepted it, so must the sniffer");
+            prop_assert_eq!(summary.versions, decoded.versions.unwrap_or_default());
+        }
+    }
+
+    /// On any valid graph, sniff and scan see what a full decode sees.
+    #[test]
+    fn sniff_and_scan_agree_with_prost(g in arbitrary_graph()) {
+        let bytes = g.encode_to_vec();
+        let summary = sniff::sniff(&bytes).unwrap();
+        prop_assert_eq!(&summary.versions, &g.versions.clone().unwrap_or_default());
+        prop_assert_eq!(summary.has_versions, g.versions.is_some());
+        prop_assert_eq!(summary.nodes, g.node.len());
+        #[allow(deprecated)]
+        let legacy = (g.version != 0).then_some(g.version);
+        prop_assert_eq!(summary.legacy_version, legacy);
+        let mut scanned = Vec::new();
+        sniff::scan_ops(&bytes, |site| scanned.push((site.op.to_string(), site.in_library))).unwrap();
+        let expected: Vec<(String, bool)> = g.node.iter().map(|n| (n.op.clone(), false))
+            .chain(g.library.iter().flat_map(|l| &l.function).flat_map(|f| &f.node_def).map(|n| (n.op.clone(), true)))
+            .collect();
+        prop_assert_eq!(scanned, expected);
+        prop_assert_eq!(artifact::detect(&bytes).unwrap(), Kind::GraphDef);
+    }
+
+    /// Rewriting gives exactly the graph with the new versions, and is undone by rewriting back.
+    #[test]
+    fn rewrite_replaces_only_versions(g in arbitrary_graph(), p in any::<i32>(), c in any::<i32>(), b in prop::collection::vec(any::<i32>(), 0..4)) {
+        let bytes = g.encode_to_vec();
+        let new = versions(p, c, &b);
+        let rewritten = sniff::rewrite_versions(&bytes, &new).unwrap();
+        let mut expected = g.clone();
+        expected.versions = Some(new);
+        prop_assert_eq!(GraphDef::decode(rewritten.as_slice()).unwrap(), expected);
+        if let Some(original) = &g.versions {
+            prop_assert_eq!(sniff::rewrite_versions(&rewritten, original).unwrap(), bytes);
+        }
+    }
+}
