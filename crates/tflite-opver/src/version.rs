@@ -21,55 +21,10 @@
 //! written, minus the int16 kernel version (4 / 5) those rules were meant to return, which a
 //! model cannot reach through the converter anyway.
 
-use core::fmt;
-
+pub use crate::operator::OpVersion;
 use crate::operator::BuiltinOperator;
 use crate::params::{LstmKernelType, Params, WeightsFormat};
 use crate::signature::{ElementType, OpSignature};
-
-/// An operator version (`OperatorCode.version`): a positive number, 1 for every op's first
-/// kernel.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct OpVersion(i32);
-
-impl OpVersion {
-    /// Version 1, the version of every op's first kernel and the schema default.
-    pub const ONE: Self = Self(1);
-
-    /// Wraps a raw version number, as stored in a model (which may hold any `int32`).
-    pub const fn new(version: i32) -> Self {
-        Self(version)
-    }
-
-    /// The raw number.
-    pub const fn get(self) -> i32 {
-        self.0
-    }
-}
-
-impl Default for OpVersion {
-    fn default() -> Self {
-        Self::ONE
-    }
-}
-
-impl fmt::Display for OpVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
-    }
-}
-
-impl fmt::Debug for OpVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "v{}", self.0)
-    }
-}
-
-impl From<OpVersion> for i32 {
-    fn from(v: OpVersion) -> Self {
-        v.0
-    }
-}
 
 /// The lowest version of `sig.op` that runs `sig` (TF's `GetBuiltinOperatorVersion`).
 ///
@@ -87,7 +42,7 @@ impl From<OpVersion> for i32 {
 /// assert_eq!(tflite_opver::op_version(&relu(ElementType::Int16)).get(), 3);
 /// ```
 pub fn op_version(sig: &OpSignature) -> OpVersion {
-    OpVersion(rule(sig))
+    OpVersion::new(rule(sig))
 }
 
 /// `true` when inputs 0 and 1 have different shapes (TF's `NeedBroadcastForBinaryInputs`).

@@ -1,0 +1,3 @@
+//! `tflite-opver`: inspect, check and re-stamp `.tflite` models (being written).
+
+fn main() {}
