@@ -1,0 +1,278 @@
+//! Versioned copies and views against an independent model of the rules, plus every error's text.
+
+#[path = "common/seed.rs"]
+mod seed;
+
+use proptest::prelude::*;
+use se_abi::{Error, MAX_STRUCT_SIZE, Tail, Versioned, View, copy_from_bytes};
+use seed::{v3, v5};
+
+type D = v5::SE_Device;
+
+/// The rules, written out for `SE_Device` v5 (header + five 8-byte members, 56 bytes).
+fn model(bytes: &[u8], tail: Tail) -> Result<usize, &'static str> {
+    if bytes.len() < 8 {
+        return Err("truncated");
+    }
+    let claim = usize::from_ne_bytes(bytes[..8].try_into().unwrap());
+    if claim == 0 {
+        return Err("uninitialized");
+    }
+    if claim > 4096 {
+        return Err("oversized");
+    }
+    if claim < 32 {
+        return Err("too small");
+    }
+    if claim < 56 && claim % 8 != 0 {
+        return Err("torn");
+    }
+    if claim > bytes.len() {
+        return Err("truncated");
+    }
+    if claim > 56 && tail == Tail::MustBeZero && bytes[56..claim].iter().any(|&b| b != 0) {
+        return Err("too big");
+    }
+    Ok(claim)
+}
+
+fn kind(err: &Error) -> &'static str {
+    match err {
+        Error::Truncated { .. } => "truncated",
+        Error::Uninitialized { .. } => "uninitialized",
+        Error::Oversized { .. } => "oversized",
+        Error::TooSmall { .. } => "too small",
+        Error::Torn { .. } => "torn",
+        Error::TooBig { .. } => "too big",
+        _ => "other",
+    }
+}
+
+fn word(bytes: &[u8], offset: usize) -> usize {
+    usize::from_ne_bytes(bytes[offset..offset + 8].try_into().unwrap())
+}
+
+/// Builds bytes with a chosen claim: the claim is either a plausible size or anything.
+fn input() -> impl Strategy<Value = (Vec<u8>, Tail)> {
+    let claim = prop_oneof![
+        prop::sample::select(vec![
+            0usize, 8, 31, 32, 33, 40, 44, 48, 56, 57, 64, 4096, 4097
+        ]),
+        0usize..128,
+        any::<usize>(),
+    ];
+    let tail = prop_oneof![Just(Tail::MustBeZero), Just(Tail::Ignore)];
+    let sparse = prop::collection::vec(prop_oneof![3 => Just(0u8), 1 => any::<u8>()], 0..160);
+    (claim, sparse, tail).prop_map(|(claim, mut bytes, tail)| {
+        if bytes.len() >= 8 {
+            bytes[..8].copy_from_slice(&claim.to_ne_bytes());
+        }
+        (bytes, tail)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn copy_from_bytes_follows_the_model((bytes, tail) in input()) {
+        let got = copy_from_bytes::<D>(&bytes, tail);
+        match (model(&bytes, tail), got) {
+            (Ok(claim), Ok(copy)) => {
+                prop_assert_eq!(copy.struct_size(), claim.min(56));
+                // Present iff struct_size > offset; NULL reads as absent for nonzero members.
+                let nonzero = |offset: usize| {
+                    (claim > offset && word(&bytes, offset) != 0).then(|| word(&bytes, offset))
+                };
+                prop_assert_eq!(copy.get(D::name).map(|p| p as usize), nonzero(16));
+                prop_assert_eq!(copy.get(D::name_len), (claim > 24).then(|| word(&bytes, 24)));
+                prop_assert_eq!(copy.get(D::device_handle).map(|p| p as usize), nonzero(32));
+                prop_assert_eq!(copy.get(D::data2).map(|p| p as usize), nonzero(48));
+            }
+            (Err(want), Err(err)) => prop_assert_eq!(want, kind(&err), "{}", err),
+            (want, got) => prop_assert!(false, "model {:?}, copy {:?}", want, got.map(|c| c.struct_size())),
+        }
+    }
+
+    /// A view over exactly `struct_size` heap bytes reads what the copy reads.
+    #[test]
+    fn view_over_exact_bytes_agrees_with_copy((bytes, _) in input()) {
+        if let Ok(claim) = model(&bytes, Tail::Ignore) {
+            let exact: Box<[u8]> = bytes[..claim].into();
+            // SAFETY: `exact` holds `claim` readable bytes, the struct's own size.
+            let view = unsafe { View::<D>::from_ptr(exact.as_ptr().cast()) }.unwrap();
+            let copy = view.versioned_copy(Tail::Ignore).unwrap();
+            prop_assert_eq!(view.struct_size(), claim);
+            prop_assert_eq!(view.get(D::name), copy.get(D::name));
+            prop_assert_eq!(view.get(D::name_len), copy.get(D::name_len));
+            prop_assert_eq!(view.get(D::device_handle), copy.get(D::device_handle));
+            prop_assert_eq!(view.get(D::data2), copy.get(D::data2));
+        }
+    }
+
+    /// Writing a value out and copying it back is the identity on every live member.
+    #[test]
+    fn write_then_copy_round_trips(len in any::<usize>(), handle in any::<usize>(), data2 in any::<usize>()) {
+        let mut device = D::new();
+        device
+            .set(D::name_len, len)
+            .set(D::device_handle, std::ptr::without_provenance_mut(handle))
+            .set(D::data2, std::ptr::without_provenance_mut(data2));
+        let mut out = vec![0xAAu8; 56];
+        // SAFETY: `out` has the 56 writable bytes of `device`'s struct_size; no overlap.
+        unsafe { se_abi::write_to(&device, std::ptr::NonNull::new(out.as_mut_ptr()).unwrap()) };
+        let back: D = copy_from_bytes(&out, Tail::MustBeZero).unwrap();
+        prop_assert_eq!(back.get(D::name_len), Some(len));
+        prop_assert_eq!(back.get(D::device_handle), device.get(D::device_handle));
+        prop_assert_eq!(back.get(D::data2), device.get(D::data2));
+        prop_assert_eq!(word(&out, 0), 56);
+        prop_assert_eq!(word(&out, 8), 0); // `next` stays zero
+        prop_assert_eq!(word(&out, 40), 0); // deprecated `data` is written as zero
+    }
+}
+
+fn device_bytes(claim: usize, fill: &[(usize, usize)]) -> Vec<u8> {
+    let mut bytes = vec![0u8; claim.max(8)];
+    bytes[..8].copy_from_slice(&claim.to_ne_bytes());
+    for &(offset, value) in fill {
+        bytes[offset..offset + 8].copy_from_slice(&value.to_ne_bytes());
+    }
+    bytes
+}
+
+#[test]
+fn older_producer_tail_is_zero_and_absent() {
+    let bytes = device_bytes(40, &[(24, 5), (32, 0x99)]);
+    let copy: D = copy_from_bytes(&bytes, Tail::MustBeZero).unwrap();
+    assert_eq!(copy.struct_size(), 40);
+    assert_eq!(copy.get(D::name_len), Some(5));
+    assert_eq!(copy.get(D::device_handle).map(|p| p as usize), Some(0x99));
+    assert_eq!(copy.get(D::data2), None);
+    assert!(!copy.view().has(D::data2));
+    assert!(copy.view().has(D::device_handle));
+}
+
+#[test]
+fn deprecated_member_is_zeroed_in_a_copy() {
+    // A v3 producer set `data`; a v5 copy keeps the place but not the value.
+    let bytes = device_bytes(48, &[(40, 0x77)]);
+    let v5_copy: D = copy_from_bytes(&bytes, Tail::MustBeZero).unwrap();
+    let mut out = vec![0xFFu8; 48];
+    // SAFETY: 48 writable bytes for a copy whose struct_size is 48.
+    unsafe { se_abi::write_to(&v5_copy, std::ptr::NonNull::new(out.as_mut_ptr()).unwrap()) };
+    assert_eq!(word(&out, 40), 0);
+    // A v3 build still reads it.
+    let v3_copy: v3::SE_Device = copy_from_bytes(&bytes, Tail::MustBeZero).unwrap();
+    assert_eq!(
+        v3_copy.get(v3::SE_Device::data).map(|p| p as usize),
+        Some(0x77)
+    );
+}
+
+#[test]
+fn newer_producer_tail_strict_and_lenient() {
+    let bytes = device_bytes(64, &[(56, 0x1_00)]);
+    let err = copy_from_bytes::<D>(&bytes, Tail::MustBeZero).unwrap_err();
+    assert_eq!(
+        err,
+        Error::TooBig {
+            name: "SE_Device",
+            found: 64,
+            ours: 56,
+            nonzero_at: 57
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "`SE_Device` from a newer producer is 64 bytes and byte 57 past this build's 56 is not \
+         zero (E2BIG): the producer uses members this build cannot honor; upgrade the consumer, \
+         or copy with `Tail::Ignore` to ignore them as TensorFlow does"
+    );
+    let copy: D = copy_from_bytes(&bytes, Tail::Ignore).unwrap();
+    assert_eq!(copy.struct_size(), 56);
+    let zero_tail = device_bytes(64, &[]);
+    assert!(copy_from_bytes::<D>(&zero_tail, Tail::MustBeZero).is_ok());
+}
+
+#[test]
+fn every_error_says_what_is_wrong() {
+    let cases: [(Vec<u8>, &str); 6] = [
+        (
+            device_bytes(0, &[]),
+            "Expected initialized `SE_Device` structure with `struct_size` field set to \
+             SE_DEVICE_STRUCT_SIZE. Found `struct_size` = 0.",
+        ),
+        (
+            device_bytes(24, &[]),
+            "`SE_Device` has `struct_size` = 24, smaller than its first version's size 32: the \
+             producer passed another struct or a corrupt one",
+        ),
+        (
+            device_bytes(44, &[]),
+            "`SE_Device` has `struct_size` = 44, which ends inside member `data` (bytes 40..48): \
+             no version of the header has that size; the producer's header is not this struct's",
+        ),
+        (
+            device_bytes(MAX_STRUCT_SIZE + 1, &[]),
+            "`SE_Device` has `struct_size` = 4097, above the limit of 4096 bytes: refusing to \
+             read it (corrupt or uninitialized struct?)",
+        ),
+        (
+            device_bytes(56, &[])[..50].to_vec(),
+            "`SE_Device` claims `struct_size` = 56 but only 50 bytes were given: the buffer is \
+             truncated",
+        ),
+        (
+            vec![1, 2, 3],
+            "`SE_Device` claims `struct_size` = 8 but only 3 bytes were given: the buffer is \
+             truncated",
+        ),
+    ];
+    for (bytes, message) in cases {
+        let err = copy_from_bytes::<D>(&bytes, Tail::Ignore).unwrap_err();
+        assert_eq!(err.to_string(), message);
+    }
+    // SAFETY: a null pointer is refused before anything is read.
+    let err = unsafe { View::<D>::from_ptr(std::ptr::null()) }.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Expected a `SE_Device` structure, found a null pointer: the producer must pass a struct"
+    );
+}
+
+/// Sizes that end in padding are not torn; sizes inside a member are.
+#[test]
+fn torn_sizes_with_mixed_member_sizes() {
+    se_abi::versioned_struct! {
+        /// Members of 1, 4 and 8 bytes, with padding between the first two.
+        #[abi(size = MIXED_STRUCT_SIZE, sizes = [17, 24, 32])]
+        pub struct Mixed {
+            a: u8 = value(since 1, at 16..17),
+            b: u32 = value(since 2, at 20..24),
+            c: u64 = value(since 3, at 24..32),
+        }
+    }
+    assert_eq!(MIXED_STRUCT_SIZE, 32);
+    assert_eq!(size_of::<Mixed>(), 32);
+    for claim in 17..=40usize {
+        let mut bytes = vec![0u8; 40];
+        bytes[..8].copy_from_slice(&claim.to_ne_bytes());
+        bytes[16] = 7;
+        let result = copy_from_bytes::<Mixed>(&bytes, Tail::MustBeZero);
+        let torn = (21..24).contains(&claim) || (25..32).contains(&claim);
+        match result {
+            Err(Error::Torn { member, .. }) => {
+                assert!(torn, "claim {claim} called torn");
+                assert_eq!(member, if claim < 24 { "b" } else { "c" });
+            }
+            Ok(copy) => {
+                assert!(!torn, "claim {claim} accepted");
+                assert_eq!(copy.get(Mixed::a), Some(7));
+                assert_eq!(copy.get(Mixed::b).is_some(), claim > 20);
+                assert_eq!(copy.get(Mixed::c).is_some(), claim > 24);
+            }
+            Err(other) => panic!("claim {claim}: {other}"),
+        }
+    }
+    assert_eq!(Mixed::SIZES, &[17, 24, 32]);
+}
