@@ -65,7 +65,7 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         }
         let files = match target.kind {
             SchemaKind::Protobuf => generate_protobuf(&schema_dir, &schemas)?,
-            SchemaKind::FlatBuffers => generate_flatbuffers(&schema_dir, &schemas)?,
+            SchemaKind::FlatBuffers => generate_flatbuffers(root, &schema_dir, &schemas)?,
         };
         let out_dir = root.join(target.crate_dir).join("src/generated");
         stale.extend(sync(&out_dir, &files, mode)?);
@@ -137,7 +137,11 @@ fn generate_protobuf(schema_dir: &Path, schemas: &[PathBuf]) -> Result<Files, St
     Ok(files)
 }
 
-fn generate_flatbuffers(schema_dir: &Path, schemas: &[PathBuf]) -> Result<Files, String> {
+fn generate_flatbuffers(
+    root: &Path,
+    schema_dir: &Path,
+    schemas: &[PathBuf],
+) -> Result<Files, String> {
     let mut files = Files::new();
     let mut tree = ModTree::default();
     for schema in schemas {
@@ -148,6 +152,8 @@ fn generate_flatbuffers(schema_dir: &Path, schemas: &[PathBuf]) -> Result<Files,
         // `#[rustfmt::skip]` in each crate instead.
         let code = planus_codegen::generate_rust(&declarations, false)
             .map_err(|e| format!("planus codegen failed for {}: {e}", schema.display()))?;
+        let code = tidy_planus_output(root, &code)
+            .map_err(|e| format!("planus output for {}: {e}", schema.display()))?;
         let relative = schema.strip_prefix(schema_dir).unwrap_or(schema);
         let module = relative
             .with_extension("")
@@ -159,6 +165,28 @@ fn generate_flatbuffers(schema_dir: &Path, schemas: &[PathBuf]) -> Result<Files,
     }
     files.insert("mod.rs".to_string(), mod_file(&tree.render(0)));
     Ok(files)
+}
+
+/// The two things planus 1.3 writes that a committed, checkout-independent module cannot keep.
+///
+/// - It always derives `serde::Serialize` / `serde::Deserialize` on the owned types, with no
+///   option to turn it off; the crates do not depend on serde, so the derives are removed (the
+///   derive lists accept the trailing comma this leaves). Any other mention of serde means the
+///   planus templates changed, and codegen stops rather than emit code that does not build.
+/// - Its doc comments name the schema file by the path it was given; paths are made relative to
+///   the workspace root so the output is the same in every checkout.
+fn tidy_planus_output(root: &Path, code: &str) -> Result<String, String> {
+    const SERDE_DERIVES: &str = "::serde::Serialize, ::serde::Deserialize";
+    let code = code.replace(SERDE_DERIVES, "");
+    if code.contains("serde") {
+        return Err(
+            "planus now mentions serde in a form this xtask does not know how to \
+                    remove; update `tidy_planus_output`"
+                .to_string(),
+        );
+    }
+    let root_prefix = format!("{}{}", root.display(), std::path::MAIN_SEPARATOR);
+    Ok(code.replace(&root_prefix, ""))
 }
 
 /// The module tree of `mod.rs`: nested `pub mod` blocks whose leaves `include!` a file.
@@ -331,6 +359,21 @@ mod tests {
         assert!(!out.join("old.rs").exists());
         assert!(out.join("notes.rs").exists());
         assert!(sync(&out, &files, Mode::Check).unwrap().is_empty());
+    }
+
+    #[test]
+    fn planus_output_loses_serde_derives_and_absolute_paths() {
+        let root = Path::new("/some/checkout");
+        let raw = "/// in the file `/some/checkout/proto/tflite/schema.fbs:19`\n\
+                   #[derive(Clone, Debug, PartialEq,\n::serde::Serialize, ::serde::Deserialize\n)]\n\
+                   pub struct T {}\n";
+        let tidy = tidy_planus_output(root, raw).unwrap();
+        assert_eq!(
+            tidy,
+            "/// in the file `proto/tflite/schema.fbs:19`\n\
+             #[derive(Clone, Debug, PartialEq,\n\n)]\npub struct T {}\n"
+        );
+        assert!(tidy_planus_output(root, "#[serde(rename = \"x\")]").is_err());
     }
 
     #[test]
