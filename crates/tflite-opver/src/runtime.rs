@@ -13,9 +13,10 @@
 //! `CompareRuntimeVersion` exactly, including how it treats `""` and non-numeric parts.
 //!
 //! Facts: the table and both functions come from
-//! `tensorflow/compiler/mlir/lite/tools/versioning/runtime_version.cc` (the same table lives in
-//! `tensorflow/lite/tools/versioning/runtime_version.cc` and LiteRT's
-//! `tflite/tools/versioning/runtime_version.cc`).
+//! `tensorflow/compiler/mlir/lite/tools/versioning/runtime_version.cc` (copies of the table, some
+//! of them older, live in `tensorflow/lite/tools/versioning/runtime_version.cc` and LiteRT's
+//! `tflite/tools/versioning/runtime_version.cc`; the comment on `TABLE` says which revision
+//! states the newest rows).
 //!
 //! ```
 //! use tflite_opver::operator::{BuiltinOperator, OpVersion};
@@ -350,9 +351,12 @@ type B = BuiltinOperator;
 /// TF's `(op, version) -> minimum runtime` table, row for row in TF's order, from
 /// `FindMinimumRuntimeVersionForOp` in
 /// `tensorflow/compiler/mlir/lite/tools/versioning/runtime_version.cc`. Rows marked
-/// `// TF 2.21` were added to that file after the revision our source index holds (rows marked
-/// `// LiteRT` are also in LiteRT's `tflite/tools/versioning/runtime_version.cc`); their values
-/// are what the TF 2.21 release's `FindMinimumRuntimeVersionForOp` returns.
+/// `// TF 03f49db5` are stated by that file at tensorflow/tensorflow commit
+/// `03f49db5a23ec2b22a59f3f3d72e5744469ea30b` and absent from older revisions of it (e.g.
+/// `6ee576304d65b94f7b645286fbd4df96a279f7fc`); rows also marked `LiteRT` are stated as well by
+/// google-ai-edge/LiteRT's `tflite/tools/versioning/runtime_version.cc` (commit
+/// `05215c291e48a7c2fe164566cedd678b80e9eb8c`). That TF revision is newer than 2.21 and also has
+/// rows for 2.22 and later, which this table leaves out.
 const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::AVERAGE_POOL_2D, 1, rv("1.5.0")),
     (B::AVERAGE_POOL_2D, 2, rv("1.14.0")),
@@ -406,20 +410,20 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::CAST, 4, rv("2.9.0")),
     (B::CAST, 5, rv("2.12.0")),
     (B::CAST, 6, rv("2.15.0")),
-    (B::CAST, 7, rv("2.17.0")), // TF 2.21
-    (B::CAST, 8, rv("2.21.0")), // TF 2.21
+    (B::CAST, 7, rv("2.17.0")), // TF 03f49db5
+    (B::CAST, 8, rv("2.21.0")), // TF 03f49db5
     (B::CONCATENATION, 1, rv("1.5.0")),
     (B::CONCATENATION, 2, rv("1.14.0")),
     (B::CONCATENATION, 3, rv("2.3.0")),
     (B::CONCATENATION, 4, rv("2.14.0")),
-    (B::CONCATENATION, 5, rv("2.21.0")), // TF 2.21
+    (B::CONCATENATION, 5, rv("2.21.0")), // TF 03f49db5
     (B::DEPTH_TO_SPACE, 1, rv("2.1.0")),
     (B::DEPTH_TO_SPACE, 2, rv("2.5.0")),
     (B::EMBEDDING_LOOKUP, 1, rv("1.13.0")),
     (B::EMBEDDING_LOOKUP, 2, rv("1.14.0")),
     (B::EMBEDDING_LOOKUP, 3, rv("1.14.0")),
     (B::EMBEDDING_LOOKUP, 4, rv("2.18.0")),
-    (B::EMBEDDING_LOOKUP, 5, rv("2.21.0")), // TF 2.21
+    (B::EMBEDDING_LOOKUP, 5, rv("2.21.0")), // TF 03f49db5
     (B::EMBEDDING_LOOKUP_SPARSE, 1, rv("1.5.0")),
     (B::FAKE_QUANT, 1, rv("1.5.0")),
     (B::FAKE_QUANT, 2, rv("1.10.0")),
@@ -436,7 +440,7 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::FULLY_CONNECTED, 11, rv("2.15.0")),
     (B::FULLY_CONNECTED, 12, rv("2.17.0")),
     (B::FULLY_CONNECTED, 13, rv("2.18.0")),
-    (B::FULLY_CONNECTED, 14, rv("2.21.0")), // TF 2.21
+    (B::FULLY_CONNECTED, 14, rv("2.21.0")), // TF 03f49db5
     (B::GATHER, 1, rv("1.6.0")),
     (B::GATHER, 2, rv("1.14.0")),
     (B::GATHER, 3, rv("1.15.0")),
@@ -482,7 +486,7 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::PAD, 2, rv("1.14.0")),
     (B::PAD, 3, rv("2.4.0")),
     (B::PAD, 4, rv("2.6.0")),
-    (B::PAD, 5, rv("2.20.0")), // TF 2.21
+    (B::PAD, 5, rv("2.20.0")), // TF 03f49db5
     (B::TILE, 1, rv("1.10.1")),
     (B::TILE, 2, rv("2.2.0")),
     (B::TILE, 3, rv("2.8.0")),
@@ -490,7 +494,7 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::PADV2, 2, rv("1.14.0")),
     (B::PADV2, 3, rv("2.4.0")),
     (B::PADV2, 4, rv("2.6.0")),
-    (B::PADV2, 5, rv("2.20.0")), // TF 2.21
+    (B::PADV2, 5, rv("2.20.0")), // TF 03f49db5
     (B::RESHAPE, 1, rv("1.5.0")),
     (B::SOFTMAX, 1, rv("1.5.0")),
     (B::SOFTMAX, 2, rv("1.14.0")),
@@ -503,7 +507,7 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::TRANSPOSE, 4, rv("2.3.0")),
     (B::TRANSPOSE, 5, rv("2.4.0")),
     (B::TRANSPOSE, 6, rv("2.12.0")),
-    (B::TRANSPOSE, 7, rv("2.14.4")), // TF 2.21
+    (B::TRANSPOSE, 7, rv("2.14.4")), // TF 03f49db5, LiteRT
     (B::LSTM, 1, rv("1.7.0")),
     (B::LSTM, 2, rv("1.10.0")),
     (B::LSTM, 3, rv("1.14.0")),
@@ -592,7 +596,7 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::SLICE, 4, rv("2.4.0")),
     (B::SLICE, 5, rv("2.5.0")),
     (B::SLICE, 6, rv("2.14.0")),
-    (B::SLICE, 7, rv("2.21.0")), // TF 2.21
+    (B::SLICE, 7, rv("2.21.0")), // TF 03f49db5
     (B::TANH, 1, rv("1.14.0")),
     (B::TANH, 2, rv("1.14.0")),
     (B::TANH, 3, rv("2.3.0")),
@@ -625,17 +629,17 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::DEQUANTIZE, 4, rv("2.2.0")),
     (B::DEQUANTIZE, 5, rv("2.7.0")),
     (B::DEQUANTIZE, 6, rv("2.18.0")),
-    (B::DEQUANTIZE, 7, rv("2.21.0")), // TF 2.21
+    (B::DEQUANTIZE, 7, rv("2.21.0")), // TF 03f49db5
     (B::REVERSE_SEQUENCE, 1, rv("1.14.0")),
     (B::EQUAL, 1, rv("1.14.0")),
     (B::EQUAL, 2, rv("1.14.0")),
     (B::EQUAL, 3, rv("2.3.0")),
     (B::EQUAL, 4, rv("2.13.0")),
-    (B::EQUAL, 5, rv("2.21.0")), // TF 2.21
+    (B::EQUAL, 5, rv("2.21.0")), // TF 03f49db5
     (B::NOT_EQUAL, 1, rv("1.14.0")),
     (B::NOT_EQUAL, 2, rv("1.14.0")),
     (B::NOT_EQUAL, 3, rv("2.3.0")),
-    (B::NOT_EQUAL, 4, rv("2.21.0")), // TF 2.21
+    (B::NOT_EQUAL, 4, rv("2.21.0")), // TF 03f49db5
     (B::GREATER, 1, rv("1.14.0")),
     (B::GREATER, 2, rv("1.14.0")),
     (B::GREATER_EQUAL, 1, rv("1.14.0")),
@@ -666,7 +670,7 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::QUANTIZE, 1, rv("1.14.0")),
     (B::QUANTIZE, 2, rv("1.15.0")),
     (B::QUANTIZE, 3, rv("2.7.0")),
-    (B::QUANTIZE, 4, rv("2.21.0")), // TF 2.21
+    (B::QUANTIZE, 4, rv("2.21.0")), // TF 03f49db5
     (B::ROUND, 1, rv("1.14.0")),
     (B::RELU, 1, rv("1.5.0")),
     (B::RELU, 2, rv("2.1.0")),
@@ -690,7 +694,7 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::LOG, 1, rv("1.14.0")),
     (B::LOG, 2, rv("2.15.0")),
     (B::SQRT, 1, rv("1.10.0")),
-    (B::SQRT, 2, rv("2.21.0")), // TF 2.21
+    (B::SQRT, 2, rv("2.21.0")), // TF 03f49db5
     (B::RSQRT, 1, rv("1.10.0")),
     (B::RSQRT, 2, rv("2.5.0")),
     (B::RSQRT, 3, rv("2.15.0")),
@@ -737,9 +741,9 @@ const TABLE: &[(BuiltinOperator, i32, RuntimeVersion)] = &[
     (B::GELU, 2, rv("2.9.0")),
     (B::DYNAMIC_UPDATE_SLICE, 1, rv("2.9.0")),
     (B::DYNAMIC_UPDATE_SLICE, 2, rv("2.17.0")),
-    (B::DYNAMIC_UPDATE_SLICE, 3, rv("2.19.0")), // LiteRT
-    (B::DYNAMIC_UPDATE_SLICE, 4, rv("2.20.0")), // LiteRT
-    (B::DYNAMIC_UPDATE_SLICE, 5, rv("2.21.0")), // TF 2.21
+    (B::DYNAMIC_UPDATE_SLICE, 3, rv("2.19.0")), // TF 03f49db5, LiteRT
+    (B::DYNAMIC_UPDATE_SLICE, 4, rv("2.20.0")), // TF 03f49db5, LiteRT
+    (B::DYNAMIC_UPDATE_SLICE, 5, rv("2.21.0")), // TF 03f49db5
     (B::UNSORTED_SEGMENT_PROD, 1, rv("2.10.0")),
     (B::UNSORTED_SEGMENT_MAX, 1, rv("2.10.0")),
     (B::UNSORTED_SEGMENT_MIN, 1, rv("2.11.0")),
