@@ -150,16 +150,10 @@ impl ShardingParam {
                 axis_sizes.len()
             )));
         }
-        let mut seen = vec![false; permutation.len()];
-        for &axis in &permutation {
-            match usize::try_from(axis).ok().and_then(|a| seen.get_mut(a)) {
-                Some(slot) if !*slot => *slot = true,
-                _ => {
-                    return Err(invalid(format!(
-                        "permutation {permutation:?} is not a permutation"
-                    )));
-                }
-            }
+        if !is_permutation(&permutation) {
+            return Err(invalid(format!(
+                "permutation {permutation:?} is not a permutation"
+            )));
         }
         let mut devices: i64 = 1;
         for &size in &axis_sizes {
@@ -266,6 +260,25 @@ impl ShardingParam {
     }
 }
 
+/// Whether `axes` holds each of `0..axes.len()` once.
+fn is_permutation(axes: &[i32]) -> bool {
+    let in_range = |a: &i32| usize::try_from(*a).is_ok_and(|a| a < axes.len());
+    axes.iter().all(in_range) && all_distinct(axes)
+}
+
+/// Whether no value repeats. Small lists (the common case) are checked without allocating.
+fn all_distinct(values: &[i32]) -> bool {
+    if values.len() <= 32 {
+        return values
+            .iter()
+            .enumerate()
+            .all(|(i, v)| !values[..i].contains(v));
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).all(|w| w[0] != w[1])
+}
+
 /// A whole array on one device.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SingleDeviceSharding {
@@ -368,9 +381,7 @@ impl ShardingParamSharding {
                 devices.len()
             )));
         }
-        let mut sorted = devices.clone();
-        sorted.sort_unstable();
-        if sorted.first().is_some_and(|d| *d < 0) || sorted.windows(2).any(|w| w[0] == w[1]) {
+        if devices.iter().any(|d| *d < 0) || !all_distinct(&devices) {
             return Err(invalid(format!(
                 "device ids {devices:?} must be distinct and >= 0"
             )));

@@ -1,0 +1,141 @@
+//! A tour of IFRT's serialization-version scheme, end to end.
+//!
+//! Run it with `cargo run -p ifrt-serdes --example tour` (or `cargo xtask demo`).
+
+use std::sync::Arc;
+
+use ifrt_serdes::proto::{ArraySpecProto, Serialized};
+use ifrt_serdes::{
+    ArraySpec, CivilDate, DType, DefaultVersionAccessor, DeserializeOptions, FixedClock, HISTORY,
+    MemoryKind, Registry, SerDesVersionNumber, SerializeOptions, Shape, ShardingParam,
+    ShardingParamSharding, SupportedVersions, SystemClock, VersionRange, Week4OldVersionAccessor,
+    negotiate,
+};
+use prost::Message;
+
+type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> Result {
+    println!("1. One global version number, raised whenever any type gets a new format.\n");
+    for entry in HISTORY {
+        println!(
+            "   {:>2}  {}  {}",
+            entry.number.value(),
+            entry.introduced,
+            entry.change
+        );
+    }
+
+    println!("\n2. Versions come from accessors, never from bare integers.\n");
+    match DefaultVersionAccessor::get() {
+        Ok(version) => println!("   default      -> {version} (the current one)"),
+        Err(error) => println!("   default      -> refused: {error}"),
+    }
+    for (y, m, d) in [(2026, 3, 18), (2026, 3, 19), (2026, 7, 14)] {
+        let today = CivilDate::new(y, m, d)?;
+        let version = Week4OldVersionAccessor::get(&FixedClock(today));
+        println!("   week-4-old on {today} -> {version}");
+    }
+    println!(
+        "   week-4-old today ({}) -> {}",
+        ifrt_serdes::Clock::today(&SystemClock),
+        Week4OldVersionAccessor::get(&SystemClock)
+    );
+    let built_in = SupportedVersions::BUILT_IN;
+    if let Err(error) = built_in.version(SerDesVersionNumber::new(7)) {
+        println!("   any(7)       -> {error}");
+    }
+
+    println!("\n3. The registry writes the requested version and records it in the data.\n");
+    let registry = Registry::with_builtin_types(built_in);
+    let param = ShardingParam::new(vec![2, 1], vec![1, 0], vec![2, 2], vec![1])?;
+    let spec = ArraySpec {
+        dtype: DType::BF16,
+        shape: Shape::new(vec![1024, 512])?,
+        sharding: Arc::new(ShardingParamSharding::new(
+            param,
+            vec![0, 1, 2, 3],
+            MemoryKind::device(),
+        )?),
+    };
+    for number in [2, 1] {
+        let options = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(number))?);
+        let bytes = registry.serialize_to_bytes(&spec, &options)?;
+        let envelope = Serialized::decode(bytes.as_slice())?;
+        let proto = ArraySpecProto::decode(envelope.data.as_slice())?;
+        let inner = proto
+            .sharding
+            .and_then(|s| s.serialized_sharding)
+            .unwrap_or_default();
+        println!(
+            "   v{number}: {} bytes, {} recorded as v{}, its sharding {} inside",
+            bytes.len(),
+            envelope.type_name,
+            proto.version_number,
+            inner.type_name
+        );
+        let back: ArraySpec =
+            registry.deserialize_from_bytes(&bytes, &DeserializeOptions::default())?;
+        println!(
+            "       read back without being told the version: equal = {}",
+            back == spec
+        );
+    }
+    let v0 = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(0))?);
+    if let Err(error) = registry.serialize_to_bytes(&spec, &v0) {
+        println!("   v0: {error}");
+    }
+
+    println!("\n4. Two builds negotiate, then exchange ArraySpecs as bytes (IFRT Proxy).\n");
+    let old_range =
+        SupportedVersions::new(SerDesVersionNumber::new(0), SerDesVersionNumber::new(1))?;
+    let old = Registry::with_builtin_types(old_range);
+    let agreed = negotiate(VersionRange::from(built_in), VersionRange::from(old_range))?;
+    println!(
+        "   client [0, 2], server [0, 1] -> agreed on v{}",
+        agreed.value()
+    );
+    let options = SerializeOptions::new(built_in.version(agreed)?);
+    let bytes = registry.serialize_to_bytes(&spec, &options)?;
+    let at_server: ArraySpec =
+        old.deserialize_from_bytes(&bytes, &DeserializeOptions::default())?;
+    println!(
+        "   the old server reads the new client's spec: equal = {}",
+        at_server == spec
+    );
+    let current = SerializeOptions::new(built_in.current());
+    let too_new = registry.serialize_to_bytes(&spec, &current)?;
+    if let Err(error) =
+        old.deserialize_from_bytes::<ArraySpec>(&too_new, &DeserializeOptions::default())
+    {
+        println!("   without negotiating: {error}");
+    }
+    let ancient = VersionRange {
+        min: SerDesVersionNumber::new(0),
+        max: SerDesVersionNumber::new(0),
+    };
+    let future = VersionRange {
+        min: SerDesVersionNumber::new(1),
+        max: SerDesVersionNumber::new(2),
+    };
+    if let Err(error) = negotiate(ancient, future) {
+        println!("   {error}");
+    }
+
+    println!(
+        "\n5. Removing a format: raise the minimum; its bytes stop reading, newer ones still do.\n"
+    );
+    let raised = Registry::with_builtin_types(SupportedVersions::new(
+        SerDesVersionNumber::new(1),
+        SerDesVersionNumber::new(2),
+    )?);
+    let dtype_v0 = registry.serialize_to_bytes(&DType::F32, &v0)?;
+    let dtype_v1 = registry.serialize_to_bytes(&DType::F32, &options)?;
+    for (name, bytes) in [("v0", &dtype_v0), ("v1", &dtype_v1)] {
+        match raised.deserialize_from_bytes::<DType>(bytes, &DeserializeOptions::default()) {
+            Ok(dtype) => println!("   {name} DType bytes -> {dtype:?}"),
+            Err(error) => println!("   {name} DType bytes -> {error}"),
+        }
+    }
+    Ok(())
+}
