@@ -5,6 +5,82 @@
 #[non_exhaustive]
 pub enum Error {
     // --- model reading, signatures, stamping (owned by the model/reader work) ---
+    /// Fewer bytes than a FlatBuffer header (root offset and file identifier).
+    #[error(
+        "The model is not a valid Flatbuffer buffer: it is {len} bytes, shorter than the 8-byte header (root offset and \"TFL3\" identifier); is the file truncated?"
+    )]
+    TooShort {
+        /// The buffer's length.
+        len: usize,
+    },
+
+    /// The file identifier is not `TFL3` (TF's `VerifyModelBuffer` refuses such buffers).
+    #[error(
+        "The model is not a valid Flatbuffer buffer: file identifier is {:?}, expected \"TFL3\"; is this a .tflite model?",
+        String::from_utf8_lossy(found)
+    )]
+    WrongIdentifier {
+        /// The four identifier bytes found at offset 4.
+        found: [u8; 4],
+    },
+
+    /// An offset, vector length or table points outside the buffer, or a string is not UTF-8.
+    #[error(
+        "The model is not a valid Flatbuffer buffer: {reason}; the file is truncated or corrupt"
+    )]
+    MalformedModel {
+        /// planus' description of what was wrong and where.
+        reason: String,
+    },
+
+    /// An operator's `opcode_index` names no operator code (TF: "Missing registration for
+    /// opcode_index", `InterpreterBuilder::ParseNodes`, `tensorflow/lite/core/interpreter_builder.cc`).
+    #[error(
+        "Missing registration for opcode_index {opcode_index}: operator {operator} of subgraph {subgraph} names an operator code, but the model has only {codes}"
+    )]
+    OpcodeIndexOutOfRange {
+        /// Subgraph index.
+        subgraph: usize,
+        /// Operator index in the subgraph.
+        operator: usize,
+        /// The index read.
+        opcode_index: u32,
+        /// Number of operator codes in the model.
+        codes: usize,
+    },
+
+    /// An operator input or output names no tensor (TF: "Invalid tensor index",
+    /// `Subgraph::CheckTensorIndices`, `tensorflow/lite/core/subgraph.cc`).
+    #[error(
+        "Invalid tensor index {index} in operator {operator} of subgraph {subgraph}. The subgraph has {tensors} tensors (-1 marks an absent optional input)"
+    )]
+    TensorIndexOutOfRange {
+        /// Subgraph index.
+        subgraph: usize,
+        /// Operator index in the subgraph.
+        operator: usize,
+        /// The index read.
+        index: i32,
+        /// Number of tensors in the subgraph.
+        tensors: usize,
+    },
+
+    /// A caller asked for an operator the model does not have.
+    #[error("the model has no operator {operator} in subgraph {subgraph}")]
+    NoSuchOperator {
+        /// Subgraph index asked for.
+        subgraph: usize,
+        /// Operator index asked for.
+        operator: usize,
+    },
+
+    /// Re-stamping needs a table field the model does not have, in a layout this crate cannot
+    /// extend without rewriting data it does not understand.
+    #[error("cannot re-stamp the model: {reason}")]
+    CannotStamp {
+        /// What is missing and why it matters.
+        reason: String,
+    },
 
     // --- operators, runtime versions, resolvers, delegates ---
     /// A runtime version string that is not dot-separated decimal numbers.

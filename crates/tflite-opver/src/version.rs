@@ -21,8 +21,8 @@
 //! written, minus the int16 kernel version (4 / 5) those rules were meant to return, which a
 //! model cannot reach through the converter anyway.
 
-pub use crate::operator::OpVersion;
 use crate::operator::BuiltinOperator;
+pub use crate::operator::OpVersion;
 use crate::params::{LstmKernelType, Params, WeightsFormat};
 use crate::signature::{ElementType, OpSignature};
 

@@ -1,0 +1,770 @@
+//! Reading a `.tflite` model: validated once, then judged without further errors.
+//!
+//! [`Model::from_bytes`] checks the file identifier (`TFL3`), reads the FlatBuffer with planus
+//! (which bounds-checks every offset and vector length against the buffer, so hostile bytes
+//! give errors, not panics), and validates what the version rules rely on: every operator's
+//! `opcode_index` names an operator code, every tensor index names a tensor of its subgraph
+//! (or is -1, an absent optional input). It digests each tensor and operator into plain
+//! values on the way, so building an [`OpSignature`] afterwards cannot fail.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), tflite_opver::Error> {
+//! let bytes = std::fs::read("model.tflite").expect("readable");
+//! let model = tflite_opver::Model::from_bytes(&bytes)?;
+//! for (code, required) in model.operator_codes().iter().zip(model.required_versions()) {
+//!     println!("{}: stored v{}, needs v{required}", code.kind(), code.version);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+use planus::ReadAsRoot;
+
+use crate::error::Error;
+use crate::generated::schema::tflite as fb;
+use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
+use crate::params::{
+    Activation, AddParams, BatchMatMulParams, BidirectionalSequenceLstmParams,
+    BidirectionalSequenceRnnParams, ConcatenationParams, Conv2DParams, Conv3DParams,
+    DepthwiseConv2DParams, FakeQuantParams, FullyConnectedParams, GatherParams, LstmKernelType,
+    LstmParams, MulParams, OptionsKind, Padding, Params, Pool2DParams, ResizeBilinearParams,
+    ResizeNearestNeighborParams, RnnParams, SequenceRnnParams, SoftmaxParams, StridedSliceParams,
+    SubParams, SvdfParams, TransposeConvParams, UnidirectionalSequenceLstmParams, WeightsFormat,
+};
+use crate::runtime::{self, RuntimeVersion};
+use crate::signature::{ElementType, OpSignature, Quantization, SignatureFacts, TensorSpec};
+use crate::version::op_version;
+
+/// The FlatBuffers file identifier of every TFLite model (`file_identifier "TFL3"`).
+pub const FILE_IDENTIFIER: [u8; 4] = *b"TFL3";
+
+/// One entry of the model's `operator_codes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperatorCode<'a> {
+    /// The builtin operator: max(`builtin_code`, `deprecated_builtin_code`).
+    pub builtin: BuiltinOperator,
+    /// The raw `deprecated_builtin_code` byte.
+    pub deprecated_builtin_code: i8,
+    /// The raw `builtin_code` field.
+    pub builtin_code: i32,
+    /// The custom op's name, for custom operators.
+    pub custom_code: Option<&'a str>,
+    /// The stored `version` (1 when the field is absent).
+    pub version: OpVersion,
+}
+
+impl<'a> OperatorCode<'a> {
+    /// What the code names: a builtin, or a custom op by name.
+    pub fn kind(&self) -> OperatorKind<'a> {
+        match (self.builtin, self.custom_code) {
+            (BuiltinOperator::CUSTOM, Some(name)) => OperatorKind::Custom(name),
+            (op, _) => OperatorKind::Builtin(op),
+        }
+    }
+
+    /// Whether this is a custom operator (builtin code `CUSTOM`).
+    pub fn is_custom(&self) -> bool {
+        self.builtin == BuiltinOperator::CUSTOM
+    }
+}
+
+/// Where an operator sits in the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OperatorLocation {
+    /// Subgraph index.
+    pub subgraph: usize,
+    /// Operator index within the subgraph.
+    pub operator: usize,
+}
+
+/// A tensor digested into what signatures need.
+#[derive(Clone, Debug)]
+struct TensorFacts {
+    element_type: ElementType,
+    dims: Vec<i32>,
+    is_const: bool,
+    is_shape_dynamic: bool,
+    is_variable: bool,
+    quantization: Option<Quantization>,
+    is_sparse: bool,
+}
+
+/// An operator digested into what signatures need.
+#[derive(Clone, Debug)]
+struct OperatorFacts {
+    opcode_index: usize,
+    /// Tensor indices, -1 for absent inputs (validated).
+    inputs: Vec<i32>,
+    outputs: Vec<i32>,
+    params: Params,
+    options_present: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Subgraph {
+    tensors: Vec<TensorFacts>,
+    operators: Vec<OperatorFacts>,
+}
+
+/// The `min_runtime_version` metadata entry, when the model has one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuntimeMetadata<'a> {
+    /// Index of the metadata's buffer in `Model.buffers`.
+    pub buffer: u32,
+    /// The buffer's bytes (`None` when the index is out of range or the buffer has no data).
+    pub data: Option<&'a [u8]>,
+}
+
+impl<'a> RuntimeMetadata<'a> {
+    /// The stored text, up to the first NUL (TF's reading); `None` when absent or not UTF-8.
+    pub fn text(&self) -> Option<&'a str> {
+        self.data.and_then(runtime::metadata_text)
+    }
+}
+
+/// A validated TFLite model, borrowing its bytes.
+#[derive(Clone, Debug)]
+pub struct Model<'a> {
+    bytes: &'a [u8],
+    codes: Vec<OperatorCode<'a>>,
+    subgraphs: Vec<Subgraph>,
+    runtime_metadata: Option<RuntimeMetadata<'a>>,
+    schema_version: u32,
+    external_data: bool,
+}
+
+/// Turns a planus error into ours, keeping planus' description of what and where.
+pub(crate) fn malformed(error: planus::Error) -> Error {
+    Error::MalformedModel {
+        reason: error.to_string(),
+    }
+}
+
+fn unknown_union_tag(error: &planus::Error) -> bool {
+    matches!(
+        error.error_kind,
+        planus::errors::ErrorKind::UnknownUnionTag { .. }
+    )
+}
+
+impl<'a> Model<'a> {
+    /// Reads and validates a model. Every structural problem is an [`Error`]; no input panics.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        if bytes.len() < 8 {
+            return Err(Error::TooShort { len: bytes.len() });
+        }
+        let identifier = [bytes[4], bytes[5], bytes[6], bytes[7]];
+        if identifier != FILE_IDENTIFIER {
+            return Err(Error::WrongIdentifier { found: identifier });
+        }
+        let root = fb::ModelRef::read_as_root(bytes).map_err(malformed)?;
+        let schema_version = root.version().map_err(malformed)?;
+
+        let mut codes = Vec::new();
+        if let Some(list) = root.operator_codes().map_err(malformed)? {
+            codes.reserve(list.len());
+            for code in list {
+                let code = code.map_err(malformed)?;
+                let deprecated_builtin_code = code.deprecated_builtin_code().map_err(malformed)?;
+                let builtin_code = code.builtin_code().map_err(malformed)?;
+                codes.push(OperatorCode {
+                    builtin: BuiltinOperator::from_operator_code(
+                        builtin_code,
+                        deprecated_builtin_code,
+                    ),
+                    deprecated_builtin_code,
+                    builtin_code,
+                    custom_code: code.custom_code().map_err(malformed)?,
+                    version: OpVersion::new(code.version().map_err(malformed)?),
+                });
+            }
+        }
+
+        let buffers = root.buffers().map_err(malformed)?;
+        // Models over 2 GB keep data at absolute file offsets ("only valid if > 1").
+        let mut external_data = false;
+        if let Some(list) = buffers {
+            for buffer in list {
+                external_data |= buffer.map_err(malformed)?.offset().map_err(malformed)? > 1;
+            }
+        }
+        let buffer_data = |index: u32| -> Result<Option<&'a [u8]>, Error> {
+            let Some(buffers) = buffers else {
+                return Ok(None);
+            };
+            let Ok(index) = usize::try_from(index) else {
+                return Ok(None);
+            };
+            match buffers.get(index) {
+                None => Ok(None),
+                Some(buffer) => buffer.map_err(malformed)?.data().map_err(malformed),
+            }
+        };
+
+        let mut subgraphs = Vec::new();
+        if let Some(list) = root.subgraphs().map_err(malformed)? {
+            subgraphs.reserve(list.len());
+            for (s, subgraph) in list.into_iter().enumerate() {
+                let subgraph = subgraph.map_err(malformed)?;
+                let mut tensors = Vec::new();
+                if let Some(list) = subgraph.tensors().map_err(malformed)? {
+                    tensors.reserve(list.len());
+                    for tensor in list {
+                        tensors.push(digest_tensor(tensor.map_err(malformed)?, &buffer_data)?);
+                    }
+                }
+                let mut operators = Vec::new();
+                if let Some(list) = subgraph.operators().map_err(malformed)? {
+                    operators.reserve(list.len());
+                    for (o, operator) in list.into_iter().enumerate() {
+                        let at = OperatorLocation {
+                            subgraph: s,
+                            operator: o,
+                        };
+                        let operator = operator.map_err(malformed)?;
+                        external_data |=
+                            operator.large_custom_options_offset().map_err(malformed)? > 1;
+                        operators.push(digest_operator(operator, at, &codes, tensors.len())?);
+                    }
+                }
+                subgraphs.push(Subgraph { tensors, operators });
+            }
+        }
+
+        let mut runtime_metadata = None;
+        if let Some(list) = root.metadata().map_err(malformed)? {
+            for entry in list {
+                let entry = entry.map_err(malformed)?;
+                if entry.name().map_err(malformed)? == Some(RuntimeVersion::METADATA_NAME) {
+                    let buffer = entry.buffer().map_err(malformed)?;
+                    runtime_metadata = Some(RuntimeMetadata {
+                        buffer,
+                        data: buffer_data(buffer)?,
+                    });
+                    break;
+                }
+            }
+        }
+
+        Ok(Self {
+            bytes,
+            codes,
+            subgraphs,
+            runtime_metadata,
+            schema_version,
+            external_data,
+        })
+    }
+
+    /// The model's bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The schema version the model declares (`Model.version`, 3 for current models).
+    pub fn schema_version(&self) -> u32 {
+        self.schema_version
+    }
+
+    /// Whether the model keeps buffers or custom options outside the FlatBuffer, at absolute
+    /// file offsets (models over 2 GB).
+    pub fn has_external_data(&self) -> bool {
+        self.external_data
+    }
+
+    /// The operator codes, in the model's order.
+    pub fn operator_codes(&self) -> &[OperatorCode<'a>] {
+        &self.codes
+    }
+
+    /// Number of subgraphs.
+    pub fn subgraph_count(&self) -> usize {
+        self.subgraphs.len()
+    }
+
+    /// Number of operators in all subgraphs.
+    pub fn operator_count(&self) -> usize {
+        self.subgraphs.iter().map(|s| s.operators.len()).sum()
+    }
+
+    /// Every operator's location, subgraph by subgraph, in execution order.
+    pub fn operators(&self) -> impl Iterator<Item = OperatorLocation> + '_ {
+        self.subgraphs.iter().enumerate().flat_map(|(subgraph, s)| {
+            (0..s.operators.len()).map(move |operator| OperatorLocation { subgraph, operator })
+        })
+    }
+
+    /// The operator code index of the operator at `at`.
+    pub fn opcode_index(&self, at: OperatorLocation) -> Result<usize, Error> {
+        Ok(self.operator(at)?.opcode_index)
+    }
+
+    /// The `min_runtime_version` metadata entry, if the model has one.
+    pub fn runtime_metadata(&self) -> Option<RuntimeMetadata<'a>> {
+        self.runtime_metadata
+    }
+
+    /// The stored minimum runtime version text (up to the first NUL), if any.
+    pub fn stored_min_runtime_version(&self) -> Option<&'a str> {
+        self.runtime_metadata.and_then(|m| m.text())
+    }
+
+    fn operator(&self, at: OperatorLocation) -> Result<&OperatorFacts, Error> {
+        self.subgraphs
+            .get(at.subgraph)
+            .and_then(|s| s.operators.get(at.operator))
+            .ok_or(Error::NoSuchOperator {
+                subgraph: at.subgraph,
+                operator: at.operator,
+            })
+    }
+
+    /// The signature of the operator at `at` (TF's `GetOpSignature`).
+    pub fn signature(&self, at: OperatorLocation) -> Result<OpSignature, Error> {
+        let operator = self.operator(at)?;
+        let mut sig = OpSignature::new(
+            BuiltinOperator::CUSTOM,
+            Vec::new(),
+            Vec::new(),
+            Params::None,
+        );
+        self.fill_signature(&self.subgraphs[at.subgraph], operator, &mut sig);
+        Ok(sig)
+    }
+
+    /// Rewrites `sig` as the signature of `operator`, reusing its allocations.
+    fn fill_signature(&self, subgraph: &Subgraph, operator: &OperatorFacts, sig: &mut OpSignature) {
+        // The opcode index was validated when the model was read.
+        let code = self.codes[operator.opcode_index];
+        sig.op = code.builtin;
+        sig.custom_name = None;
+        if code.is_custom() {
+            sig.custom_name = code.custom_code.map(str::to_owned);
+        }
+        fill_specs(&mut sig.inputs, &operator.inputs, &subgraph.tensors);
+        fill_specs(&mut sig.outputs, &operator.outputs, &subgraph.tensors);
+        sig.params = operator.params;
+        sig.options_present = operator.options_present;
+        sig.facts = SignatureFacts::derive(sig.op, &sig.inputs, &sig.outputs);
+    }
+
+    /// Every operator's own required version (custom operators: their code's stored version),
+    /// in [`Model::operators`] order.
+    pub fn operator_versions(&self) -> Vec<(OperatorLocation, OpVersion)> {
+        let mut out = Vec::with_capacity(self.operator_count());
+        self.for_each_version(|at, _, version| out.push((at, version)));
+        out
+    }
+
+    fn for_each_version(&self, mut f: impl FnMut(OperatorLocation, usize, OpVersion)) {
+        let mut sig = OpSignature::new(
+            BuiltinOperator::CUSTOM,
+            Vec::new(),
+            Vec::new(),
+            Params::None,
+        );
+        for (s, subgraph) in self.subgraphs.iter().enumerate() {
+            for (o, operator) in subgraph.operators.iter().enumerate() {
+                let at = OperatorLocation {
+                    subgraph: s,
+                    operator: o,
+                };
+                let code = &self.codes[operator.opcode_index];
+                let version = if code.is_custom() {
+                    code.version
+                } else {
+                    self.fill_signature(subgraph, operator, &mut sig);
+                    op_version(&sig)
+                };
+                f(at, operator.opcode_index, version);
+            }
+        }
+    }
+
+    /// The version each operator code needs: the maximum over the operators that use it
+    /// (one code serves many operators), at least 1. Custom codes keep their stored version:
+    /// no rule judges them. A builtin code no operator uses needs version 1.
+    pub fn required_versions(&self) -> Vec<OpVersion> {
+        let mut required: Vec<OpVersion> = self
+            .codes
+            .iter()
+            .map(|c| {
+                if c.is_custom() {
+                    c.version
+                } else {
+                    OpVersion::ONE
+                }
+            })
+            .collect();
+        self.for_each_version(|_, code, version| {
+            if let Some(slot) = required.get_mut(code)
+                && version > *slot
+            {
+                *slot = version;
+            }
+        });
+        required
+    }
+
+    /// The minimum runtime for the model if its operator codes had `versions` (one per code):
+    /// TF's `UpdateMinimumRuntimeVersionForModel`, the largest minimum runtime over the
+    /// operators, each at its code's version. `None` when no operator has a table entry (TF
+    /// then writes an empty string).
+    pub fn min_runtime_version_with(&self, versions: &[OpVersion]) -> Option<RuntimeVersion> {
+        let mut used = vec![false; self.codes.len()];
+        for subgraph in &self.subgraphs {
+            for operator in &subgraph.operators {
+                used[operator.opcode_index] = true;
+            }
+        }
+        runtime::min_runtime_version_for_model(
+            self.codes
+                .iter()
+                .zip(versions)
+                .zip(&used)
+                .filter(|(_, used)| **used)
+                .map(|((code, version), _)| (code.builtin, *version)),
+        )
+    }
+
+    /// The minimum runtime the model needs at its required versions
+    /// ([`Model::required_versions`]).
+    pub fn required_min_runtime_version(&self) -> Option<RuntimeVersion> {
+        self.min_runtime_version_with(&self.required_versions())
+    }
+}
+
+/// Refills `specs` from tensor indices, reusing each spec's `dims` allocation.
+fn fill_specs(specs: &mut Vec<TensorSpec>, indices: &[i32], tensors: &[TensorFacts]) {
+    specs.truncate(indices.len());
+    while specs.len() < indices.len() {
+        specs.push(TensorSpec::default());
+    }
+    for (spec, &index) in specs.iter_mut().zip(indices) {
+        // Indices were validated: -1 or in range.
+        match usize::try_from(index).ok().and_then(|i| tensors.get(i)) {
+            Some(t) => {
+                spec.element_type = t.element_type;
+                spec.dims.clear();
+                spec.dims.extend_from_slice(&t.dims);
+                spec.is_const = t.is_const;
+                spec.is_shape_dynamic = t.is_shape_dynamic;
+                spec.is_variable = t.is_variable;
+                spec.quantization = t.quantization;
+                spec.is_sparse = t.is_sparse;
+                spec.tensor_index = u32::try_from(index).ok();
+            }
+            None => {
+                spec.element_type = ElementType::NoType;
+                spec.dims.clear();
+                spec.is_const = false;
+                spec.is_shape_dynamic = false;
+                spec.is_variable = false;
+                spec.quantization = None;
+                spec.is_sparse = false;
+                spec.tensor_index = None;
+            }
+        }
+    }
+}
+
+fn digest_tensor<'a>(
+    tensor: fb::TensorRef<'a>,
+    buffer_data: &impl Fn(u32) -> Result<Option<&'a [u8]>, Error>,
+) -> Result<TensorFacts, Error> {
+    let dims = match tensor.shape().map_err(malformed)? {
+        Some(shape) => shape.iter().collect(),
+        None => Vec::new(),
+    };
+    let is_shape_dynamic = match tensor.shape_signature().map_err(malformed)? {
+        Some(signature) => signature.iter().any(|d| d == -1),
+        None => false,
+    };
+    // TF: a tensor is constant when its buffer (not the sentinel 0) holds data.
+    let buffer = tensor.buffer().map_err(malformed)?;
+    let is_const = buffer != 0 && buffer_data(buffer)?.is_some_and(|d| !d.is_empty());
+    let quantization = match tensor.quantization().map_err(malformed)? {
+        None => None,
+        Some(q) => {
+            let scales = q.scale().map_err(malformed)?;
+            Some(Quantization {
+                scale_count: scales.map_or(0, |s| s.len()),
+                first_scale: scales.and_then(|s| s.get(0)),
+                quantized_dimension: q.quantized_dimension().map_err(malformed)?,
+            })
+        }
+    };
+    Ok(TensorFacts {
+        element_type: ElementType::from_schema(tensor.type_().map_err(malformed)?)
+            .unwrap_or(ElementType::NoType),
+        dims,
+        is_const,
+        is_shape_dynamic,
+        is_variable: tensor.is_variable().map_err(malformed)?,
+        quantization,
+        is_sparse: tensor.sparsity().map_err(malformed)?.is_some(),
+    })
+}
+
+fn tensor_indices(
+    list: Option<planus::Vector<'_, i32>>,
+    at: OperatorLocation,
+    tensors: usize,
+) -> Result<Vec<i32>, Error> {
+    let Some(list) = list else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for index in list {
+        // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
+        let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
+        if !valid {
+            return Err(Error::TensorIndexOutOfRange {
+                subgraph: at.subgraph,
+                operator: at.operator,
+                index,
+                tensors,
+            });
+        }
+        out.push(index);
+    }
+    Ok(out)
+}
+
+fn digest_operator(
+    operator: fb::OperatorRef<'_>,
+    at: OperatorLocation,
+    codes: &[OperatorCode<'_>],
+    tensors: usize,
+) -> Result<OperatorFacts, Error> {
+    let opcode_index = operator.opcode_index().map_err(malformed)?;
+    let code = usize::try_from(opcode_index)
+        .ok()
+        .and_then(|i| codes.get(i).map(|c| (i, c)));
+    let Some((opcode_index, code)) = code else {
+        return Err(Error::OpcodeIndexOutOfRange {
+            subgraph: at.subgraph,
+            operator: at.operator,
+            opcode_index,
+            codes: codes.len(),
+        });
+    };
+    let inputs = tensor_indices(operator.inputs().map_err(malformed)?, at, tensors)?;
+    let outputs = tensor_indices(operator.outputs().map_err(malformed)?, at, tensors)?;
+    let options = match operator.builtin_options() {
+        Ok(options) => options,
+        // A union member newer than our schema: TF's `builtin_options_as_X()` gives null.
+        Err(e) if unknown_union_tag(&e) => None,
+        Err(e) => return Err(malformed(e)),
+    };
+    let (params, options_present) = if code.is_custom() {
+        (Params::None, false)
+    } else {
+        read_params(code.builtin, options)?
+    };
+    Ok(OperatorFacts {
+        opcode_index,
+        inputs,
+        outputs,
+        params,
+        options_present,
+    })
+}
+
+/// TF's `ParseOpData` for the options this crate models: the params, and whether the
+/// operator's options table was of the type its op reads.
+fn read_params(
+    op: BuiltinOperator,
+    options: Option<fb::BuiltinOptionsRef<'_>>,
+) -> Result<(Params, bool), Error> {
+    use fb::BuiltinOptionsRef as O;
+    let e = malformed;
+    let kind = OptionsKind::of(op);
+    let params = match (kind, options) {
+        (OptionsKind::Conv2D, Some(O::Conv2DOptions(o))) => Params::Conv2D(Conv2DParams {
+            padding: Padding::from_schema(o.padding().map_err(e)?),
+            stride_width: o.stride_w().map_err(e)?,
+            stride_height: o.stride_h().map_err(e)?,
+            dilation_width_factor: o.dilation_w_factor().map_err(e)?,
+            dilation_height_factor: o.dilation_h_factor().map_err(e)?,
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            quantized_bias_type: tensor_type(o.quantized_bias_type().map_err(e)?),
+        }),
+        (OptionsKind::DepthwiseConv2D, Some(O::DepthwiseConv2DOptions(o))) => {
+            Params::DepthwiseConv2D(DepthwiseConv2DParams {
+                padding: Padding::from_schema(o.padding().map_err(e)?),
+                stride_width: o.stride_w().map_err(e)?,
+                stride_height: o.stride_h().map_err(e)?,
+                depth_multiplier: o.depth_multiplier().map_err(e)?,
+                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+                dilation_width_factor: o.dilation_w_factor().map_err(e)?,
+                dilation_height_factor: o.dilation_h_factor().map_err(e)?,
+            })
+        }
+        (OptionsKind::Conv3D, Some(O::Conv3DOptions(o))) => Params::Conv3D(Conv3DParams {
+            padding: Padding::from_schema(o.padding().map_err(e)?),
+            stride_depth: o.stride_d().map_err(e)?,
+            stride_width: o.stride_w().map_err(e)?,
+            stride_height: o.stride_h().map_err(e)?,
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            dilation_depth_factor: o.dilation_d_factor().map_err(e)?,
+            dilation_width_factor: o.dilation_w_factor().map_err(e)?,
+            dilation_height_factor: o.dilation_h_factor().map_err(e)?,
+        }),
+        (OptionsKind::Pool2D, Some(O::Pool2DOptions(o))) => Params::Pool2D(Pool2DParams {
+            padding: Padding::from_schema(o.padding().map_err(e)?),
+            stride_width: o.stride_w().map_err(e)?,
+            stride_height: o.stride_h().map_err(e)?,
+            filter_width: o.filter_width().map_err(e)?,
+            filter_height: o.filter_height().map_err(e)?,
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+        }),
+        (OptionsKind::FullyConnected, Some(O::FullyConnectedOptions(o))) => {
+            Params::FullyConnected(FullyConnectedParams {
+                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+                weights_format: match o.weights_format().map_err(e)? {
+                    1 => WeightsFormat::Shuffled4x16Int8,
+                    _ => WeightsFormat::Default,
+                },
+                keep_num_dims: o.keep_num_dims().map_err(e)?,
+                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+                quantized_bias_type: tensor_type(o.quantized_bias_type().map_err(e)?),
+            })
+        }
+        (OptionsKind::Add, Some(O::AddOptions(o))) => Params::Add(AddParams {
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            pot_scale_int16: o.pot_scale_int16().map_err(e)?,
+        }),
+        (OptionsKind::Sub, Some(O::SubOptions(o))) => Params::Sub(SubParams {
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            pot_scale_int16: o.pot_scale_int16().map_err(e)?,
+        }),
+        (OptionsKind::Mul, Some(O::MulOptions(o))) => Params::Mul(MulParams {
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+        }),
+        (OptionsKind::Concatenation, Some(O::ConcatenationOptions(o))) => {
+            Params::Concatenation(ConcatenationParams {
+                axis: o.axis().map_err(e)?,
+                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            })
+        }
+        (OptionsKind::Softmax, Some(O::SoftmaxOptions(o))) => Params::Softmax(SoftmaxParams {
+            beta: o.beta().map_err(e)?,
+        }),
+        (OptionsKind::Gather, Some(O::GatherOptions(o))) => Params::Gather(GatherParams {
+            axis: o.axis().map_err(e)?,
+            batch_dims: o.batch_dims().map_err(e)?,
+        }),
+        (OptionsKind::Svdf, Some(O::SvdfOptions(o))) => Params::Svdf(SvdfParams {
+            rank: o.rank().map_err(e)?,
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+        }),
+        (OptionsKind::Rnn, Some(O::RnnOptions(o))) => Params::Rnn(RnnParams {
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+        }),
+        (OptionsKind::SequenceRnn, Some(O::SequenceRnnOptions(o))) => {
+            Params::SequenceRnn(SequenceRnnParams {
+                time_major: o.time_major().map_err(e)?,
+                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+            })
+        }
+        (OptionsKind::BidirectionalSequenceRnn, Some(O::BidirectionalSequenceRnnOptions(o))) => {
+            Params::BidirectionalSequenceRnn(BidirectionalSequenceRnnParams {
+                time_major: o.time_major().map_err(e)?,
+                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+                merge_outputs: o.merge_outputs().map_err(e)?,
+                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+            })
+        }
+        (OptionsKind::Lstm, Some(O::LstmOptions(o))) => Params::Lstm(LstmParams {
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            cell_clip: o.cell_clip().map_err(e)?,
+            proj_clip: o.proj_clip().map_err(e)?,
+            kernel_type: match o.kernel_type().map_err(e)? {
+                1 => LstmKernelType::Basic,
+                _ => LstmKernelType::Full,
+            },
+            asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+        }),
+        (
+            OptionsKind::UnidirectionalSequenceLstm,
+            Some(O::UnidirectionalSequenceLstmOptions(o)),
+        ) => Params::UnidirectionalSequenceLstm(UnidirectionalSequenceLstmParams {
+            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+            cell_clip: o.cell_clip().map_err(e)?,
+            proj_clip: o.proj_clip().map_err(e)?,
+            time_major: o.time_major().map_err(e)?,
+            asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+            diagonal_recurrent_tensors: o.diagonal_recurrent_tensors().map_err(e)?,
+        }),
+        (OptionsKind::BidirectionalSequenceLstm, Some(O::BidirectionalSequenceLstmOptions(o))) => {
+            Params::BidirectionalSequenceLstm(BidirectionalSequenceLstmParams {
+                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+                cell_clip: o.cell_clip().map_err(e)?,
+                proj_clip: o.proj_clip().map_err(e)?,
+                merge_outputs: o.merge_outputs().map_err(e)?,
+                time_major: o.time_major().map_err(e)?,
+                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+            })
+        }
+        (OptionsKind::TransposeConv, Some(O::TransposeConvOptions(o))) => {
+            Params::TransposeConv(TransposeConvParams {
+                padding: Padding::from_schema(o.padding().map_err(e)?),
+                stride_width: o.stride_w().map_err(e)?,
+                stride_height: o.stride_h().map_err(e)?,
+                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
+                quantized_bias_type: tensor_type(o.quantized_bias_type().map_err(e)?),
+            })
+        }
+        (OptionsKind::StridedSlice, Some(O::StridedSliceOptions(o))) => {
+            Params::StridedSlice(StridedSliceParams {
+                begin_mask: o.begin_mask().map_err(e)?,
+                end_mask: o.end_mask().map_err(e)?,
+                ellipsis_mask: o.ellipsis_mask().map_err(e)?,
+                new_axis_mask: o.new_axis_mask().map_err(e)?,
+                shrink_axis_mask: o.shrink_axis_mask().map_err(e)?,
+                offset: o.offset().map_err(e)?,
+            })
+        }
+        (OptionsKind::ResizeBilinear, Some(O::ResizeBilinearOptions(o))) => {
+            Params::ResizeBilinear(ResizeBilinearParams {
+                align_corners: o.align_corners().map_err(e)?,
+                half_pixel_centers: o.half_pixel_centers().map_err(e)?,
+            })
+        }
+        (OptionsKind::ResizeNearestNeighbor, Some(O::ResizeNearestNeighborOptions(o))) => {
+            Params::ResizeNearestNeighbor(ResizeNearestNeighborParams {
+                align_corners: o.align_corners().map_err(e)?,
+                half_pixel_centers: o.half_pixel_centers().map_err(e)?,
+            })
+        }
+        (OptionsKind::FakeQuant, Some(O::FakeQuantOptions(o))) => {
+            Params::FakeQuant(FakeQuantParams {
+                min: o.min().map_err(e)?,
+                max: o.max().map_err(e)?,
+                num_bits: o.num_bits().map_err(e)?,
+                narrow_range: o.narrow_range().map_err(e)?,
+            })
+        }
+        (OptionsKind::BatchMatMul, Some(O::BatchMatMulOptions(o))) => {
+            Params::BatchMatMul(BatchMatMulParams {
+                adj_x: o.adj_x().map_err(e)?,
+                adj_y: o.adj_y().map_err(e)?,
+                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
+            })
+        }
+        // No options table of the type this op reads (or none modelled): schema defaults,
+        // and TF's version rules will see the zero-filled struct.
+        _ => return Ok((Params::defaults_for(op), kind == OptionsKind::None)),
+    };
+    Ok((params, true))
+}
+
+/// A `TensorType` field inside options, converted as TF's `ConvertTensorType` does (unknown
+/// values become `NoType`).
+fn tensor_type(value: i8) -> ElementType {
+    ElementType::from_schema(value).unwrap_or(ElementType::NoType)
+}

@@ -1,0 +1,139 @@
+//! The 241 real models the TensorFlow 2.21 converter wrote (`oracle/tflite/`), against what
+//! TFLite's own C++ versioning computes for them (`tflite_expected.json`, `op_version_cc`):
+//! every operator's version, every operator code's version, the minimum runtime version; and
+//! what the models store (codes, stored versions, stored `min_runtime_version`) must read back
+//! exactly.
+
+use std::path::PathBuf;
+
+use tflite_opver::Model;
+use tflite_opver::model::OperatorLocation;
+
+fn oracle_dir() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/oracle"
+    ))
+}
+
+fn expected() -> serde_json::Map<String, serde_json::Value> {
+    let path = oracle_dir().join("tflite_expected.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("oracle data missing at {}: {e}", path.display()));
+    match serde_json::from_str(&text).expect("valid JSON") {
+        serde_json::Value::Object(map) => map,
+        _ => panic!("tflite_expected.json is an object keyed by model file"),
+    }
+}
+
+fn int(v: &serde_json::Value) -> i64 {
+    v.as_i64()
+        .unwrap_or_else(|| panic!("integer expected, got {v}"))
+}
+
+#[test]
+fn every_real_model_agrees_with_tensorflow() {
+    let models = expected();
+    assert_eq!(models.len(), 241);
+    let (mut ops_checked, mut codes_checked) = (0, 0);
+    let mut mismatches = Vec::new();
+    for (name, want) in &models {
+        let bytes = std::fs::read(oracle_dir().join("tflite").join(name)).expect("model file");
+        let model = Model::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            model.subgraph_count() as i64,
+            int(&want["num_subgraphs"]),
+            "{name}"
+        );
+        assert_eq!(
+            model.schema_version() as i64,
+            int(&want["schema_version"]),
+            "{name}"
+        );
+
+        // What the model stores reads back exactly.
+        let codes = want["operator_codes"].as_array().unwrap();
+        assert_eq!(model.operator_codes().len(), codes.len(), "{name}");
+        for (ours, theirs) in model.operator_codes().iter().zip(codes) {
+            assert_eq!(ours.builtin.name(), theirs["name"].as_str(), "{name}");
+            assert_eq!(
+                i64::from(ours.builtin_code),
+                int(&theirs["builtin_code"]),
+                "{name}"
+            );
+            assert_eq!(
+                i64::from(ours.deprecated_builtin_code),
+                int(&theirs["deprecated_builtin_code"]),
+                "{name}"
+            );
+            assert_eq!(
+                i64::from(ours.version.get()),
+                int(&theirs["version"]),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            model.stored_min_runtime_version(),
+            want["min_runtime_version"].as_str(),
+            "{name}"
+        );
+
+        // What TF computes, per operator code...
+        let required = model.required_versions();
+        for (i, (ours, theirs)) in required.iter().zip(codes).enumerate() {
+            codes_checked += 1;
+            if i64::from(ours.get()) != int(&theirs["op_version_cc"]) {
+                mismatches.push(format!(
+                    "{name}: code {i} ({}) ours v{ours} TF v{}",
+                    theirs["name"], theirs["op_version_cc"]
+                ));
+            }
+        }
+        // ... per operator ...
+        let per_op = model.operator_versions();
+        let ops = want["ops"].as_array().unwrap();
+        assert_eq!(per_op.len(), ops.len(), "{name}");
+        for ((at, version), theirs) in per_op.iter().zip(ops) {
+            ops_checked += 1;
+            let expected_at = OperatorLocation {
+                subgraph: int(&theirs["subgraph"]) as usize,
+                operator: at.operator,
+            };
+            assert_eq!(*at, expected_at, "{name}");
+            assert_eq!(
+                model.opcode_index(*at).unwrap() as i64,
+                int(&theirs["opcode_index"]),
+                "{name}"
+            );
+            if i64::from(version.get()) != int(&theirs["op_version_cc"]) {
+                mismatches.push(format!(
+                    "{name}: operator {at:?} ({}) ours v{version} TF v{}",
+                    theirs["op"], theirs["op_version_cc"]
+                ));
+            }
+        }
+        // ... and the model's minimum runtime.
+        let runtime = model
+            .required_min_runtime_version()
+            .map(|v| v.to_string())
+            .unwrap_or_default();
+        let want_runtime = want["op_version_cc"]["min_runtime_version"]
+            .as_str()
+            .unwrap();
+        if runtime != want_runtime {
+            mismatches.push(format!(
+                "{name}: min runtime ours {runtime:?} TF {want_runtime:?}"
+            ));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} disagreements:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    assert!(
+        ops_checked > 500 && codes_checked > 400,
+        "{ops_checked} ops, {codes_checked} codes"
+    );
+}

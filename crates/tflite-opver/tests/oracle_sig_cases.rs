@@ -1,0 +1,74 @@
+//! Every single-operator signature case TensorFlow 2.21 computed (`tflite_sig_cases.json`):
+//! the whole path from the case's FlatBuffer to our signature, op version and minimum runtime
+//! must agree with TF's `UpdateOpVersion` + `UpdateMinimumRuntimeVersionForModel`.
+
+use std::path::PathBuf;
+
+use tflite_opver::Model;
+use tflite_opver::operator::BuiltinOperator;
+
+fn oracle_dir() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/oracle"
+    ))
+}
+
+fn cases() -> Vec<serde_json::Value> {
+    let path = oracle_dir().join("tflite_sig_cases.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("oracle data missing at {}: {e}", path.display()));
+    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    json["cases"].as_array().expect("cases array").clone()
+}
+
+#[test]
+fn every_signature_case_agrees_with_tensorflow() {
+    let cases = cases();
+    assert!(
+        cases.len() > 1700,
+        "expected ~1788 cases, found {}",
+        cases.len()
+    );
+    let mut mismatches = Vec::new();
+    let mut crashes = 0;
+    for case in &cases {
+        let label = case["label"].as_str().unwrap_or("?");
+        let file = oracle_dir().join(case["file"].as_str().expect("file"));
+        let bytes = std::fs::read(&file).expect("case model readable");
+        let model = Model::from_bytes(&bytes).unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(model.operator_codes().len(), 1, "{label}");
+        let code = model.operator_codes()[0];
+        assert_eq!(
+            code.builtin,
+            BuiltinOperator::from_name(case["op"].as_str().unwrap()).unwrap(),
+            "{label}"
+        );
+        let required = model.required_versions()[0].get();
+        if case.get("crash").is_some() {
+            // TF aborts on these (int16 activations and int16 weights conv); ours answers.
+            crashes += 1;
+            assert!(required >= 1, "{label}");
+            continue;
+        }
+        let want = case["version"].as_i64().expect("version") as i32;
+        let want_runtime = case["min_runtime_version"].as_str().expect("runtime");
+        let got_runtime = model
+            .required_min_runtime_version()
+            .map(|v| v.to_string())
+            .unwrap_or_default();
+        if required != want || got_runtime != want_runtime {
+            mismatches.push(format!(
+                "{label}: version ours {required} TF {want}; runtime ours {got_runtime:?} TF {want_runtime:?}"
+            ));
+        }
+    }
+    assert_eq!(crashes, 6, "the oracle records six TF crashes");
+    assert!(
+        mismatches.is_empty(),
+        "{} of {} cases disagree:\n{}",
+        mismatches.len(),
+        cases.len(),
+        mismatches.join("\n")
+    );
+}
