@@ -166,10 +166,13 @@ impl<'a> Iterator for Fields<'a> {
 
 /// Checks that `bytes` may be a protobuf message at all: not above 2 GiB.
 pub(crate) fn check_size(bytes: &[u8]) -> Result<(), Error> {
-    if bytes.len() > MAX_MESSAGE_LEN {
-        return Err(Error::TooLarge {
-            len: bytes.len() as u64,
-        });
+    check_len(bytes.len() as u64)
+}
+
+/// Checks that a message of `len` bytes is within protobuf's 2 GiB limit.
+pub(crate) fn check_len(len: u64) -> Result<(), Error> {
+    if len > MAX_MESSAGE_LEN as u64 {
+        return Err(Error::TooLarge { len });
     }
     Ok(())
 }
@@ -184,4 +187,60 @@ pub(crate) fn put_bytes_field(out: &mut Vec<u8>, number: u32, payload: &[u8]) {
 pub(crate) fn put_payload(out: &mut Vec<u8>, payload: &[u8]) {
     prost::encoding::encode_varint(payload.len() as u64, out);
     out.extend_from_slice(payload);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_report_absolute_offsets() {
+        // field 1 varint 150 (08 96 01), field 2 bytes "hi" (12 02 68 69), fixed32 field 3.
+        let bytes = [0x08, 0x96, 0x01, 0x12, 0x02, b'h', b'i', 0x1d, 1, 2, 3, 4];
+        let fields: Vec<Field<'_>> = Fields::new(&bytes, 100, "Test")
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(fields.len(), 3);
+        assert_eq!(
+            (fields[0].number, fields[0].start, fields[0].end),
+            (1, 100, 103)
+        );
+        assert_eq!(fields[0].varint("Test").unwrap(), 150);
+        assert_eq!(fields[1].bytes("Test").unwrap(), (&b"hi"[..], 105));
+        assert_eq!(fields[1].string("Test", "s").unwrap(), "hi");
+        assert_eq!(fields[1].key_len, 1);
+        assert_eq!(fields[2].wire_type(), WireType::ThirtyTwoBit);
+        assert_eq!(fields[2].end, 112);
+        assert!(matches!(
+            fields[2].varint("Test"),
+            Err(Error::WrongWireType {
+                field: 3,
+                offset: 107,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn the_iterator_stops_after_an_error() {
+        let bytes = [0x12, 0x09, 1, 2];
+        let mut fields = Fields::new(&bytes, 0, "Test");
+        assert!(matches!(
+            fields.next(),
+            Some(Err(Error::Truncated {
+                needed: 9,
+                available: 2,
+                ..
+            }))
+        ));
+        assert!(fields.next().is_none());
+    }
+
+    #[test]
+    fn inputs_above_two_gib_are_refused() {
+        assert!(check_len(MAX_MESSAGE_LEN as u64).is_ok());
+        let error = check_len(MAX_MESSAGE_LEN as u64 + 1).unwrap_err();
+        assert_eq!(error, Error::TooLarge { len: 2_147_483_648 });
+        assert!(error.to_string().contains("at most 2 GiB"));
+    }
 }
