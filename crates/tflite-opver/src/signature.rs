@@ -373,6 +373,8 @@ pub struct OpSignature {
     pub params: Params,
     /// Whether the operator has an options table of the type its op reads. Without one,
     /// TF's version rules see a zero-filled struct; see [`OpSignature::versioning_params`].
+    /// Always `true` for ops whose options this crate does not model ([`Params::None`]):
+    /// nothing they read can be missing.
     pub options_present: bool,
     /// Facts derived from the tensors (TF's `ext_options`).
     pub facts: SignatureFacts,
@@ -403,7 +405,7 @@ impl OpSignature {
     /// defaults, and the version rules see TF's zero-filled struct.
     pub fn without_options(mut self) -> Self {
         self.params = Params::defaults_for(self.op);
-        self.options_present = false;
+        self.options_present = self.params == Params::None;
         self
     }
 

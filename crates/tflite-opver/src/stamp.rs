@@ -124,6 +124,8 @@ pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
     };
     match (metadata, in_place) {
         (Some(_), Some((start, len))) => {
+            // Like TF, write the 16 bytes of the version field: the text, NUL-padded.
+            let len = len.min(RuntimeVersion::METADATA_BUFFER_LEN);
             let data = &mut out[start..start + len];
             data.fill(0);
             data[..runtime_text.len()].copy_from_slice(runtime_text.as_bytes());
@@ -137,6 +139,7 @@ pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
     if extended {
         out = plan.apply(&out, &layout, bytes, &model)?;
     }
+    verify(&model, &out, &versions, &runtime_text)?;
     Ok(Stamped {
         bytes: out,
         changes,
@@ -144,6 +147,54 @@ pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
         min_runtime_after: runtime_text,
         extended,
     })
+}
+
+/// The stamped model must read exactly as the original except the stamped fields. A valid
+/// model always does; a hostile one whose tables overlap could be damaged by a patch, and is
+/// refused rather than returned broken.
+fn verify(
+    before: &Model<'_>,
+    after: &[u8],
+    versions: &[OpVersion],
+    runtime_text: &str,
+) -> Result<(), Error> {
+    let damaged = || Error::CannotStamp {
+        reason: "its tables overlap, so patching one field would change another".into(),
+    };
+    let after = Model::from_bytes(after).map_err(|_| damaged())?;
+    let same_codes = before.operator_codes().len() == after.operator_codes().len()
+        && before
+            .operator_codes()
+            .iter()
+            .zip(after.operator_codes())
+            .zip(versions)
+            .all(|((b, a), v)| {
+                a.version == *v
+                    && (
+                        b.builtin,
+                        b.builtin_code,
+                        b.deprecated_builtin_code,
+                        b.custom_code,
+                    ) == (
+                        a.builtin,
+                        a.builtin_code,
+                        a.deprecated_builtin_code,
+                        a.custom_code,
+                    )
+            });
+    let runtime_ok = match after.stored_min_runtime_version() {
+        Some(text) => text == runtime_text,
+        None => before.stored_min_runtime_version().is_none() && runtime_text.is_empty(),
+    };
+    let same_operators = before.operator_count() == after.operator_count()
+        && before
+            .operators()
+            .all(|at| before.signature(at).ok() == after.signature(at).ok());
+    if same_codes && runtime_ok && same_operators {
+        Ok(())
+    } else {
+        Err(damaged())
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
