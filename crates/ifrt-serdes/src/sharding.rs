@@ -266,8 +266,12 @@ fn is_permutation(axes: &[i32]) -> bool {
     axes.iter().all(in_range) && all_distinct(axes)
 }
 
-/// Whether no value repeats. Small lists (the common case) are checked without allocating.
+/// Whether no value repeats. Increasing lists (the common case) and small lists are checked
+/// without allocating.
 fn all_distinct(values: &[i32]) -> bool {
+    if values.windows(2).all(|w| w[0] < w[1]) {
+        return true;
+    }
     if values.len() <= 32 {
         return values
             .iter()
