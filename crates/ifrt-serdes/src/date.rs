@@ -106,6 +106,28 @@ const fn days_in_month(year: i32, month: u32) -> u32 {
     }
 }
 
+/// Parses `YYYY-MM-DD`.
+impl std::str::FromStr for CivilDate {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let bad = || Error::DateSyntax {
+            text: text.chars().take(32).collect(),
+        };
+        let mut parts = text.splitn(3, '-');
+        let mut next = || parts.next().ok_or_else(bad);
+        let (year, month, day) = (next()?, next()?, next()?);
+        let digits =
+            |part: &str, len: usize| part.len() == len && part.bytes().all(|b| b.is_ascii_digit());
+        if !digits(year, 4) || !digits(month, 2) || !digits(day, 2) {
+            return Err(bad());
+        }
+        let number = |part: &str| part.parse::<u32>().map_err(|_| bad());
+        let year = i32::try_from(number(year)?).map_err(|_| bad())?;
+        CivilDate::new(year, number(month)?, number(day)?)
+    }
+}
+
 impl fmt::Display for CivilDate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
@@ -197,6 +219,29 @@ mod tests {
             "2025-00-01 is not a valid date (years 1..=9999)"
         );
         assert_eq!(CivilDate::from_days_since_epoch(i64::MAX), None);
+    }
+
+    #[test]
+    fn dates_parse_from_iso_text() {
+        assert_eq!("2026-02-19".parse(), Ok(CivilDate::known(2026, 2, 19)));
+        assert_eq!(CivilDate::known(2026, 2, 19).to_string(), "2026-02-19");
+        for bad in [
+            "",
+            "2026",
+            "2026-2-19",
+            "2026-02-19x",
+            "+026-02-19",
+            "2026/02/19",
+        ] {
+            assert!(
+                matches!(bad.parse::<CivilDate>(), Err(Error::DateSyntax { .. })),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            "2026-02-30".parse::<CivilDate>(),
+            Err(Error::InvalidDate { .. })
+        ));
     }
 
     #[test]

@@ -178,6 +178,13 @@ pub enum Error {
         server: VersionRange,
     },
 
+    /// Text that is not a `YYYY-MM-DD` date.
+    #[error("{text:?} is not a date; write it as YYYY-MM-DD")]
+    DateSyntax {
+        /// The text (at most 32 characters of it).
+        text: String,
+    },
+
     /// A civil date that does not exist.
     #[error("{year:04}-{month:02}-{day:02} is not a valid date (years 1..=9999)")]
     InvalidDate {
