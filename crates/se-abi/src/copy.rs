@@ -105,7 +105,10 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
         // SAFETY: `ours < struct_size`, so the `struct_size - ours` bytes after `ours` are within
         // the readable, initialized bytes the caller vouches for; `u8` needs no alignment.
         let extra = unsafe { core::slice::from_raw_parts(extra_start, struct_size - ours) };
-        if let Some(at) = extra.iter().position(|&byte| byte != 0) {
+        // Or-ing every byte (no early exit) vectorizes; the position is looked up only on error.
+        let any_set = extra.iter().fold(0u8, |acc, &byte| acc | byte) != 0;
+        if any_set {
+            let at = extra.iter().position(|&byte| byte != 0).unwrap_or(0);
             return Err(Error::TooBig {
                 name: T::NAME,
                 found: struct_size,
@@ -117,14 +120,23 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
     let kept = struct_size.min(ours);
     let mut out = MaybeUninit::<T>::zeroed();
     let dst = out.as_mut_ptr().cast::<u8>();
-    // SAFETY: `kept <= struct_size` bytes are readable at `base`; `kept <= T::STRUCT_SIZE <=
-    // size_of::<T>()` bytes are writable at `dst`; a local cannot overlap foreign memory. A byte
-    // copy carries pointer provenance along.
-    unsafe { core::ptr::copy_nonoverlapping(base.as_ptr().cast_const(), dst, kept) };
+    if kept == ours {
+        // The common case, split out so that the copy has a constant length and is inlined.
+        // SAFETY: as below, with `kept == ours`.
+        unsafe { core::ptr::copy_nonoverlapping(base.as_ptr().cast_const(), dst, ours) };
+    } else {
+        // SAFETY: `kept <= struct_size` bytes are readable at `base`; `kept <= T::STRUCT_SIZE <=
+        // size_of::<T>()` bytes are writable at `dst`; a local cannot overlap foreign memory. A
+        // byte copy carries pointer provenance along.
+        unsafe { core::ptr::copy_nonoverlapping(base.as_ptr().cast_const(), dst, kept) };
+    }
     // SAFETY: `struct_size` is a `usize` at offset 0 of `T` (`Versioned`), inside `out`.
     unsafe { dst.cast::<usize>().write_unaligned(kept) };
-    for member in T::MEMBERS {
-        if member.deprecated.is_some() && member.kind != MemberKind::Header {
+    for member in T::MEMBERS
+        .iter()
+        .filter(|member| member.deprecated.is_some())
+    {
+        if member.kind != MemberKind::Header {
             // SAFETY: the member lies within `T` (`Versioned`), so within `out`.
             unsafe { dst.wrapping_add(member.offset).write_bytes(0, member.size) };
         }
