@@ -258,3 +258,78 @@ fn invalid_values_are_refused_on_construction() {
     let huge = vec![i32::MAX; 4];
     assert!(ShardingParam::new(vec![], vec![0, 1, 2, 3], huge, vec![]).is_err());
 }
+
+/// A sharding kind defined outside the crate: the family is open.
+#[derive(Debug, Clone, PartialEq)]
+struct ReplicatedSharding {
+    devices: Vec<i32>,
+}
+
+impl Serializable for ReplicatedSharding {}
+
+impl ifrt_serdes::Sharding for ReplicatedSharding {
+    fn same_as(&self, other: &dyn ifrt_serdes::Sharding) -> bool {
+        (other as &dyn std::any::Any).downcast_ref::<Self>() == Some(self)
+    }
+}
+
+impl Codec for ReplicatedSharding {
+    const TYPE_NAME: &'static str = "example::ReplicatedSharding";
+
+    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
+        let proto = ifrt_serdes::proto::DeviceListProto {
+            version_number: options.version().number().value(),
+            device_ids: self.devices.clone(),
+        };
+        Ok(proto.encode_to_vec())
+    }
+
+    fn deserialize(
+        data: &[u8],
+        _: &DeserializeOptions,
+        registry: &Registry,
+    ) -> Result<Self, Error> {
+        let proto =
+            ifrt_serdes::proto::DeviceListProto::decode(data).map_err(|e| Error::Malformed {
+                what: "DeviceListProto",
+                reason: e.to_string(),
+            })?;
+        registry.check_readable(
+            SerDesVersionNumber::new(proto.version_number),
+            "ReplicatedSharding",
+        )?;
+        Ok(ReplicatedSharding {
+            devices: proto.device_ids,
+        })
+    }
+}
+
+#[test]
+fn users_add_their_own_sharding_kinds() {
+    let mut registry = built_in();
+    registry.register_sharding::<ReplicatedSharding>().unwrap();
+    let version = *versions().last().unwrap();
+    let spec = ArraySpec {
+        dtype: DType::Pred,
+        shape: Shape::new(vec![3]).unwrap(),
+        sharding: Arc::new(ReplicatedSharding {
+            devices: vec![0, 1],
+        }),
+    };
+    let bytes = registry
+        .serialize_to_bytes(&spec, &options(version))
+        .unwrap();
+    let back: ArraySpec = registry
+        .deserialize_from_bytes(&bytes, &DeserializeOptions::default())
+        .unwrap();
+    assert_eq!(back, spec);
+    // A reader that lacks the kind says which name it does not know.
+    let error = built_in()
+        .deserialize_from_bytes::<ArraySpec>(&bytes, &DeserializeOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Deserialize call failed. Serializable has no associated SerDes implementation. \
+         type_name: example::ReplicatedSharding"
+    );
+}
