@@ -24,6 +24,26 @@
 //! - **Old formats are removed by raising the minimum.** See [`version`] for the
 //!   steps of adding and removing a format.
 //!
+//! # The types and their format history
+//!
+//! Modelled on IFRT's, with IFRT's protobuf field numbers (`proto/ifrt/`): [`DType`],
+//! [`Shape`], the shardings [`SingleDeviceSharding`] and [`ShardingParamSharding`] (over a
+//! [`ShardingParam`]), and [`ArraySpec`] (dtype + shape + any registered sharding). Every
+//! message has a `version_number` field.
+//!
+//! | version | introduced | change |
+//! |---|---|---|
+//! | 0 | 2025-05-20 | initial formats (IFRT's version 0) |
+//! | 1 | 2026-02-19 | `ShardingParam` gains unreduced axes (IFRT's version 1); version 0 refuses to write a param that has any |
+//! | 2 | 2026-06-16 | well-known memory kinds written as an id instead of a name (this crate's own change) |
+//!
+//! # Features
+//!
+//! - `testing-bad-default-version`: [`DefaultVersionAccessor::get`] returns
+//!   [`Error::DefaultVersionDisallowed`] (IFRT's `IFRT_TESTING_BAD_DEFAULT_SERDES_VERSION`).
+//!   CI runs the whole test suite with it.
+//! - `cli`: the `ifrt-serdes` tool (`history`, `inspect`, `negotiate`).
+//!
 //! # Example
 //!
 //! ```
