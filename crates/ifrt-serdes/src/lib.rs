@@ -81,6 +81,7 @@
 mod array_spec;
 mod date;
 mod dtype;
+mod envelope;
 mod error;
 #[rustfmt::skip]
 mod generated;

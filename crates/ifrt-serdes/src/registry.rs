@@ -225,6 +225,19 @@ impl Registry {
         value: &dyn Serializable,
         options: &SerializeOptions,
     ) -> Result<Serialized, Error> {
+        let (type_name, data) = self.serialize_parts(value, options)?;
+        Ok(Serialized {
+            type_name: type_name.to_string(),
+            data,
+        })
+    }
+
+    /// The type name and the data of `value`'s envelope.
+    fn serialize_parts(
+        &self,
+        value: &dyn Serializable,
+        options: &SerializeOptions,
+    ) -> Result<(&'static str, Vec<u8>), Error> {
         let type_id = (value as &dyn Any).type_id();
         let (type_name, entry) = *self.by_type.get(&type_id).ok_or(Error::NoSerDesForValue)?;
         if !self.supported.contains(options.version.number()) {
@@ -235,11 +248,7 @@ impl Registry {
                 what,
             });
         }
-        let data = (entry.serialize)(value, options, self)?;
-        Ok(Serialized {
-            type_name: type_name.to_string(),
-            data,
-        })
+        Ok((type_name, (entry.serialize)(value, options, self)?))
     }
 
     /// [`Registry::serialize`], then the envelope's protobuf bytes.
@@ -248,7 +257,8 @@ impl Registry {
         value: &dyn Serializable,
         options: &SerializeOptions,
     ) -> Result<Vec<u8>, Error> {
-        Ok(self.serialize(value, options)?.encode_to_vec())
+        let (type_name, data) = self.serialize_parts(value, options)?;
+        Ok(crate::envelope::write(type_name, &data))
     }
 
     /// Reads an envelope as whatever registered type it names.
@@ -257,8 +267,16 @@ impl Registry {
         serialized: &Serialized,
         options: &DeserializeOptions,
     ) -> Result<Box<dyn Serializable>, Error> {
-        let entry = self.entry(&serialized.type_name)?;
-        (entry.deserialize)(&serialized.data, options, self)
+        self.deserialize_dyn_parts(&serialized.type_name, &serialized.data, options)
+    }
+
+    fn deserialize_dyn_parts(
+        &self,
+        type_name: &str,
+        data: &[u8],
+        options: &DeserializeOptions,
+    ) -> Result<Box<dyn Serializable>, Error> {
+        (self.entry(type_name)?.deserialize)(data, options, self)
     }
 
     /// Reads an envelope that must hold a `T`.
@@ -267,15 +285,24 @@ impl Registry {
         serialized: &Serialized,
         options: &DeserializeOptions,
     ) -> Result<T, Error> {
-        if serialized.type_name != T::TYPE_NAME || !self.by_type.contains_key(&TypeId::of::<T>()) {
+        self.deserialize_parts(&serialized.type_name, &serialized.data, options)
+    }
+
+    fn deserialize_parts<T: Codec>(
+        &self,
+        type_name: &str,
+        data: &[u8],
+        options: &DeserializeOptions,
+    ) -> Result<T, Error> {
+        if type_name != T::TYPE_NAME || !self.by_type.contains_key(&TypeId::of::<T>()) {
             // Say why: the reader lacks the named type, or the data holds another type.
-            self.entry(&serialized.type_name)?;
+            self.entry(type_name)?;
             return Err(Error::WrongType {
                 expected: T::TYPE_NAME,
-                found: serialized.type_name.clone(),
+                found: type_name.to_string(),
             });
         }
-        T::deserialize(&serialized.data, options, self)
+        T::deserialize(data, options, self)
     }
 
     /// Reads an envelope that must hold a registered kind of sharding.
@@ -308,7 +335,9 @@ impl Registry {
         bytes: &[u8],
         options: &DeserializeOptions,
     ) -> Result<Box<dyn Serializable>, Error> {
-        self.deserialize_dyn(&self.envelope_from_bytes(bytes, options)?, options)
+        check_size(bytes, options)?;
+        let (type_name, data) = crate::envelope::read(bytes)?;
+        self.deserialize_dyn_parts(type_name, data, options)
     }
 
     /// [`Registry::envelope_from_bytes`], then [`Registry::deserialize`].
@@ -317,7 +346,9 @@ impl Registry {
         bytes: &[u8],
         options: &DeserializeOptions,
     ) -> Result<T, Error> {
-        self.deserialize(&self.envelope_from_bytes(bytes, options)?, options)
+        check_size(bytes, options)?;
+        let (type_name, data) = crate::envelope::read(bytes)?;
+        self.deserialize_parts(type_name, data, options)
     }
 
     /// Fails unless this build can write `version`.
@@ -361,16 +392,22 @@ pub(crate) fn decode_message<M: Message + Default>(
     options: &DeserializeOptions,
     what: &'static str,
 ) -> Result<M, Error> {
+    check_size(bytes, options)?;
+    M::decode(bytes).map_err(|e| Error::Malformed {
+        what,
+        reason: e.to_string(),
+    })
+}
+
+/// Refuses inputs over the caller's limit, before anything is parsed.
+fn check_size(bytes: &[u8], options: &DeserializeOptions) -> Result<(), Error> {
     if bytes.len() > options.max_bytes {
         return Err(Error::TooLarge {
             len: bytes.len(),
             limit: options.max_bytes,
         });
     }
-    M::decode(bytes).map_err(|e| Error::Malformed {
-        what,
-        reason: e.to_string(),
-    })
+    Ok(())
 }
 
 fn serialize_as<T: Codec>(

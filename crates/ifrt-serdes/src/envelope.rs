@@ -1,0 +1,143 @@
+//! The `Serialized { type_name = 1, data = 2 }` envelope on the wire, read and written without
+//! copying its payload.
+//!
+//! prost's generated `Serialized` owns a `String` and a `Vec<u8>`, so decoding it copies the
+//! whole payload once more before the payload is itself decoded. The registry's byte-level entry
+//! points use these two functions instead: built from prost's own wire primitives, they accept
+//! and produce exactly what `Serialized::decode` and `Serialized::encode_to_vec` do (a property
+//! test below holds them to it), but borrow the payload.
+
+use prost::bytes::BufMut;
+use prost::encoding::{
+    DecodeContext, WireType, check_wire_type, decode_key, decode_varint, encode_key, encode_varint,
+    encoded_len_varint, key_len, skip_field,
+};
+
+use crate::error::Error;
+
+const TYPE_NAME: u32 = 1;
+const DATA: u32 = 2;
+
+/// The envelope's bytes, as `Serialized { type_name, data }.encode_to_vec()` writes them.
+pub(crate) fn write(type_name: &str, data: &[u8]) -> Vec<u8> {
+    let field_len = |len: usize| {
+        if len == 0 {
+            0
+        } else {
+            key_len(1) + encoded_len_varint(len as u64) + len
+        }
+    };
+    let mut out = Vec::with_capacity(field_len(type_name.len()) + field_len(data.len()));
+    // proto3 leaves fields with default (empty) values out.
+    for (tag, value) in [(TYPE_NAME, type_name.as_bytes()), (DATA, data)] {
+        if !value.is_empty() {
+            encode_key(tag, WireType::LengthDelimited, &mut out);
+            encode_varint(value.len() as u64, &mut out);
+            out.put_slice(value);
+        }
+    }
+    out
+}
+
+/// The envelope's type name and payload, borrowed from `bytes`; the same acceptance as
+/// `Serialized::decode` (unknown fields skipped, the last occurrence of a field wins, the type
+/// name must be UTF-8).
+pub(crate) fn read(bytes: &[u8]) -> Result<(&str, &[u8]), Error> {
+    let malformed = |reason: String| Error::Malformed {
+        what: "Serialized",
+        reason,
+    };
+    let mut buf = bytes;
+    let mut type_name: &[u8] = &[];
+    let mut data: &[u8] = &[];
+    while !buf.is_empty() {
+        let (tag, wire_type) = decode_key(&mut buf).map_err(|e| malformed(e.to_string()))?;
+        if tag == TYPE_NAME || tag == DATA {
+            check_wire_type(WireType::LengthDelimited, wire_type)
+                .map_err(|e| malformed(e.to_string()))?;
+            let len = decode_varint(&mut buf).map_err(|e| malformed(e.to_string()))?;
+            let len = usize::try_from(len)
+                .ok()
+                .filter(|len| *len <= buf.len())
+                .ok_or_else(|| malformed(format!("field {tag} runs past the end of the input")))?;
+            let (value, rest) = buf.split_at(len);
+            buf = rest;
+            if tag == TYPE_NAME {
+                type_name = value;
+            } else {
+                data = value;
+            }
+        } else {
+            skip_field(wire_type, tag, &mut buf, DecodeContext::default())
+                .map_err(|e| malformed(e.to_string()))?;
+        }
+    }
+    let type_name = std::str::from_utf8(type_name)
+        .map_err(|_| malformed("the type name is not UTF-8".to_string()))?;
+    Ok((type_name, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generated::xla::ifrt::Serialized;
+    use proptest::prelude::*;
+    use prost::Message;
+
+    /// One field of a hand-made message: any tag, any wire type, well or badly formed.
+    fn field() -> impl Strategy<Value = Vec<u8>> {
+        (
+            0u32..6,
+            0u8..8,
+            proptest::collection::vec(any::<u8>(), 0..12),
+            any::<bool>(),
+        )
+            .prop_map(|(tag, wire, payload, well_formed)| {
+                let mut out = Vec::new();
+                encode_varint(u64::from(tag << 3 | u32::from(wire)), &mut out);
+                match (wire, well_formed) {
+                    (0, true) => encode_varint(payload.len() as u64 * 1000, &mut out),
+                    (2, true) => {
+                        encode_varint(payload.len() as u64, &mut out);
+                        out.extend(&payload);
+                    }
+                    (1, true) => out.extend([7; 8]),
+                    (5, true) => out.extend([7; 4]),
+                    _ => out.extend(&payload),
+                }
+                out
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn reads_what_prost_reads(fields in proptest::collection::vec(field(), 0..5)) {
+            let bytes = fields.concat();
+            match (read(&bytes), Serialized::decode(bytes.as_slice())) {
+                (Ok((name, data)), Ok(expected)) => {
+                    prop_assert_eq!(name, expected.type_name.as_str());
+                    prop_assert_eq!(data, expected.data.as_slice());
+                }
+                (Err(_), Err(_)) => {}
+                (ours, prost) => prop_assert!(false, "{:?} vs {:?} for {:?}", ours, prost, bytes),
+            }
+        }
+
+        #[test]
+        fn reads_arbitrary_bytes_as_prost_does(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            prop_assert_eq!(read(&bytes).is_ok(), Serialized::decode(bytes.as_slice()).is_ok());
+        }
+
+        #[test]
+        fn writes_what_prost_writes(name in ".{0,40}", data in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let expected = Serialized { type_name: name.clone(), data: data.clone() }.encode_to_vec();
+            prop_assert_eq!(write(&name, &data), expected);
+            let written = write(&name, &data);
+            let (back_name, back_data) = read(&written).unwrap();
+            prop_assert_eq!(back_name, name.as_str());
+            prop_assert_eq!(back_data, data.as_slice());
+        }
+    }
+}
