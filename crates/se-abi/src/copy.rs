@@ -205,3 +205,20 @@ pub fn set<T: Versioned, F: crate::AbiMember, K: crate::Kind<F>>(
         unsafe { size_at.write(end) };
     }
 }
+
+/// Writes `value` into `out` as a producer does (see [`write_to`]), returning how many bytes
+/// that is: `value`'s `struct_size`. A buffer shorter than that is [`Error::Truncated`].
+pub fn write_to_bytes<T: Versioned>(value: &T, out: &mut [u8]) -> Result<usize, Error> {
+    let struct_size = View::of(value).struct_size();
+    if out.len() < struct_size {
+        return Err(Error::Truncated {
+            name: T::NAME,
+            claimed: struct_size,
+            available: out.len(),
+        });
+    }
+    // SAFETY: `out` is writable for at least `struct_size` bytes and, being a unique borrow,
+    // cannot overlap `value`.
+    unsafe { write_to(value, NonNull::from(out).cast::<u8>()) };
+    Ok(struct_size)
+}

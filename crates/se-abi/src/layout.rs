@@ -90,6 +90,15 @@ pub enum ProducerVersion {
     Newer,
 }
 
+impl core::fmt::Display for ProducerVersion {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ProducerVersion::Known(version) => write!(f, "{version}"),
+            ProducerVersion::Newer => f.write_str("newer than this build"),
+        }
+    }
+}
+
 /// The end offset of the last member of a table: the struct's size constant.
 pub const fn struct_size_of(members: &[Member]) -> usize {
     let mut end = 0;

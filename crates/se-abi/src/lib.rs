@@ -1,4 +1,88 @@
 //! C-ABI structs versioned by `struct_size`, as in TensorFlow's StreamExecutor C API.
+//!
+//! A host and a plugin compiled against *different versions* of one C header exchange
+//! `#[repr(C)]` structs. Each struct starts with `size_t struct_size`, which the producer sets to
+//! the size of the struct *it* was compiled with, and a reserved `void* next` (always zero).
+//! The rules (TensorFlow's `C_API_versioning_strategy.md` RFC, `tensorflow/community`):
+//!
+//! - **The size constant is the end of the last member** (`offsetof + sizeof`, trailing padding
+//!   excluded): TF's `SP_Platform` is 40 bytes but its `SP_PLATFORM_STRUCT_SIZE` is 35.
+//! - **Members are only appended.** Never removed, reordered, renamed or re-typed: renaming or
+//!   changing a type is a deprecation plus a new member. Maximum alignment is 8 bytes.
+//! - **A reader touches a member only if the producer's struct reaches it**:
+//!   `struct_size > offsetof(member)`. An older producer's missing members are not read; a newer
+//!   producer's extra members are ignored.
+//! - **Deprecation is in place**: the member keeps its bytes, producers stop setting it (zero),
+//!   consumers stop reading it. Members where 0 / NULL means "not set" must be validated before
+//!   use, so a newer producer's zeroed deprecated member is harmless to an older consumer that
+//!   validates.
+//! - **Only `SE_MAJOR` must match** at registration
+//!   ([`check_registration`]); minor differences are absorbed by `struct_size`.
+//!
+//! # How this crate encodes it
+//!
+//! [`versioned_struct!`] declares a struct once, each member tagged with the version that added it
+//! (and deprecated it), its kind ([`Value`] or [`NonZero`]) and its locked byte range. From that
+//! come the `#[repr(C)]` struct with private fields, its size constant and the size at every
+//! version ([`Versioned`]), a zero-filling `new()`, one [`Field`] handle per live member for
+//! checked reads and writes, and a compile-time **layout lock** that rejects a reordered, removed,
+//! re-typed or over-aligned member with a message naming it.
+//!
+//! Foreign memory is read through [`View`], a raw pointer plus the producer's `struct_size` that
+//! never forms a reference to a whole struct that may be shorter than this build's type.
+//! [`copy_from_ptr`] / [`copy_from_bytes`] make an owned copy with Linux `copy_struct_from_user`
+//! semantics ([`Tail`]); [`write_to`] / [`write_to_bytes`] write exactly `struct_size` bytes, as a
+//! producer does. Bad sizes are typed [`Error`]s in TensorFlow's words. The crate is `no_std`.
+//!
+//! # Example: an old plugin, a new host, and the other way round
+//!
+//! ```
+//! use se_abi::{Tail, copy_from_bytes, versioned_struct, write_to_bytes};
+//!
+//! mod v1 {
+//!     se_abi::versioned_struct! {
+//!         /// What the plugin was compiled with.
+//!         #[abi(size = DEV_STRUCT_SIZE, sizes = [24])]
+//!         pub struct Dev {
+//!             ordinal: u64 = value(since 1, at 16..24),
+//!         }
+//!     }
+//! }
+//! mod v2 {
+//!     se_abi::versioned_struct! {
+//!         /// What the host was compiled with: one member appended.
+//!         #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32])]
+//!         pub struct Dev {
+//!             ordinal: u64 = value(since 1, at 16..24),
+//!             handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
+//!         }
+//!     }
+//! }
+//!
+//! // An old plugin writes its 24-byte struct ...
+//! let mut plugin = v1::Dev::new();
+//! plugin.set(v1::Dev::ordinal, 7);
+//! let mut wire = [0u8; 64];
+//! let n = write_to_bytes(&plugin, &mut wire)?;
+//! assert_eq!(n, 24);
+//!
+//! // ... and a new host reads what is there, and only that.
+//! let host: v2::Dev = copy_from_bytes(&wire[..n], Tail::MustBeZero)?;
+//! assert_eq!(host.get(v2::Dev::ordinal), Some(7));
+//! assert_eq!(host.get(v2::Dev::handle), None); // 24 does not reach offset 24: not read
+//!
+//! // A new plugin's extra member is ignored by an old host (TF), or refused if set (E2BIG).
+//! let mut plugin = v2::Dev::new();
+//! plugin.set(v2::Dev::ordinal, 8).set(v2::Dev::handle, std::ptr::without_provenance_mut(0x10));
+//! let n = write_to_bytes(&plugin, &mut wire)?;
+//! let host: v1::Dev = copy_from_bytes(&wire[..n], Tail::Ignore)?;
+//! assert_eq!(host.get(v1::Dev::ordinal), Some(8));
+//! assert!(copy_from_bytes::<v1::Dev>(&wire[..n], Tail::MustBeZero).is_err());
+//! # Ok::<(), se_abi::Error>(())
+//! ```
+//!
+//! `examples/tour.rs` walks the seed's `SE_Device` from version 1 to 5; the crate's tests run a
+//! matrix of C and Rust hosts and plugins of every version through `dlopen`, under valgrind in CI.
 #![no_std]
 #![warn(missing_docs)]
 
@@ -11,7 +95,7 @@ mod registration;
 mod version;
 mod view;
 
-pub use copy::{Tail, copy_from_bytes, copy_from_ptr, write_to};
+pub use copy::{Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes};
 pub use error::Error;
 #[doc(hidden)]
 pub use layout::__private;
