@@ -209,8 +209,8 @@ macro_rules! versioned_struct {
             $( $(#[doc = $fdoc])* $field: $fty, )+
         }
 
-        #[doc = concat!(
-            "`", stringify!($name), "`'s size in this build: the end offset of its last member ",
+        #[doc = ::core::concat!(
+            "`", ::core::stringify!($name), "`'s size in this build: the end offset of its last member ",
             "(trailing padding excluded)."
         )]
         $vis const $size: usize = <$name as $crate::Versioned>::STRUCT_SIZE;
@@ -219,14 +219,14 @@ macro_rules! versioned_struct {
         // `next: *mut c_void`; every member's type is checked to be an `AbiMember` below, and the
         // member table is built with `offset_of!` and `size_of` of the declared types.
         unsafe impl $crate::Versioned for $name {
-            const NAME: &'static str = stringify!($name);
-            const SIZE_NAME: &'static str = stringify!($size);
+            const NAME: &'static str = ::core::stringify!($name);
+            const SIZE_NAME: &'static str = ::core::stringify!($size);
             const MEMBERS: &'static [$crate::Member] = &[
                 $crate::Member::HEADER[0],
                 $crate::Member::HEADER[1],
                 $(
                     $crate::Member {
-                        name: stringify!($field),
+                        name: ::core::stringify!($field),
                         offset: ::core::mem::offset_of!($name, $field),
                         size: ::core::mem::size_of::<$fty>(),
                         align: ::core::mem::align_of::<$fty>(),
@@ -245,63 +245,63 @@ macro_rules! versioned_struct {
         const _: () = {
             $(
                 $crate::__private::assert_member::<$fty>();
-                assert!(
+                ::core::assert!(
                     ::core::mem::align_of::<$fty>() <= 8,
-                    concat!(
-                        "se-abi layout lock: member `", stringify!($field), "` of `",
-                        stringify!($name), "` is aligned to more than 8 bytes, the C API's maximum"
+                    ::core::concat!(
+                        "se-abi layout lock: member `", ::core::stringify!($field), "` of `",
+                        ::core::stringify!($name), "` is aligned to more than 8 bytes, the C API's maximum"
                     )
                 );
-                assert!(
+                ::core::assert!(
                     ::core::mem::offset_of!($name, $field) == $start,
-                    concat!(
-                        "se-abi layout lock: member `", stringify!($field), "` of `",
-                        stringify!($name), "` no longer starts at its locked offset ",
-                        stringify!($start), ": members are never removed, reordered or resized"
+                    ::core::concat!(
+                        "se-abi layout lock: member `", ::core::stringify!($field), "` of `",
+                        ::core::stringify!($name), "` no longer starts at its locked offset ",
+                        ::core::stringify!($start), ": members are never removed, reordered or resized"
                     )
                 );
-                assert!(
+                ::core::assert!(
                     ::core::mem::offset_of!($name, $field) + ::core::mem::size_of::<$fty>() == $end,
-                    concat!(
-                        "se-abi layout lock: member `", stringify!($field), "` of `",
-                        stringify!($name), "` no longer ends at its locked offset ",
-                        stringify!($end), ": a member's type never changes; deprecate it and ",
+                    ::core::concat!(
+                        "se-abi layout lock: member `", ::core::stringify!($field), "` of `",
+                        ::core::stringify!($name), "` no longer ends at its locked offset ",
+                        ::core::stringify!($end), ": a member's type never changes; deprecate it and ",
                         "append a new member instead"
                     )
                 );
-                assert!(
+                ::core::assert!(
                     $crate::__private::appended_in_order(
                         <$name as $crate::Versioned>::MEMBERS, $start, $since
                     ),
-                    concat!(
-                        "se-abi layout lock: member `", stringify!($field), "` of `",
-                        stringify!($name), "` (since ", stringify!($since), ") comes after a ",
+                    ::core::concat!(
+                        "se-abi layout lock: member `", ::core::stringify!($field), "` of `",
+                        ::core::stringify!($name), "` (since ", ::core::stringify!($since), ") comes after a ",
                         "member added in a later version: members are only ever appended"
                     )
                 );
-                assert!(
+                ::core::assert!(
                     $since as usize <= <$name as $crate::Versioned>::SIZES.len(),
-                    concat!(
-                        "se-abi layout lock: member `", stringify!($field), "` of `",
-                        stringify!($name), "` is added in a version after the last locked size; ",
+                    ::core::concat!(
+                        "se-abi layout lock: member `", ::core::stringify!($field), "` of `",
+                        ::core::stringify!($name), "` is added in a version after the last locked size; ",
                         "add that version's size to `sizes`"
                     )
                 );
                 $crate::__versioned_struct_check_deprecation!($name, $field, $since $(, $dep)?);
             )+
-            assert!(
+            ::core::assert!(
                 $crate::__private::sizes_match(
                     <$name as $crate::Versioned>::MEMBERS,
                     <$name as $crate::Versioned>::SIZES,
                 ),
-                concat!(
-                    "se-abi layout lock: the size of `", stringify!($name), "` at some version ",
+                ::core::concat!(
+                    "se-abi layout lock: the size of `", ::core::stringify!($name), "` at some version ",
                     "differs from its locked `sizes`: a member was removed, resized or re-tagged"
                 )
             );
-            assert!(
+            ::core::assert!(
                 <$name as $crate::Versioned>::STRUCT_SIZE <= $crate::MAX_STRUCT_SIZE,
-                concat!("se-abi: `", stringify!($name), "` is larger than MAX_STRUCT_SIZE")
+                ::core::concat!("se-abi: `", ::core::stringify!($name), "` is larger than MAX_STRUCT_SIZE")
             );
         };
 
@@ -369,9 +369,9 @@ macro_rules! __versioned_struct_kind {
         $crate::NonZero
     };
     ($other:ident) => {
-        ::core::compile_error!(concat!(
+        ::core::compile_error!(::core::concat!(
             "se-abi: unknown member kind `",
-            stringify!($other),
+            ::core::stringify!($other),
             "`: use `value` or `nonzero`"
         ))
     };
@@ -393,13 +393,13 @@ macro_rules! __versioned_struct_deprecated {
 macro_rules! __versioned_struct_check_deprecation {
     ($name:ident, $field:ident, $since:literal) => {};
     ($name:ident, $field:ident, $since:literal, $dep:literal) => {
-        assert!(
+        ::core::assert!(
             $dep > $since && $dep as usize <= <$name as $crate::Versioned>::SIZES.len(),
-            concat!(
+            ::core::concat!(
                 "se-abi layout lock: member `",
-                stringify!($field),
+                ::core::stringify!($field),
                 "` of `",
-                stringify!($name),
+                ::core::stringify!($name),
                 "` must be deprecated after the version that added it and no later than this build"
             )
         );
@@ -412,14 +412,14 @@ macro_rules! __versioned_struct_field {
     ($name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*]) => {
         $(#[doc = $fdoc])*
         #[doc = ""]
-        #[doc = concat!("Handle on member `", stringify!($field), "` (`", stringify!($kind), "`).")]
+        #[doc = ::core::concat!("Handle on member `", ::core::stringify!($field), "` (`", ::core::stringify!($kind), "`).")]
         pub const $field: $crate::Field<$name, $fty, $crate::__versioned_struct_kind!($kind)> =
             // SAFETY: `offset_of!` gives the offset of the field `$field`, declared with type
             // `$fty`, and the layout lock keeps it within the struct's size.
             unsafe {
                 $crate::Field::new_unchecked(
                     ::core::mem::offset_of!($name, $field),
-                    stringify!($field),
+                    ::core::stringify!($field),
                 )
             };
     };
