@@ -1,0 +1,199 @@
+//! SavedModels with several meta graphs, graphs written in pieces, and the full decoder.
+
+mod common;
+
+use common::{graph, versions};
+use graphdef_versions::generated::tensorflow::{MetaGraphDef, meta_graph_def::MetaInfoDef};
+use graphdef_versions::{
+    Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, artifact, judge,
+};
+use prost::Message;
+
+fn meta_graph(tag: &str, g: GraphDef) -> MetaGraphDef {
+    MetaGraphDef {
+        meta_info_def: Some(MetaInfoDef {
+            tags: vec![tag.into()],
+            tensorflow_version: "2.20.0".into(),
+            ..Default::default()
+        }),
+        graph_def: Some(g),
+    }
+}
+
+fn two_graph_model() -> Vec<u8> {
+    SavedModel {
+        saved_model_schema_version: 1,
+        meta_graphs: vec![
+            meta_graph(
+                "serve",
+                graph(&["Const"], &[], Some(versions(2400, 0, &[]))),
+            ),
+            meta_graph(
+                "train",
+                graph(&["TopK"], &["Old"], Some(versions(2400, 0, &[2474]))),
+            ),
+        ],
+    }
+    .encode_to_vec()
+}
+
+#[test]
+fn every_meta_graph_is_judged() {
+    let bytes = two_graph_model();
+    let verdict = judge(
+        &bytes,
+        &Consumer::tensorflow_graph_def(),
+        &Registry::tensorflow(),
+    )
+    .unwrap();
+    assert_eq!(verdict.kind, Kind::SavedModel);
+    assert_eq!(verdict.graphs.len(), 2);
+    assert_eq!(verdict.graphs[0].meta_graph, Some(0));
+    assert!(verdict.graphs[0].error.is_none());
+    assert_eq!(
+        verdict.graphs[1].error.as_ref().unwrap().to_string(),
+        "GraphDef disallows consumer version 2474.  Please upgrade TensorFlow: this version is likely buggy."
+    );
+    let removed: Vec<&str> = verdict.graphs[1]
+        .ops
+        .removed
+        .iter()
+        .map(|r| r.op.as_str())
+        .collect();
+    assert_eq!(removed, ["TopK", "Old"]);
+    assert!(!verdict.accepted());
+    // An older consumer that is not banned is refused only for the removed ops.
+    let older = Consumer::new(
+        graphdef_versions::Scheme::GraphDef,
+        2473.into(),
+        0.into(),
+        "2.20.0",
+    );
+    let verdict = judge(&bytes, &older, &Registry::tensorflow()).unwrap();
+    assert!(matches!(
+        verdict.first_error(),
+        Some(Error::OpRemoved { .. })
+    ));
+
+    let opened = Artifact::open(&bytes).unwrap();
+    let tags: Vec<&[&str]> = opened
+        .graphs()
+        .iter()
+        .map(|g| g.meta_graph.as_ref().unwrap().tags.as_slice())
+        .collect();
+    assert_eq!(tags, [&["serve"][..], &["train"][..]]);
+    assert_eq!(opened.graphs()[1].ops().unwrap(), ["TopK", "Old"]);
+}
+
+#[test]
+fn rewriting_a_saved_model_rewrites_every_graph() {
+    let bytes = two_graph_model();
+    let new = versions(2474, 10, &[]);
+    let rewritten = artifact::rewrite_versions(&bytes, &new).unwrap();
+    let decoded = SavedModel::decode(rewritten.as_slice()).unwrap();
+    let mut expected = SavedModel::decode(bytes.as_slice()).unwrap();
+    for meta_graph in &mut expected.meta_graphs {
+        meta_graph.graph_def.as_mut().unwrap().versions = Some(new.clone());
+    }
+    assert_eq!(decoded, expected);
+}
+
+#[test]
+fn a_graph_def_written_in_two_pieces_inside_a_meta_graph() {
+    // MetaGraphDef.graph_def twice: protobuf merges the two GraphDefs.
+    let first = graph(&["Const"], &[], Some(versions(2474, 0, &[])));
+    let second = graph(&["Identity"], &[], Some(versions(0, 5, &[9])));
+    let mut meta = Vec::new();
+    for piece in [&first, &second] {
+        prost::encoding::message::encode(2, piece, &mut meta);
+    }
+    let mut bytes = SavedModel {
+        saved_model_schema_version: 1,
+        meta_graphs: vec![],
+    }
+    .encode_to_vec();
+    prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut bytes);
+    prost::encoding::encode_varint(meta.len() as u64, &mut bytes);
+    bytes.extend(&meta);
+
+    let full = SavedModel::decode(bytes.as_slice()).unwrap();
+    let merged = full.meta_graphs[0].graph_def.clone().unwrap();
+    let opened = Artifact::open(&bytes).unwrap();
+    let summary = opened.graphs()[0].sniff().unwrap();
+    assert_eq!(Some(summary.versions.clone()), merged.versions);
+    assert_eq!(summary.versions, versions(2474, 5, &[9]));
+    assert_eq!(summary.nodes, 2);
+    assert_eq!(opened.graphs()[0].decode().unwrap(), merged);
+
+    let new = versions(100, 1, &[]);
+    let rewritten = artifact::rewrite_versions(&bytes, &new).unwrap();
+    let after = SavedModel::decode(rewritten.as_slice()).unwrap();
+    assert_eq!(
+        after.meta_graphs[0].graph_def.as_ref().unwrap().versions,
+        Some(new)
+    );
+    assert_eq!(
+        after.meta_graphs[0].graph_def.as_ref().unwrap().node.len(),
+        2
+    );
+}
+
+#[test]
+fn the_full_decoder_reports_what_the_sniffer_does_not_read() {
+    // A node whose name is not UTF-8: the version sniff does not look, the full decode refuses.
+    let mut node = Vec::new();
+    prost::encoding::encode_key(1, prost::encoding::WireType::LengthDelimited, &mut node);
+    node.extend([1, 0xff]);
+    let mut bytes = Vec::new();
+    prost::encoding::encode_key(1, prost::encoding::WireType::LengthDelimited, &mut bytes);
+    bytes.push(node.len() as u8);
+    bytes.extend(&node);
+    assert_eq!(graphdef_versions::sniff::sniff(&bytes).unwrap().nodes, 1);
+    let error = artifact::decode_graphs(&bytes).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Decode {
+                what: "GraphDef",
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert!(
+        error.to_string().starts_with("cannot decode GraphDef: "),
+        "{error}"
+    );
+    let opened = Artifact::open(&bytes).unwrap();
+    assert!(matches!(
+        opened.graphs()[0].decode(),
+        Err(Error::Decode { .. })
+    ));
+}
+
+#[test]
+fn wire_errors_say_where_and_what_to_do() {
+    let truncated = graphdef_versions::sniff::sniff(&[0x22, 0x05, 0x08]).unwrap_err();
+    assert_eq!(
+        truncated.to_string(),
+        "truncated input: a length-delimited field at byte 0 needs 5 bytes but only 1 remain; the file is cut short or is not a GraphDef"
+    );
+    let wrong = graphdef_versions::sniff::sniff(&[0x20, 0x01]).unwrap_err();
+    assert_eq!(
+        wrong.to_string(),
+        "field 4 of GraphDef at byte 0 has wire type Varint but must be LengthDelimited; the file is damaged or is not a GraphDef"
+    );
+    let malformed = graphdef_versions::sniff::sniff(&[0x0f]).unwrap_err();
+    assert!(
+        malformed
+            .to_string()
+            .starts_with("malformed protobuf at byte 0 while reading GraphDef: "),
+        "{malformed}"
+    );
+    assert!(
+        malformed
+            .to_string()
+            .ends_with("the file is damaged or is not a GraphDef"),
+        "{malformed}"
+    );
+}
