@@ -38,11 +38,12 @@ const fn op(name: &'static str, version: i32, explanation: &'static str) -> Depr
 /// Every op TensorFlow 2.21 registers with a deprecation, sorted by name.
 ///
 /// From the `.Deprecated(version, explanation)` calls of the op registrations in
-/// `tensorflow/core/ops/*.cc` (`image_ops.cc`, `array_ops.cc`, `math_ops.cc`, `linalg_ops.cc`,
+/// `tensorflow/core/ops/*.cc` (`image_ops.cc`, `array_ops.cc`, `linalg_ops.cc`,
 /// `spectral_ops.cc`, `nn_ops.cc`, `data_flow_ops.cc`, `io_ops.cc`, `random_ops.cc`,
-/// `stateful_random_ops.cc`, `logging_ops.cc`, `candidate_sampling_ops.cc`...), which become
-/// `OpDef.deprecation` in the op registry. `Old` is the test op registered by TensorFlow's
-/// `test_ops.cc` (`REGISTER_OP("Old").Deprecated(8, "For reasons")`), present in the pip package.
+/// `stateful_random_ops.cc`, `logging_ops.cc`, `word2vec_ops.cc`...), which become
+/// `OpDef.deprecation` in the op registry. `Old` is the test op of
+/// `tensorflow/python/framework/test_ops.cc` (`REGISTER_OP("Old").Deprecated(8, "For reasons")`),
+/// registered in the pip package too.
 pub const TF_DEPRECATED_OPS: &[DeprecatedOp] = &[
     op("AdjustContrast", 2, "Use AdjustContrastv2 instead"),
     op("AudioSummary", 15, "Use AudioSummaryV2."),
