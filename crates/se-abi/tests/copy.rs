@@ -72,7 +72,11 @@ fn input() -> impl Strategy<Value = (Vec<u8>, Tail)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    // 2000 cases, unless PROPTEST_CASES says otherwise (CI runs fewer under valgrind).
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(2000),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn copy_from_bytes_follows_the_model((bytes, tail) in input()) {
