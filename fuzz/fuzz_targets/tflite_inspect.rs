@@ -22,7 +22,10 @@ fuzz_target!(|data: &[u8]| {
     }
     for mode in [StampMode::Raise, StampMode::Minimize] {
         if let Ok(stamped) = stamp(data, mode) {
-            assert!(Model::from_bytes(&stamped.bytes).is_ok(), "a stamped model reads back");
+            assert!(
+                Model::from_bytes(&stamped.bytes).is_ok(),
+                "a stamped model reads back"
+            );
         }
     }
 });

@@ -69,13 +69,21 @@ pub mod build;
 pub mod delegate;
 pub mod error;
 #[rustfmt::skip]
-#[allow(unsafe_code, dead_code)] // builders and owned types are generated whether used or not
+#[allow(unsafe_code)]
 mod generated;
 pub mod model;
 pub mod operator;
 pub mod params;
 pub mod resolver;
 pub mod runtime;
+/// The FlatBuffers types planus generates from `proto/tflite/schema.fbs`, for raw access to
+/// a model (`ModelRef` and friends read; the owned types and builders write). The rest of the
+/// crate wraps them; prefer [`Model`].
+pub mod schema {
+    pub use crate::generated::schema::tflite::*;
+    /// planus' trait for reading a root table: `ModelRef::read_as_root(bytes)`.
+    pub use planus::ReadAsRoot;
+}
 pub mod signature;
 pub mod stamp;
 pub mod version;

@@ -93,9 +93,10 @@ struct TensorFacts {
 #[derive(Clone, Debug)]
 struct OperatorFacts {
     opcode_index: usize,
-    /// Tensor indices, -1 for absent inputs (validated).
-    inputs: Vec<i32>,
-    outputs: Vec<i32>,
+    /// Its input tensor indices: `Subgraph::indices[inputs.0..inputs.1]` (-1 for absent
+    /// inputs; validated). One pool per subgraph instead of two vectors per operator.
+    inputs: (u32, u32),
+    outputs: (u32, u32),
     params: Params,
     options_present: bool,
 }
@@ -104,6 +105,16 @@ struct OperatorFacts {
 struct Subgraph {
     tensors: Vec<TensorFacts>,
     operators: Vec<OperatorFacts>,
+    indices: Vec<i32>,
+}
+
+impl Subgraph {
+    fn slice(&self, (start, end): (u32, u32)) -> &[i32] {
+        // Ranges are built from this pool when the model is read.
+        self.indices
+            .get(start as usize..end as usize)
+            .unwrap_or(&[])
+    }
 }
 
 /// The `min_runtime_version` metadata entry, when the model has one.
@@ -214,6 +225,7 @@ impl<'a> Model<'a> {
                     }
                 }
                 let mut operators = Vec::new();
+                let mut indices = Vec::new();
                 if let Some(list) = subgraph.operators().map_err(malformed)? {
                     operators.reserve(list.len());
                     for (o, operator) in list.into_iter().enumerate() {
@@ -224,10 +236,20 @@ impl<'a> Model<'a> {
                         let operator = operator.map_err(malformed)?;
                         external_data |=
                             operator.large_custom_options_offset().map_err(malformed)? > 1;
-                        operators.push(digest_operator(operator, at, &codes, tensors.len())?);
+                        operators.push(digest_operator(
+                            operator,
+                            at,
+                            &codes,
+                            tensors.len(),
+                            &mut indices,
+                        )?);
                     }
                 }
-                subgraphs.push(Subgraph { tensors, operators });
+                subgraphs.push(Subgraph {
+                    tensors,
+                    operators,
+                    indices,
+                });
             }
         }
 
@@ -341,8 +363,16 @@ impl<'a> Model<'a> {
         if code.is_custom() {
             sig.custom_name = code.custom_code.map(str::to_owned);
         }
-        fill_specs(&mut sig.inputs, &operator.inputs, &subgraph.tensors);
-        fill_specs(&mut sig.outputs, &operator.outputs, &subgraph.tensors);
+        fill_specs(
+            &mut sig.inputs,
+            subgraph.slice(operator.inputs),
+            &subgraph.tensors,
+        );
+        fill_specs(
+            &mut sig.outputs,
+            subgraph.slice(operator.outputs),
+            &subgraph.tensors,
+        );
         sig.params = operator.params;
         sig.options_present = operator.options_present;
         sig.facts = SignatureFacts::derive(sig.op, &sig.inputs, &sig.outputs);
@@ -506,29 +536,35 @@ fn digest_tensor<'a>(
     })
 }
 
+/// Appends an operator's tensor indices to the subgraph's pool; returns their range.
 fn tensor_indices(
     list: Option<planus::Vector<'_, i32>>,
     at: OperatorLocation,
     tensors: usize,
-) -> Result<Vec<i32>, Error> {
-    let Some(list) = list else {
-        return Ok(Vec::new());
-    };
-    let mut out = Vec::with_capacity(list.len());
-    for index in list {
-        // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
-        let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
-        if !valid {
-            return Err(Error::TensorIndexOutOfRange {
-                subgraph: at.subgraph,
-                operator: at.operator,
-                index,
-                tensors,
-            });
+    pool: &mut Vec<i32>,
+) -> Result<(u32, u32), Error> {
+    let start = pool.len();
+    if let Some(list) = list {
+        for index in list {
+            // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
+            let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
+            if !valid {
+                return Err(Error::TensorIndexOutOfRange {
+                    subgraph: at.subgraph,
+                    operator: at.operator,
+                    index,
+                    tensors,
+                });
+            }
+            pool.push(index);
         }
-        out.push(index);
     }
-    Ok(out)
+    let range = |n: usize| {
+        u32::try_from(n).map_err(|_| Error::MalformedModel {
+            reason: "a subgraph lists more than 2^32 operator tensor indices".into(),
+        })
+    };
+    Ok((range(start)?, range(pool.len())?))
 }
 
 fn digest_operator(
@@ -536,6 +572,7 @@ fn digest_operator(
     at: OperatorLocation,
     codes: &[OperatorCode<'_>],
     tensors: usize,
+    pool: &mut Vec<i32>,
 ) -> Result<OperatorFacts, Error> {
     let opcode_index = operator.opcode_index().map_err(malformed)?;
     let code = usize::try_from(opcode_index)
@@ -549,8 +586,8 @@ fn digest_operator(
             codes: codes.len(),
         });
     };
-    let inputs = tensor_indices(operator.inputs().map_err(malformed)?, at, tensors)?;
-    let outputs = tensor_indices(operator.outputs().map_err(malformed)?, at, tensors)?;
+    let inputs = tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
+    let outputs = tensor_indices(operator.outputs().map_err(malformed)?, at, tensors, pool)?;
     let options = match operator.builtin_options() {
         Ok(options) => options,
         // A union member newer than our schema: TF's `builtin_options_as_X()` gives null.
