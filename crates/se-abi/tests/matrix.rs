@@ -3,11 +3,10 @@
 //! - C plugins (`tests/c/plugin.c`, one shared library per header version) and C hosts
 //!   (`tests/c/host.c`, one per version, plus the unvalidated v3 host) are compiled with the
 //!   system C compiler and loaded with `dlopen` (libloading).
-//! - Rust plugins are `extern "C"` create/destroy functions of this test binary, built with
-//!   se-abi's types of that version: they fill `SE_Device::new()` through its member handles and
-//!   write it with `se_abi::write_to` into a fresh allocation of exactly `struct_size` bytes, as a
-//!   Rust `cdylib` plugin would. They reach the C hosts as function-pointer results, through the
-//!   same `SE_Device*` handover as C plugins.
+//! - Rust plugins are the crate's `rust_plugin` example, a `cdylib` built here with Cargo and
+//!   loaded with `dlopen` too: per header version a create function that fills that version's
+//!   `SE_Device::new()` through its member handles and writes it with `se_abi::write_to` into a
+//!   fresh allocation of exactly `struct_size` bytes.
 //! - Rust hosts read through `se_abi::View::from_ptr` with the types of their version.
 //!
 //! Every plugin allocates exactly `struct_size` bytes, so a host that reads past the producer's
@@ -19,10 +18,8 @@ mod c_build;
 #[path = "common/seed.rs"]
 mod seed;
 
-use std::alloc::{Layout, alloc, dealloc};
 use std::ffi::{CStr, c_char, c_void};
 use std::fmt;
-use std::ptr::NonNull;
 use std::sync::OnceLock;
 
 use libloading::Library;
@@ -121,98 +118,13 @@ struct Plugin {
     destroy: DestroyFn,
 }
 
-/// Writes a Rust-built struct into exactly `struct_size` freshly allocated bytes.
-fn export<T: Versioned>(value: &T) -> *mut c_void {
-    let layout = Layout::from_size_align(T::STRUCT_SIZE, 8).expect("layout");
-    // SAFETY: the layout has a non-zero size (every struct is at least 32 bytes).
-    let raw = unsafe { alloc(layout) };
-    let dst = NonNull::new(raw).expect("allocation failed");
-    // SAFETY: `dst` is writable for `T::STRUCT_SIZE` bytes, the `struct_size` of a value made by
-    // `T::new()`, and does not overlap `value`.
-    unsafe { se_abi::write_to(value, dst) };
-    raw.cast()
-}
-
-/// Frees what `export::<T>` allocated.
-///
-/// # Safety
-/// `ptr` must come from `export::<T>`.
-unsafe fn unexport<T: Versioned>(ptr: *mut c_void) {
-    let layout = Layout::from_size_align(T::STRUCT_SIZE, 8).expect("layout");
-    // SAFETY: allocated by `export::<T>` with this layout.
-    unsafe { dealloc(ptr.cast(), layout) };
-}
-
-macro_rules! rust_plugin {
-    ($create:ident, $destroy:ident, $m:ident, $name:literal, |$d:ident| $fill:block) => {
-        unsafe extern "C" fn $create() -> *mut c_void {
-            type D = seed::$m::SE_Device;
-            let mut $d = D::new();
-            $d.set(D::name, $name.as_ptr());
-            $d.set(D::name_len, $name.count_bytes());
-            $fill
-            export(&$d)
-        }
-        unsafe extern "C" fn $destroy(ptr: *mut c_void) {
-            // SAFETY: the matrix only hands back what the matching create function made.
-            unsafe { unexport::<seed::$m::SE_Device>(ptr) }
-        }
-    };
-}
-
-rust_plugin!(
-    rust_create_v1,
-    rust_destroy_v1,
-    v1,
-    c"rust-plugin-v1",
-    |_d| {}
-);
-rust_plugin!(
-    rust_create_v2,
-    rust_destroy_v2,
-    v2,
-    c"rust-plugin-v2",
-    |d| {
-        d.set(D::device_handle, fake_handle(2));
-    }
-);
-rust_plugin!(
-    rust_create_v3,
-    rust_destroy_v3,
-    v3,
-    c"rust-plugin-v3",
-    |d| {
-        d.set(D::device_handle, fake_handle(3));
-        d.set(D::data, fake_data(3));
-    }
-);
-// From v4 on `data` is deprecated: `D::data` does not exist, so the plugin cannot set it.
-rust_plugin!(
-    rust_create_v4,
-    rust_destroy_v4,
-    v4,
-    c"rust-plugin-v4",
-    |d| {
-        d.set(D::device_handle, fake_handle(4));
-    }
-);
-rust_plugin!(
-    rust_create_v5,
-    rust_destroy_v5,
-    v5,
-    c"rust-plugin-v5",
-    |d| {
-        d.set(D::device_handle, fake_handle(5));
-        d.set(D::data2, fake_data2(5));
-    }
-);
-
 // --- the C libraries -------------------------------------------------------------------------
 
 struct CLibraries {
     plugins: Vec<Library>,
     hosts: Vec<Library>,
     host_v3_unvalidated: Library,
+    rust_plugin: Library,
 }
 
 fn c_libraries() -> &'static CLibraries {
@@ -234,6 +146,7 @@ fn c_libraries() -> &'static CLibraries {
             plugins,
             hosts,
             host_v3_unvalidated,
+            rust_plugin: c_build::build_and_load_rust_plugin(),
         }
     })
 }
@@ -247,13 +160,6 @@ fn symbol<T: Copy>(library: &'static Library, name: &[u8]) -> T {
 
 fn plugins() -> Vec<Plugin> {
     let libs = c_libraries();
-    let rust: [(CreateFn, DestroyFn); 5] = [
-        (rust_create_v1, rust_destroy_v1),
-        (rust_create_v2, rust_destroy_v2),
-        (rust_create_v3, rust_destroy_v3),
-        (rust_create_v4, rust_destroy_v4),
-        (rust_create_v5, rust_destroy_v5),
-    ];
     let mut all = Vec::new();
     for version in 1..=5u32 {
         let library = &libs.plugins[version as usize - 1];
@@ -267,12 +173,13 @@ fn plugins() -> Vec<Plugin> {
             create: symbol(library, b"se_plugin_create_device\0"),
             destroy: symbol(library, b"se_plugin_destroy_device\0"),
         });
-        let (create, destroy) = rust[version as usize - 1];
+        let create = format!("se_rust_plugin_create_v{version}\0");
+        let destroy = format!("se_rust_plugin_destroy_v{version}\0");
         all.push(Plugin {
             lang: Lang::Rust,
             version,
-            create,
-            destroy,
+            create: symbol(&libs.rust_plugin, create.as_bytes()),
+            destroy: symbol(&libs.rust_plugin, destroy.as_bytes()),
         });
     }
     all
@@ -637,7 +544,7 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
 }
 
 /// Not run by `cargo test`: a deliberately broken C v5 host reads `data2` without the
-/// `struct_size` check from a 32-byte v1 plugin struct. `.ci/run` runs it under valgrind and
+/// `struct_size` check from 32-byte v1 plugin structs (C and Rust). `.ci/run` runs it under valgrind and
 /// requires valgrind to report the invalid read, proving the matrix run would catch one.
 #[test]
 #[ignore = "deliberate over-read; run only under valgrind by .ci/run, which expects an error"]
@@ -647,17 +554,32 @@ fn canary_c_host_over_read() {
         "host_v5_over_read",
         &["-DSE_DEVICE_VERSION=5", "-DSE_HOST_OVER_READ"],
     );
-    let plugin = &c_libraries().plugins[0];
-    let create: CreateFn = symbol(plugin, b"se_plugin_create_device\0");
-    let destroy: DestroyFn = symbol(plugin, b"se_plugin_destroy_device\0");
     // SAFETY: `se_host_consume` as declared in host.c; the library outlives the call.
     let consume = unsafe { host.get::<ConsumeFn>(b"se_host_consume\0") }.expect("dlsym");
-    let mut out = Observation::empty(0);
-    // SAFETY: the C functions as declared; the over-read inside is the point of this test.
-    let device = unsafe { create() };
-    // SAFETY: as above.
-    unsafe { consume(device, &mut out) };
-    // SAFETY: released once.
-    unsafe { destroy(device) };
-    assert_eq!(out.seen & SEEN_DATA2, SEEN_DATA2);
+    // A 32-byte v1 struct from the C plugin and one from the Rust plugin.
+    let libs = c_libraries();
+    let v1_plugins = [
+        (
+            &libs.plugins[0],
+            &b"se_plugin_create_device\0"[..],
+            &b"se_plugin_destroy_device\0"[..],
+        ),
+        (
+            &libs.rust_plugin,
+            b"se_rust_plugin_create_v1\0",
+            b"se_rust_plugin_destroy_v1\0",
+        ),
+    ];
+    for (library, create, destroy) in v1_plugins {
+        let create: CreateFn = symbol(library, create);
+        let destroy: DestroyFn = symbol(library, destroy);
+        let mut out = Observation::empty(0);
+        // SAFETY: the functions as declared; the over-read inside is the point of this test.
+        let device = unsafe { create() };
+        // SAFETY: as above.
+        unsafe { consume(device, &mut out) };
+        // SAFETY: released once.
+        unsafe { destroy(device) };
+        assert_eq!(out.seen & SEEN_DATA2, SEEN_DATA2);
+    }
 }

@@ -1,5 +1,6 @@
 //! Compiles the C plugins and hosts of `tests/c/` with the system C compiler (`$CC`, else `cc`)
-//! into shared libraries, once per test process, and loads them with `libloading` (`dlopen`).
+//! into shared libraries, once per test process, builds the `rust_plugin` example (a `cdylib`),
+//! and loads them all with `libloading` (`dlopen`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,4 +44,30 @@ pub fn build_and_load(source: &str, name: &str, defines: &[&str]) -> Library {
     );
     // SAFETY: the library is our own test C code; its initializers do nothing.
     unsafe { Library::new(&out) }.unwrap_or_else(|e| panic!("dlopen {}: {e}", out.display()))
+}
+
+/// Builds the crate's `rust_plugin` example, a `cdylib`, with the Cargo running the tests (in a
+/// target directory of its own, so it does not wait on the one running them) and loads it.
+pub fn build_and_load_rust_plugin() -> Library {
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("se-abi-rust-plugin");
+    let output = Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["build", "--quiet", "--offline", "--package", "se-abi"])
+        .args(["--example", "rust_plugin", "--target-dir"])
+        .arg(&target_dir)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cargo to build the rust_plugin example: {e}"));
+    assert!(
+        output.status.success(),
+        "building the rust_plugin example failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let library = target_dir
+        .join("debug")
+        .join("examples")
+        .join("librust_plugin.so");
+    // SAFETY: the library is this crate's own example; it has no initializers.
+    unsafe { Library::new(&library) }
+        .unwrap_or_else(|e| panic!("dlopen {}: {e}", library.display()))
 }

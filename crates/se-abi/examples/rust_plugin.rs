@@ -1,0 +1,132 @@
+//! A StreamExecutor-style plugin written in Rust: a `cdylib` that a C (or Rust) host loads with
+//! `dlopen`, exporting one create/destroy pair per header version of the seed's `SE_Device`.
+//!
+//! ```sh
+//! cargo build -p se-abi --example rust_plugin   # target/debug/examples/librust_plugin.so
+//! ```
+//!
+//! Each create function fills `SE_Device::new()` of its version through the member handles and
+//! writes it, with `se_abi::write_to`, into a fresh allocation of exactly `struct_size` bytes
+//! (not `sizeof`): a host that reads past what the plugin's header had reads outside the block.
+//! The crate's C-interop matrix test loads this library next to the C plugins.
+
+use std::alloc::{Layout, alloc, dealloc};
+use std::ffi::{CStr, c_void};
+use std::ptr::NonNull;
+
+use se_abi::Versioned;
+
+#[path = "se_device/versions.rs"]
+mod versions;
+use versions::{v1, v2, v3, v4, v5};
+
+/// Fake handles, never dereferenced: the values the C plugins set (`tests/c/se_device.h`).
+fn handle(version: usize) -> *mut c_void {
+    std::ptr::without_provenance_mut(0x1000 * version + 0x2)
+}
+fn data(version: usize) -> *mut c_void {
+    std::ptr::without_provenance_mut(0x3000 * version + 0x4)
+}
+fn data2(version: usize) -> *mut c_void {
+    std::ptr::without_provenance_mut(0x5000 * version + 0x6)
+}
+
+/// Writes `value` into exactly `struct_size` freshly allocated bytes; NULL if allocation fails.
+fn export<T: Versioned>(value: &T) -> *mut c_void {
+    let Ok(layout) = Layout::from_size_align(T::STRUCT_SIZE, 8) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: the layout's size is a struct size, at least 32 bytes, never zero.
+    let Some(dst) = NonNull::new(unsafe { alloc(layout) }) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: `dst` is writable for `T::STRUCT_SIZE` bytes, the `struct_size` of a value built by
+    // `T::new()`, and a fresh allocation cannot overlap `value`.
+    unsafe { se_abi::write_to(value, dst) };
+    dst.as_ptr().cast()
+}
+
+/// Frees what `export::<T>` allocated; NULL is ignored.
+///
+/// # Safety
+/// `ptr` must be NULL or come from `export::<T>`, and is not used afterwards.
+unsafe fn release<T: Versioned>(ptr: *mut c_void) {
+    let Ok(layout) = Layout::from_size_align(T::STRUCT_SIZE, 8) else {
+        return;
+    };
+    if !ptr.is_null() {
+        // SAFETY: allocated by `export::<T>` with this very layout (caller).
+        unsafe { dealloc(ptr.cast(), layout) };
+    }
+}
+
+macro_rules! plugin_version {
+    ($create:ident, $destroy:ident, $m:ident, $name:literal, |$d:ident| $fill:block) => {
+        #[doc = concat!("Creates an `SE_Device` of header ", stringify!($m), ".")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $create() -> *mut c_void {
+            type D = $m::SE_Device;
+            const NAME: &CStr = $name;
+            let mut $d = D::new();
+            $d.set(D::name, NAME.as_ptr())
+                .set(D::name_len, NAME.count_bytes());
+            $fill
+            export(&$d)
+        }
+
+        #[doc = concat!("Destroys what `", stringify!($create), "` created.")]
+        ///
+        /// # Safety
+        /// `device` must be NULL or come from the matching create function, used only once.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $destroy(device: *mut c_void) {
+            // SAFETY: forwarded from the caller.
+            unsafe { release::<$m::SE_Device>(device) }
+        }
+    };
+}
+
+plugin_version!(
+    se_rust_plugin_create_v1,
+    se_rust_plugin_destroy_v1,
+    v1,
+    c"rust-plugin-v1",
+    |_d| {}
+);
+plugin_version!(
+    se_rust_plugin_create_v2,
+    se_rust_plugin_destroy_v2,
+    v2,
+    c"rust-plugin-v2",
+    |d| {
+        d.set(D::device_handle, handle(2));
+    }
+);
+plugin_version!(
+    se_rust_plugin_create_v3,
+    se_rust_plugin_destroy_v3,
+    v3,
+    c"rust-plugin-v3",
+    |d| {
+        d.set(D::device_handle, handle(3)).set(D::data, data(3));
+    }
+);
+// From v4 on `data` is deprecated: `D::data` does not exist, so this plugin cannot set it.
+plugin_version!(
+    se_rust_plugin_create_v4,
+    se_rust_plugin_destroy_v4,
+    v4,
+    c"rust-plugin-v4",
+    |d| {
+        d.set(D::device_handle, handle(4));
+    }
+);
+plugin_version!(
+    se_rust_plugin_create_v5,
+    se_rust_plugin_destroy_v5,
+    v5,
+    c"rust-plugin-v5",
+    |d| {
+        d.set(D::device_handle, handle(5)).set(D::data2, data2(5));
+    }
+);
