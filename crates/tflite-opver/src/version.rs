@@ -12,14 +12,17 @@
 //!
 //! Where TF would read a tensor that does not exist (`inputs.at(i)` past the end, which throws
 //! in C++), the missing tensor reads as [`ElementType::NoType`] here, so no signature makes the
-//! rules panic. The one case TF really crashes on, CONV_2D / DEPTHWISE_CONV_2D with int16
-//! activations *and* int16 weights (TF reads `outputs.at(1)`, a second output these ops never
-//! have, and aborts with `std::out_of_range`), therefore falls through to the rules after it:
-//! no int8 / hybrid rule matches int16 inputs, so the answer is version 1 for CONV_2D and, for
-//! DEPTHWISE_CONV_2D, 1 or 2 by dilation. That is the lowest version TF's own rules allow for
-//! such a signature; it is what TF would answer if the intended `outputs.at(0)` test had been
-//! written, minus the int16 kernel version (4 / 5) those rules were meant to return, which a
-//! model cannot reach through the converter anyway.
+//! rules panic.
+//!
+//! One rule crashes TensorFlow itself. For CONV_2D and DEPTHWISE_CONV_2D, the int16 rule
+//! ("If the op has signed int16 op_sig.inputs and op_sig.outputs, its version 4" / "If the op
+//! accepts int16, we return version 5") tests `outputs.at(1)`, a second output these ops never
+//! have, so TF aborts with `std::out_of_range` on int16 activations with int16 weights. Here
+//! that test reads output 1 when there is one (TF's behaviour) and output 0 otherwise (what
+//! the comment says the rule means): such a signature is version 4 (CONV_2D) or 5
+//! (DEPTHWISE_CONV_2D). That is the conservative answer the scheme wants: a runtime without
+//! the int16 kernel refuses the model with a clear error instead of running a kernel that
+//! cannot handle its types.
 
 use crate::operator::BuiltinOperator;
 pub use crate::operator::OpVersion;
@@ -72,6 +75,8 @@ fn rule(sig: &OpSignature) -> i32 {
     let in2 = sig.input_type(2);
     let out0 = sig.output_type(0);
     let out1 = sig.output_type(1);
+    // The int16 conv rules' output test; see the module doc.
+    let int16_rule_output = if sig.outputs.len() > 1 { out1 } else { out0 };
     let facts = &sig.facts;
     // Binary "types of input 0, input 1, output 0" tests recur in the conv-like rules.
     let io = |a, b, c| in0 == a && in1 == b && out0 == c;
@@ -90,7 +95,7 @@ fn rule(sig: &OpSignature) -> i32 {
                 return 6;
             }
             // TF tests outputs.at(1) here and crashes; see the module doc.
-            if in0 == Int16 && in1 == Int16 && out1 == Int16 {
+            if in0 == Int16 && in1 == Int16 && int16_rule_output == Int16 {
                 return 4;
             }
             if io(Int8, Int8, Int8) {
@@ -106,7 +111,7 @@ fn rule(sig: &OpSignature) -> i32 {
         }
         B::DEPTHWISE_CONV_2D => {
             // TF tests outputs.at(1) here and crashes; see the module doc.
-            if in0 == Int16 && in1 == Int16 && out1 == Int16 {
+            if in0 == Int16 && in1 == Int16 && int16_rule_output == Int16 {
                 return 5;
             }
             if io(Float32, Int8, Float32) {
