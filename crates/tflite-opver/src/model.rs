@@ -350,26 +350,41 @@ impl<'a> Model<'a> {
             Vec::new(),
             Params::None,
         );
-        self.fill_signature(&self.subgraphs[at.subgraph], operator, &mut sig);
+        self.fill_signature(
+            &self.subgraphs[at.subgraph],
+            operator,
+            &mut sig,
+            &mut Vec::new(),
+        );
         Ok(sig)
     }
 
-    /// Rewrites `sig` as the signature of `operator`, reusing its allocations.
-    fn fill_signature(&self, subgraph: &Subgraph, operator: &OperatorFacts, sig: &mut OpSignature) {
+    /// Rewrites `sig` as the signature of `operator`, reusing its allocations (and those in
+    /// `spare`).
+    fn fill_signature(
+        &self,
+        subgraph: &Subgraph,
+        operator: &OperatorFacts,
+        sig: &mut OpSignature,
+        spare: &mut Vec<TensorSpec>,
+    ) {
         // The opcode index was validated when the model was read.
         let code = self.codes[operator.opcode_index];
         sig.op = code.builtin;
-        sig.custom_name = None;
         if code.is_custom() {
             sig.custom_name = code.custom_code.map(str::to_owned);
+        } else if sig.custom_name.is_some() {
+            sig.custom_name = None;
         }
         fill_specs(
             &mut sig.inputs,
+            spare,
             subgraph.slice(operator.inputs),
             &subgraph.tensors,
         );
         fill_specs(
             &mut sig.outputs,
+            spare,
             subgraph.slice(operator.outputs),
             &subgraph.tensors,
         );
@@ -393,6 +408,7 @@ impl<'a> Model<'a> {
             Vec::new(),
             Params::None,
         );
+        let mut spare = Vec::new();
         for (s, subgraph) in self.subgraphs.iter().enumerate() {
             for (o, operator) in subgraph.operators.iter().enumerate() {
                 let at = OperatorLocation {
@@ -403,7 +419,7 @@ impl<'a> Model<'a> {
                 let version = if code.is_custom() {
                     code.version
                 } else {
-                    self.fill_signature(subgraph, operator, &mut sig);
+                    self.fill_signature(subgraph, operator, &mut sig, &mut spare);
                     op_version(&sig)
                 };
                 f(at, operator.opcode_index, version);
@@ -464,11 +480,20 @@ impl<'a> Model<'a> {
     }
 }
 
-/// Refills `specs` from tensor indices, reusing each spec's `dims` allocation.
-fn fill_specs(specs: &mut Vec<TensorSpec>, indices: &[i32], tensors: &[TensorFacts]) {
-    specs.truncate(indices.len());
+/// Refills `specs` from tensor indices, reusing each spec's `dims` allocation. Specs beyond
+/// the new length go to `spare`, and come back from it, so a loop over many operators
+/// allocates nothing once warm.
+fn fill_specs(
+    specs: &mut Vec<TensorSpec>,
+    spare: &mut Vec<TensorSpec>,
+    indices: &[i32],
+    tensors: &[TensorFacts],
+) {
+    while specs.len() > indices.len() {
+        spare.extend(specs.pop());
+    }
     while specs.len() < indices.len() {
-        specs.push(TensorSpec::default());
+        specs.push(spare.pop().unwrap_or_default());
     }
     for (spec, &index) in specs.iter_mut().zip(indices) {
         // Indices were validated: -1 or in range.
