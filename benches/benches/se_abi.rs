@@ -71,6 +71,26 @@ fn read(c: &mut Criterion) {
     group.bench_function("one value member: checked get", |b| {
         b.iter(|| black_box(black_box(&checked[7]).get(SE_Device::name_len).unwrap_or(0)))
     });
+    group.bench_function(
+        "four members of one struct: raw field reads (baseline)",
+        |b| {
+            b.iter(|| {
+                let d = black_box(&plain[7]);
+                black_box(d.name.addr() ^ d.name_len ^ d.device_handle.addr() ^ d.data2.addr())
+            })
+        },
+    );
+    group.bench_function("four members of one struct: View, checked gets", |b| {
+        b.iter(|| {
+            let view = black_box(&checked[7]).view();
+            black_box(
+                view.get(SE_Device::name).map_or(0, |p| p.addr())
+                    ^ view.get(SE_Device::name_len).unwrap_or(0)
+                    ^ view.get(SE_Device::device_handle).map_or(0, |p| p.addr())
+                    ^ view.get(SE_Device::data2).map_or(0, |p| p.addr()),
+            )
+        })
+    });
     group.bench_function("1024 value members: raw field reads (baseline)", |b| {
         b.iter(|| black_box(&plain).iter().map(|d| d.name_len).sum::<usize>())
     });
