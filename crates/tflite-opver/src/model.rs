@@ -78,7 +78,7 @@ pub struct OperatorLocation {
 }
 
 /// A tensor digested into what signatures need.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct TensorFacts {
     element_type: ElementType,
     dims: Vec<i32>,
@@ -90,7 +90,7 @@ struct TensorFacts {
 }
 
 /// An operator digested into what signatures need.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 struct OperatorFacts {
     opcode_index: usize,
     /// Its input tensor indices: `Subgraph::indices[inputs.0..inputs.1]` (-1 for absent
@@ -101,7 +101,7 @@ struct OperatorFacts {
     options_present: bool,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 struct Subgraph {
     tensors: Vec<TensorFacts>,
     operators: Vec<OperatorFacts>,
@@ -391,6 +391,16 @@ impl<'a> Model<'a> {
         sig.params = operator.params;
         sig.options_present = operator.options_present;
         sig.facts = SignatureFacts::derive(sig.op, &sig.inputs, &sig.outputs);
+    }
+
+    /// Whether every subgraph's tensors and operators read the same in `other` (operator
+    /// codes and metadata aside). Floats compare by value, and NaN equals NaN here.
+    pub(crate) fn same_graph(&self, other: &Model<'_>) -> bool {
+        self.subgraphs.len() == other.subgraphs.len()
+            && self.subgraphs.iter().zip(&other.subgraphs).all(|(a, b)| {
+                // `==` is false for NaN scales or options; their printed forms still match.
+                a == b || format!("{a:?}") == format!("{b:?}")
+            })
     }
 
     /// Every operator's own required version (custom operators: their code's stored version),

@@ -186,10 +186,7 @@ fn verify(
         Some(text) => text == runtime_text,
         None => before.stored_min_runtime_version().is_none() && runtime_text.is_empty(),
     };
-    let same_operators = before.operator_count() == after.operator_count()
-        && before
-            .operators()
-            .all(|at| before.signature(at).ok() == after.signature(at).ok());
+    let same_operators = before.same_graph(&after);
     if same_codes && runtime_ok && same_operators {
         Ok(())
     } else {

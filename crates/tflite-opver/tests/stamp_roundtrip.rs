@@ -158,3 +158,24 @@ fn stamping_garbage_is_an_error_not_a_panic() {
     assert!(stamp(b"", StampMode::Raise).is_err());
     assert!(stamp(b"12345678", StampMode::Minimize).is_err());
 }
+
+#[test]
+fn nan_options_and_scales_do_not_block_stamping() {
+    use tflite_opver::params::SoftmaxParams;
+    use tflite_opver::signature::Quantization;
+    let x = t(ElementType::Int8).quantized(Quantization::per_tensor(f32::NAN));
+    let softmax = OpSignature::new(
+        BuiltinOperator::SOFTMAX,
+        vec![x.clone()],
+        vec![x],
+        Params::Softmax(SoftmaxParams { beta: f32::NAN }),
+    );
+    let bytes = ModelBuilder::new()
+        .signature(&softmax, OpVersion::ONE)
+        .min_runtime_version(&RuntimeVersion::new(1, 5, 0))
+        .finish();
+    let stamped = stamp(&bytes, StampMode::Raise).unwrap();
+    let model = Model::from_bytes(&stamped.bytes).unwrap();
+    assert_eq!(versions(&model), [2]);
+    assert_eq!(model.stored_min_runtime_version(), Some("1.14.0"));
+}
