@@ -234,15 +234,14 @@ impl<'a> Model<'a> {
                             operator: o,
                         };
                         let operator = operator.map_err(malformed)?;
-                        external_data |=
-                            operator.large_custom_options_offset().map_err(malformed)? > 1;
-                        operators.push(digest_operator(
-                            operator,
-                            at,
-                            &codes,
-                            tensors.len(),
-                            &mut indices,
-                        )?);
+                        let facts =
+                            digest_operator(operator, at, &codes, tensors.len(), &mut indices)?;
+                        // Only custom options live outside the FlatBuffer in large models.
+                        if codes[facts.opcode_index].is_custom() {
+                            external_data |=
+                                operator.large_custom_options_offset().map_err(malformed)? > 1;
+                        }
+                        operators.push(facts);
                     }
                 }
                 subgraphs.push(Subgraph {
@@ -623,15 +622,18 @@ fn digest_operator(
     };
     let inputs = tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
     let outputs = tensor_indices(operator.outputs().map_err(malformed)?, at, tensors, pool)?;
-    let options = match operator.builtin_options() {
-        Ok(options) => options,
-        // A union member newer than our schema: TF's `builtin_options_as_X()` gives null.
-        Err(e) if unknown_union_tag(&e) => None,
-        Err(e) => return Err(malformed(e)),
-    };
+    // Like TF's `ParseOpData`, read the options table only for ops that have options.
     let (params, options_present) = if code.is_custom() {
         (Params::None, false)
+    } else if OptionsKind::of(code.builtin) == OptionsKind::None {
+        (Params::None, true)
     } else {
+        let options = match operator.builtin_options() {
+            Ok(options) => options,
+            // A union member newer than our schema: TF's `builtin_options_as_X()` gives null.
+            Err(e) if unknown_union_tag(&e) => None,
+            Err(e) => return Err(malformed(e)),
+        };
         read_params(code.builtin, options)?
     };
     Ok(OperatorFacts {
