@@ -13,13 +13,21 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install --locked cargo-fuzz
 fi
 mkdir -p corpus
+oracle="$(pwd)/../../shared/oracle"
 for target in $(cargo +nightly fuzz list); do
   [[ -n "$filter" && "$target" != *"$filter"* ]] && continue
   echo "=== $target: ${seconds}s"
   mkdir -p "corpus/$target"
-  # Seeds, if the target has any, live in fuzz/seeds/<target>/ (committed).
+  # Seeds: real TensorFlow artifacts from ../shared/oracle/ when it is beside the checkout
+  # (read-only: libFuzzer writes new inputs only into the first directory, corpus/<target>).
   seeds=()
-  [[ -d "seeds/$target" ]] && seeds=("seeds/$target")
+  case "$target" in
+    graphdef_*) seeds=("$oracle/graphdef") ;;
+    tflite_*) seeds=("$oracle/tflite" "$oracle/sig") ;;
+  esac
+  present=()
+  for dir in "${seeds[@]}"; do [[ -d "$dir" ]] && present+=("$dir"); done
+  seeds=("${present[@]}")
   cargo +nightly fuzz run "$target" "corpus/$target" "${seeds[@]}" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048
 done
