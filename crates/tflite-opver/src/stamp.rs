@@ -106,7 +106,7 @@ pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
     for change in &changes {
         let table = layout.operator_code(bytes, change.code)?;
         match field(bytes, table, OPERATOR_CODE_VERSION)? {
-            Some(at) => write_i32(&mut out, at, change.to.get()),
+            Some(at) => write_i32(&mut out, at, change.to.get())?,
             // Absent means 1; nothing to write when 1 is what we want.
             None if change.to == OpVersion::ONE => {}
             None => plan.codes.push((change.code, change.to)),
@@ -126,7 +126,9 @@ pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
         (Some(_), Some((start, len))) => {
             // Like TF, write the 16 bytes of the version field: the text, NUL-padded.
             let len = len.min(RuntimeVersion::METADATA_BUFFER_LEN);
-            let data = &mut out[start..start + len];
+            let data = out
+                .get_mut(start..start + len)
+                .ok_or_else(|| layout_error("the min_runtime_version buffer"))?;
             data.fill(0);
             data[..runtime_text.len()].copy_from_slice(runtime_text.as_bytes());
         }
@@ -231,8 +233,11 @@ fn read_u16(b: &[u8], at: usize) -> Result<u16, Error> {
         .ok_or_else(|| layout_error("a vtable entry"))
 }
 
-fn write_i32(b: &mut [u8], at: usize, value: i32) {
-    b[at..at + 4].copy_from_slice(&value.to_le_bytes());
+fn write_i32(b: &mut [u8], at: usize, value: i32) -> Result<(), Error> {
+    b.get_mut(at..at + 4)
+        .ok_or_else(|| layout_error("a version field"))?
+        .copy_from_slice(&value.to_le_bytes());
+    Ok(())
 }
 
 /// The position an offset field at `at` points to.
