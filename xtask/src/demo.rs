@@ -1,4 +1,7 @@
 //! `cargo xtask demo`: the main job. Runs each crate's `examples/tour.rs` in turn.
+//!
+//! Each crate declares its tour as the example target `<crate>-tour`, so the four tours do not
+//! overwrite each other in the shared target directory.
 
 use std::path::Path;
 use std::process::Command;
@@ -25,7 +28,8 @@ pub fn run(root: &Path) -> Result<(), String> {
         println!("\n==================== {krate}: examples/tour.rs ====================\n");
         let status = Command::new(&cargo)
             .current_dir(root)
-            .args(["run", "--quiet", "--package", krate, "--example", "tour"])
+            .args(["run", "--quiet", "--package", krate, "--example"])
+            .arg(format!("{krate}-tour"))
             .status()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
         if !status.success() {

@@ -1,6 +1,6 @@
 //! A tour of TensorFlow's data-versioning scheme for GraphDefs, end to end.
 //!
-//! Run it with `cargo run -p graphdef-versions --example tour` (or `cargo xtask demo`).
+//! Run it with `cargo run -p graphdef-versions --example graphdef-versions-tour` (or `cargo xtask demo`).
 
 use graphdef_versions::generated::tensorflow::{MetaGraphDef, SavedModel};
 use graphdef_versions::history::{self, CivilDate};

@@ -1,6 +1,6 @@
 //! A tour of IFRT's serialization-version scheme, end to end.
 //!
-//! Run it with `cargo run -p ifrt-serdes --example tour` (or `cargo xtask demo`).
+//! Run it with `cargo run -p ifrt-serdes --example ifrt-serdes-tour` (or `cargo xtask demo`).
 
 use std::sync::Arc;
 

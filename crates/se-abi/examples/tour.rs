@@ -3,7 +3,7 @@
 //! Each "build" below is a module declaring `SE_Device` as its header version had it. A producer
 //! (plugin) writes its struct; a consumer (host) of another version reads it.
 //!
-//! Run with `cargo run -p se-abi --example tour` (or `cargo xtask demo`).
+//! Run with `cargo run -p se-abi --example se-abi-tour` (or `cargo xtask demo`).
 
 use std::ffi::{c_char, c_void};
 

@@ -1,7 +1,7 @@
 //! The dilation story, end to end: how TensorFlow Lite added a parameter to an op without
 //! breaking old models or old runtimes.
 //!
-//! Run with `cargo run -p tflite-opver --example tour` (or `cargo xtask demo`).
+//! Run with `cargo run -p tflite-opver --example tflite-opver-tour` (or `cargo xtask demo`).
 //!
 //! The op is DEPTHWISE_CONV_2D, the one whose version 2 added dilation in TensorFlow
 //! (`DepthwiseConv2DOptions.dilation_w_factor:int = 1; // Parameters for DepthwiseConv
