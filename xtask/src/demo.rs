@@ -17,13 +17,10 @@ pub fn run(root: &Path) -> Result<(), String> {
             .join("examples/tour.rs")
             .is_file()
     });
-    println!(
-        "tours: {} written ({}), {} not yet written ({})",
-        present.len(),
-        present.join(", "),
-        missing.len(),
-        missing.join(", ")
-    );
+    println!("tours written: {}", present.join(", "));
+    if !missing.is_empty() {
+        println!("tours not yet written: {}", missing.join(", "));
+    }
     for krate in &present {
         println!("\n==================== {krate}: examples/tour.rs ====================\n");
         let status = Command::new(&cargo)
