@@ -5,16 +5,19 @@
 //! default), inside a `Serialized` envelope, so the reader picks the sharding kind by name. On
 //! the way back each inner value is read by the version recorded in its own bytes.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::generated::xla::ifrt::{ArraySpecProto, ShardingProto};
+use crate::generated::xla::ifrt::ArraySpecProto;
 use crate::registry::{
     Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, Sharding, decode_message,
+    encode_message,
 };
 use crate::shape::Shape;
 use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
+use crate::spare::{Slot, with_spare};
 use crate::version::SerDesVersionNumber;
 
 /// Element type, shape and sharding of an array (IFRT's `ArraySpec`,
@@ -43,17 +46,35 @@ impl Codec for ArraySpec {
     const TYPE_NAME: &'static str = "xla::ifrt::ArraySpec";
 
     fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::new();
+        self.serialize_into(options, registry, &mut out)?;
+        Ok(out)
+    }
+
+    fn serialize_into(
+        &self,
+        options: &SerializeOptions,
+        registry: &Registry,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        thread_local! {
+            static SPARE: Slot<ArraySpecProto> = const { Cell::new(None) };
+        }
         let version = options.version();
-        let sharding = registry.serialize(self.sharding.as_ref(), options)?;
-        let proto = ArraySpecProto {
-            version_number: version.number().value(),
-            dtype: Some(self.dtype.to_proto(version)),
-            shape: Some(self.shape.to_proto(version)),
-            sharding: Some(ShardingProto {
-                serialized_sharding: Some(sharding),
-            }),
-        };
-        Ok(prost::Message::encode_to_vec(&proto))
+        with_spare(&SPARE, |proto| {
+            proto.version_number = version.number().value();
+            proto.dtype = Some(self.dtype.to_proto(version));
+            self.shape
+                .fill_proto(version, proto.shape.get_or_insert_default());
+            let envelope = proto
+                .sharding
+                .get_or_insert_default()
+                .serialized_sharding
+                .get_or_insert_default();
+            registry.serialize_envelope_into(self.sharding.as_ref(), options, envelope)?;
+            encode_message(proto, out);
+            Ok(())
+        })
     }
 
     fn deserialize(

@@ -2,7 +2,9 @@
 
 use crate::error::Error;
 use crate::generated::xla::ifrt::DTypeProto;
-use crate::registry::{Codec, DeserializeOptions, Registry, Serializable, SerializeOptions};
+use crate::registry::{
+    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, encode_message,
+};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
 /// The element type of an array (IFRT's `DType::Kind`).
@@ -122,6 +124,16 @@ impl Codec for DType {
         Ok(prost::Message::encode_to_vec(
             &self.to_proto(options.version()),
         ))
+    }
+
+    fn serialize_into(
+        &self,
+        options: &SerializeOptions,
+        _: &Registry,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        encode_message(&self.to_proto(options.version()), out);
+        Ok(())
     }
 
     fn deserialize(

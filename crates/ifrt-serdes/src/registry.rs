@@ -7,6 +7,7 @@
 //! requested version; deserialize options do not: the data says.
 
 use std::any::{Any, TypeId};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use prost::Message;
 
 use crate::error::Error;
 use crate::generated::xla::ifrt::Serialized;
+use crate::spare::{Slot, with_spare};
 use crate::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions};
 
 /// A value that can go through a [`Registry`]: implement [`Codec`] for it and register it.
@@ -28,6 +30,20 @@ pub trait Codec: Serializable + Sized {
     /// The bytes of `self` in the format of `options.version()`, which must be recorded in
     /// them. Nested values are serialized through `registry` with the same options.
     fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error>;
+
+    /// The bytes of [`Codec::serialize`], appended to `out` (which may already hold other
+    /// bytes: they stay as they are). The registry always writes through this method, so a
+    /// type can override it to encode straight into the caller's buffer; the default calls
+    /// [`Codec::serialize`] and copies.
+    fn serialize_into(
+        &self,
+        options: &SerializeOptions,
+        registry: &Registry,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        out.extend_from_slice(&self.serialize(options, registry)?);
+        Ok(())
+    }
 
     /// Reads bytes written by [`Codec::serialize`] of any version `registry` supports, choosing
     /// the parser by the version recorded in them.
@@ -89,7 +105,8 @@ impl Default for DeserializeOptions {
     }
 }
 
-type SerializeFn = fn(&dyn Serializable, &SerializeOptions, &Registry) -> Result<Vec<u8>, Error>;
+type SerializeFn =
+    fn(&dyn Serializable, &SerializeOptions, &Registry, &mut Vec<u8>) -> Result<(), Error>;
 type DeserializeFn =
     fn(&[u8], &DeserializeOptions, &Registry) -> Result<Box<dyn Serializable>, Error>;
 type DeserializeShardingFn =
@@ -225,19 +242,35 @@ impl Registry {
         value: &dyn Serializable,
         options: &SerializeOptions,
     ) -> Result<Serialized, Error> {
-        let (type_name, data) = self.serialize_parts(value, options)?;
+        let mut data = Vec::new();
+        let type_name = self.serialize_data(value, options, &mut data)?;
         Ok(Serialized {
             type_name: type_name.to_string(),
             data,
         })
     }
 
-    /// The type name and the data of `value`'s envelope.
-    fn serialize_parts(
+    /// [`Registry::serialize`] into an existing envelope, reusing its buffers.
+    pub(crate) fn serialize_envelope_into(
         &self,
         value: &dyn Serializable,
         options: &SerializeOptions,
-    ) -> Result<(&'static str, Vec<u8>), Error> {
+        envelope: &mut Serialized,
+    ) -> Result<(), Error> {
+        envelope.data.clear();
+        let type_name = self.serialize_data(value, options, &mut envelope.data)?;
+        envelope.type_name.clear();
+        envelope.type_name.push_str(type_name);
+        Ok(())
+    }
+
+    /// Appends the data of `value`'s envelope to `out`; returns the envelope's type name.
+    fn serialize_data(
+        &self,
+        value: &dyn Serializable,
+        options: &SerializeOptions,
+        out: &mut Vec<u8>,
+    ) -> Result<&'static str, Error> {
         let type_id = (value as &dyn Any).type_id();
         let (type_name, entry) = *self.by_type.get(&type_id).ok_or(Error::NoSerDesForValue)?;
         if !self.supported.contains(options.version.number()) {
@@ -248,17 +281,25 @@ impl Registry {
                 what,
             });
         }
-        Ok((type_name, (entry.serialize)(value, options, self)?))
+        (entry.serialize)(value, options, self, out)?;
+        Ok(type_name)
     }
 
-    /// [`Registry::serialize`], then the envelope's protobuf bytes.
+    /// [`Registry::serialize`], then the envelope's protobuf bytes. A warm thread allocates
+    /// only the returned bytes: the data is written into a per-thread spare buffer first.
     pub fn serialize_to_bytes(
         &self,
         value: &dyn Serializable,
         options: &SerializeOptions,
     ) -> Result<Vec<u8>, Error> {
-        let (type_name, data) = self.serialize_parts(value, options)?;
-        Ok(crate::envelope::write(type_name, &data))
+        thread_local! {
+            static DATA: Slot<Vec<u8>> = const { Cell::new(None) };
+        }
+        with_spare(&DATA, |data| {
+            data.clear();
+            let type_name = self.serialize_data(value, options, data)?;
+            Ok(crate::envelope::write(type_name, data))
+        })
     }
 
     /// Reads an envelope as whatever registered type it names.
@@ -410,15 +451,27 @@ fn check_size(bytes: &[u8], options: &DeserializeOptions) -> Result<(), Error> {
     Ok(())
 }
 
+/// Appends `message`'s protobuf bytes to `out`.
+pub(crate) fn encode_message(message: &impl Message, out: &mut Vec<u8>) {
+    if out.capacity() == 0 {
+        // A new buffer is sized once. A used one (a spare) usually has room already: sizing
+        // it first would walk the whole message tree an extra time.
+        out.reserve_exact(message.encoded_len());
+    }
+    // prost fails only when a fixed-size buffer is too small; a `Vec` grows instead.
+    let _ = message.encode(out);
+}
+
 fn serialize_as<T: Codec>(
     value: &dyn Serializable,
     options: &SerializeOptions,
     registry: &Registry,
-) -> Result<Vec<u8>, Error> {
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
     let value = (value as &dyn Any)
         .downcast_ref::<T>()
         .ok_or(Error::NoSerDesForValue)?;
-    value.serialize(options, registry)
+    value.serialize_into(options, registry, out)
 }
 
 fn deserialize_as<T: Codec>(

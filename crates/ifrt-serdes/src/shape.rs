@@ -1,8 +1,13 @@
 //! Static shapes. One format in every version so far: `{ version_number, dims }`.
 
+use std::cell::Cell;
+
 use crate::error::Error;
 use crate::generated::xla::ifrt::ShapeProto;
-use crate::registry::{Codec, DeserializeOptions, Registry, Serializable, SerializeOptions};
+use crate::registry::{
+    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, encode_message,
+};
+use crate::spare::{Slot, refill, with_spare};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
 /// A static shape: every dimension size is at least 0 (xla/python/ifrt/shape.proto).
@@ -36,6 +41,12 @@ impl Shape {
         }
     }
 
+    /// Overwrites `proto` with the message for `version`, reusing its buffer.
+    pub(crate) fn fill_proto(&self, version: SerDesVersion, proto: &mut ShapeProto) {
+        proto.version_number = version.number().value();
+        refill(&mut proto.dims, &self.dims);
+    }
+
     /// Reads a message of any version `registry` supports.
     pub fn from_proto(proto: ShapeProto, registry: &Registry) -> Result<Self, Error> {
         registry.check_readable(SerDesVersionNumber::new(proto.version_number), "Shape")?;
@@ -48,10 +59,26 @@ impl Serializable for Shape {}
 impl Codec for Shape {
     const TYPE_NAME: &'static str = "xla::ifrt::Shape";
 
-    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
-        Ok(prost::Message::encode_to_vec(
-            &self.to_proto(options.version()),
-        ))
+    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::new();
+        self.serialize_into(options, registry, &mut out)?;
+        Ok(out)
+    }
+
+    fn serialize_into(
+        &self,
+        options: &SerializeOptions,
+        _: &Registry,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        thread_local! {
+            static SPARE: Slot<ShapeProto> = const { Cell::new(None) };
+        }
+        with_spare(&SPARE, |proto| {
+            self.fill_proto(options.version(), proto);
+            encode_message(proto, out);
+        });
+        Ok(())
     }
 
     fn deserialize(

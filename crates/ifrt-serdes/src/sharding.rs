@@ -9,15 +9,17 @@
 //! - version 2: a well-known memory kind is written as `memory_kind_id` instead of its name.
 
 use std::any::Any;
+use std::cell::Cell;
 
 use crate::error::Error;
 use crate::generated::xla::ifrt::{
-    DeviceListProto, MemoryKindId, ShardingParamProto, ShardingParamShardingProto,
-    SingleDeviceShardingProto,
+    MemoryKindId, ShardingParamProto, ShardingParamShardingProto, SingleDeviceShardingProto,
 };
 use crate::registry::{
     Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, Sharding, decode_message,
+    encode_message,
 };
+use crate::spare::{Slot, refill, with_spare};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
 /// The first version that writes `ShardingParamProto.unreduced_axes`.
@@ -87,11 +89,25 @@ impl MemoryKind {
         }
     }
 
-    /// The `(memory_kind, memory_kind_id)` fields for `version`.
-    fn encode(&self, version: SerDesVersionNumber) -> (Option<String>, i32) {
-        match &self.0 {
-            Kind::WellKnown(id) if version >= MEMORY_KIND_ID_SINCE => (None, *id as i32),
-            _ => (self.name().map(str::to_string), 0),
+    /// Overwrites the `(memory_kind, memory_kind_id)` fields with their values for `version`,
+    /// reusing the name's buffer.
+    fn encode(&self, version: SerDesVersionNumber, name: &mut Option<String>, id: &mut i32) {
+        match (&self.0, self.name()) {
+            (Kind::WellKnown(known), _) if version >= MEMORY_KIND_ID_SINCE => {
+                *name = None;
+                *id = *known as i32;
+            }
+            (_, written) => {
+                *id = 0;
+                match written {
+                    Some(written) => {
+                        let name = name.get_or_insert_with(String::new);
+                        name.clear();
+                        name.push_str(written);
+                    }
+                    None => *name = None,
+                }
+            }
         }
     }
 
@@ -223,6 +239,17 @@ impl ShardingParam {
     /// The message for `version`; [`Error::FeatureNeedsNewerVersion`] if the param has unreduced
     /// axes and `version` predates them.
     pub fn to_proto(&self, version: SerDesVersion) -> Result<ShardingParamProto, Error> {
+        let mut proto = ShardingParamProto::default();
+        self.fill_proto(version, &mut proto)?;
+        Ok(proto)
+    }
+
+    /// [`ShardingParam::to_proto`], overwriting `proto` and reusing its buffers.
+    fn fill_proto(
+        &self,
+        version: SerDesVersion,
+        proto: &mut ShardingParamProto,
+    ) -> Result<(), Error> {
         let number = version.number();
         if !self.unreduced_axes.is_empty() && number < UNREDUCED_AXES_SINCE {
             return Err(Error::FeatureNeedsNewerVersion {
@@ -232,13 +259,12 @@ impl ShardingParam {
                 needed: UNREDUCED_AXES_SINCE,
             });
         }
-        Ok(ShardingParamProto {
-            version_number: number.value(),
-            dim_shards: self.dim_shards.clone(),
-            permutation: self.permutation.clone(),
-            axis_sizes: self.axis_sizes.clone(),
-            unreduced_axes: self.unreduced_axes.clone(),
-        })
+        proto.version_number = number.value();
+        refill(&mut proto.dim_shards, &self.dim_shards);
+        refill(&mut proto.permutation, &self.permutation);
+        refill(&mut proto.axis_sizes, &self.axis_sizes);
+        refill(&mut proto.unreduced_axes, &self.unreduced_axes);
+        Ok(())
     }
 
     /// Reads a message by its own recorded version.
@@ -328,16 +354,28 @@ impl Codec for SingleDeviceSharding {
     /// IFRT's name (xla/python/ifrt/sharding_serdes.cc).
     const TYPE_NAME: &'static str = "xla::ifrt::SingleDeviceSharding";
 
-    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
+    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::new();
+        self.serialize_into(options, registry, &mut out)?;
+        Ok(out)
+    }
+
+    fn serialize_into(
+        &self,
+        options: &SerializeOptions,
+        _: &Registry,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
         let version = options.version().number();
-        let (memory_kind, memory_kind_id) = self.memory_kind.encode(version);
-        let proto = SingleDeviceShardingProto {
+        let mut proto = SingleDeviceShardingProto {
             version_number: version.value(),
             device_id: self.device_id,
-            memory_kind,
-            memory_kind_id,
+            ..SingleDeviceShardingProto::default()
         };
-        Ok(prost::Message::encode_to_vec(&proto))
+        self.memory_kind
+            .encode(version, &mut proto.memory_kind, &mut proto.memory_kind_id);
+        encode_message(&proto, out);
+        Ok(())
     }
 
     fn deserialize(
@@ -425,21 +463,36 @@ impl Codec for ShardingParamSharding {
     /// IFRT's name (xla/python/ifrt/sharding_serdes.cc).
     const TYPE_NAME: &'static str = "xla::ifrt::ShardingParamSharding";
 
-    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
+    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::new();
+        self.serialize_into(options, registry, &mut out)?;
+        Ok(out)
+    }
+
+    fn serialize_into(
+        &self,
+        options: &SerializeOptions,
+        _: &Registry,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        thread_local! {
+            static SPARE: Slot<ShardingParamShardingProto> = const { Cell::new(None) };
+        }
         let version = options.version();
-        let (memory_kind, memory_kind_id) = self.memory_kind.encode(version.number());
-        let proto = ShardingParamShardingProto {
-            version_number: version.number().value(),
+        let number = version.number();
+        with_spare(&SPARE, |proto| {
+            proto.version_number = number.value();
             // Nested values are written in the requested version.
-            sharding_param: Some(self.param.to_proto(version)?),
-            devices: Some(DeviceListProto {
-                version_number: version.number().value(),
-                device_ids: self.devices.clone(),
-            }),
-            memory_kind,
-            memory_kind_id,
-        };
-        Ok(prost::Message::encode_to_vec(&proto))
+            self.param
+                .fill_proto(version, proto.sharding_param.get_or_insert_default())?;
+            let devices = proto.devices.get_or_insert_default();
+            devices.version_number = number.value();
+            refill(&mut devices.device_ids, &self.devices);
+            self.memory_kind
+                .encode(number, &mut proto.memory_kind, &mut proto.memory_kind_id);
+            encode_message(proto, out);
+            Ok(())
+        })
     }
 
     fn deserialize(
