@@ -92,13 +92,22 @@ struct TensorFacts {
 /// An operator digested into what signatures need.
 #[derive(Clone, Debug, PartialEq)]
 struct OperatorFacts {
-    opcode_index: usize,
-    /// Its input tensor indices: `Subgraph::indices[inputs.0..inputs.1]` (-1 for absent
-    /// inputs; validated). One pool per subgraph instead of two vectors per operator.
-    inputs: (u32, u32),
-    outputs: (u32, u32),
+    /// Index into the model's operator codes (validated).
+    opcode_index: u32,
+    /// Where its tensor indices sit in `Subgraph::indices`: inputs at `tensors[0]..tensors[1]`,
+    /// outputs at `tensors[1]..tensors[2]` (-1 for absent inputs; validated). One pool per
+    /// subgraph instead of two vectors per operator keeps a model of a million operators to
+    /// a few allocations.
+    tensors: [u32; 3],
     params: Params,
     options_present: bool,
+}
+
+impl OperatorFacts {
+    fn opcode_index(&self) -> usize {
+        // Lossless: it was validated against a `usize` length when the model was read.
+        self.opcode_index as usize
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -109,11 +118,19 @@ struct Subgraph {
 }
 
 impl Subgraph {
-    fn slice(&self, (start, end): (u32, u32)) -> &[i32] {
+    fn slice(&self, start: u32, end: u32) -> &[i32] {
         // Ranges are built from this pool when the model is read.
         self.indices
             .get(start as usize..end as usize)
             .unwrap_or(&[])
+    }
+
+    fn inputs(&self, operator: &OperatorFacts) -> &[i32] {
+        self.slice(operator.tensors[0], operator.tensors[1])
+    }
+
+    fn outputs(&self, operator: &OperatorFacts) -> &[i32] {
+        self.slice(operator.tensors[1], operator.tensors[2])
     }
 }
 
@@ -237,7 +254,7 @@ impl<'a> Model<'a> {
                         let facts =
                             digest_operator(operator, at, &codes, tensors.len(), &mut indices)?;
                         // Only custom options live outside the FlatBuffer in large models.
-                        if codes[facts.opcode_index].is_custom() {
+                        if codes[facts.opcode_index()].is_custom() {
                             external_data |=
                                 operator.large_custom_options_offset().map_err(malformed)? > 1;
                         }
@@ -317,7 +334,7 @@ impl<'a> Model<'a> {
 
     /// The operator code index of the operator at `at`.
     pub fn opcode_index(&self, at: OperatorLocation) -> Result<usize, Error> {
-        Ok(self.operator(at)?.opcode_index)
+        Ok(self.operator(at)?.opcode_index())
     }
 
     /// The `min_runtime_version` metadata entry, if the model has one.
@@ -368,7 +385,7 @@ impl<'a> Model<'a> {
         spare: &mut Vec<TensorSpec>,
     ) {
         // The opcode index was validated when the model was read.
-        let code = self.codes[operator.opcode_index];
+        let code = self.codes[operator.opcode_index()];
         sig.op = code.builtin;
         if code.is_custom() {
             sig.custom_name = code.custom_code.map(str::to_owned);
@@ -378,13 +395,13 @@ impl<'a> Model<'a> {
         fill_specs(
             &mut sig.inputs,
             spare,
-            subgraph.slice(operator.inputs),
+            subgraph.inputs(operator),
             &subgraph.tensors,
         );
         fill_specs(
             &mut sig.outputs,
             spare,
-            subgraph.slice(operator.outputs),
+            subgraph.outputs(operator),
             &subgraph.tensors,
         );
         sig.params = operator.params;
@@ -424,14 +441,14 @@ impl<'a> Model<'a> {
                     subgraph: s,
                     operator: o,
                 };
-                let code = &self.codes[operator.opcode_index];
+                let code = &self.codes[operator.opcode_index()];
                 let version = if code.is_custom() {
                     code.version
                 } else {
                     self.fill_signature(subgraph, operator, &mut sig, &mut spare);
                     op_version(&sig)
                 };
-                f(at, operator.opcode_index, version);
+                f(at, operator.opcode_index(), version);
             }
         }
     }
@@ -469,7 +486,7 @@ impl<'a> Model<'a> {
         let mut used = vec![false; self.codes.len()];
         for subgraph in &self.subgraphs {
             for operator in &subgraph.operators {
-                used[operator.opcode_index] = true;
+                used[operator.opcode_index()] = true;
             }
         }
         runtime::min_runtime_version_for_model(
@@ -570,35 +587,36 @@ fn digest_tensor<'a>(
     })
 }
 
-/// Appends an operator's tensor indices to the subgraph's pool; returns their range.
+/// Appends an operator's tensor indices to the subgraph's pool, checking each.
 fn tensor_indices(
     list: Option<planus::Vector<'_, i32>>,
     at: OperatorLocation,
     tensors: usize,
     pool: &mut Vec<i32>,
-) -> Result<(u32, u32), Error> {
-    let start = pool.len();
-    if let Some(list) = list {
-        for index in list {
-            // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
-            let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
-            if !valid {
-                return Err(Error::TensorIndexOutOfRange {
-                    subgraph: at.subgraph,
-                    operator: at.operator,
-                    index,
-                    tensors,
-                });
-            }
-            pool.push(index);
-        }
-    }
-    let range = |n: usize| {
-        u32::try_from(n).map_err(|_| Error::MalformedModel {
-            reason: "a subgraph lists more than 2^32 operator tensor indices".into(),
-        })
+) -> Result<(), Error> {
+    let Some(list) = list else {
+        return Ok(());
     };
-    Ok((range(start)?, range(pool.len())?))
+    let start = pool.len();
+    pool.extend(list);
+    // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
+    let valid = |index: i32| index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
+    match pool[start..].iter().find(|&&index| !valid(index)) {
+        None => Ok(()),
+        Some(&index) => Err(Error::TensorIndexOutOfRange {
+            subgraph: at.subgraph,
+            operator: at.operator,
+            index,
+            tensors,
+        }),
+    }
+}
+
+/// A position in a subgraph's index pool, as stored in [`OperatorFacts`].
+fn pool_mark(pool: &[i32]) -> Result<u32, Error> {
+    u32::try_from(pool.len()).map_err(|_| Error::MalformedModel {
+        reason: "a subgraph lists more than 2^32 operator tensor indices".into(),
+    })
 }
 
 fn digest_operator(
@@ -611,8 +629,8 @@ fn digest_operator(
     let opcode_index = operator.opcode_index().map_err(malformed)?;
     let code = usize::try_from(opcode_index)
         .ok()
-        .and_then(|i| codes.get(i).map(|c| (i, c)));
-    let Some((opcode_index, code)) = code else {
+        .and_then(|i| codes.get(i));
+    let Some(code) = code else {
         return Err(Error::OpcodeIndexOutOfRange {
             subgraph: at.subgraph,
             operator: at.operator,
@@ -620,8 +638,11 @@ fn digest_operator(
             codes: codes.len(),
         });
     };
-    let inputs = tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
-    let outputs = tensor_indices(operator.outputs().map_err(malformed)?, at, tensors, pool)?;
+    let start = pool_mark(pool)?;
+    tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
+    let split = pool_mark(pool)?;
+    tensor_indices(operator.outputs().map_err(malformed)?, at, tensors, pool)?;
+    let end = pool_mark(pool)?;
     // Like TF's `ParseOpData`, read the options table only for ops that have options.
     let (params, options_present) = if code.is_custom() {
         (Params::None, false)
@@ -638,8 +659,7 @@ fn digest_operator(
     };
     Ok(OperatorFacts {
         opcode_index,
-        inputs,
-        outputs,
+        tensors: [start, split, end],
         params,
         options_present,
     })
