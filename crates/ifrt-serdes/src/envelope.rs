@@ -43,12 +43,15 @@ pub(crate) fn write(type_name: &str, data: &[u8]) -> Vec<u8> {
 /// `Serialized::decode` (unknown fields skipped, the last occurrence of a field wins, the type
 /// name must be UTF-8).
 pub(crate) fn read(bytes: &[u8]) -> Result<(&str, &[u8]), Error> {
-    let malformed = |reason: String| Error::Malformed {
-        what: "Serialized",
-        reason,
-    };
+    let (type_name, data) = read_raw(bytes)?;
+    Ok((type_name_str(type_name)?, data))
+}
+
+/// [`read`] without checking that the (last) type name is UTF-8: a caller that finds it equal
+/// to a known name has no need to, and must call [`type_name_str`] otherwise.
+pub(crate) fn read_raw(bytes: &[u8]) -> Result<(&[u8], &[u8]), Error> {
     let mut buf = bytes;
-    let mut type_name: &[u8] = &[];
+    let mut type_name: Option<&[u8]> = None;
     let mut data: &[u8] = &[];
     while !buf.is_empty() {
         let (tag, wire_type) = decode_key(&mut buf).map_err(|e| malformed(e.to_string()))?;
@@ -63,7 +66,11 @@ pub(crate) fn read(bytes: &[u8]) -> Result<(&str, &[u8]), Error> {
             let (value, rest) = buf.split_at(len);
             buf = rest;
             if tag == TYPE_NAME {
-                type_name = value;
+                // prost checks every occurrence of a string field, even one a later occurrence
+                // replaces, so a replaced name must be UTF-8 too.
+                if let Some(replaced) = type_name.replace(value) {
+                    type_name_str(replaced)?;
+                }
             } else {
                 data = value;
             }
@@ -72,9 +79,19 @@ pub(crate) fn read(bytes: &[u8]) -> Result<(&str, &[u8]), Error> {
                 .map_err(|e| malformed(e.to_string()))?;
         }
     }
-    let type_name = std::str::from_utf8(type_name)
-        .map_err(|_| malformed("the type name is not UTF-8".to_string()))?;
-    Ok((type_name, data))
+    Ok((type_name.unwrap_or_default(), data))
+}
+
+/// The type name as text, or the error `Serialized::decode` gives for it.
+pub(crate) fn type_name_str(type_name: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(type_name).map_err(|_| malformed("the type name is not UTF-8".to_string()))
+}
+
+fn malformed(reason: String) -> Error {
+    Error::Malformed {
+        what: "Serialized",
+        reason,
+    }
 }
 
 #[cfg(test)]
@@ -107,6 +124,15 @@ mod tests {
                 }
                 out
             })
+    }
+
+    #[test]
+    fn a_replaced_type_name_must_be_utf8_too() {
+        // `type_name = "\x80"`, then `type_name = ""`: prost refuses the first occurrence.
+        let bytes = [10, 1, 128, 10, 0];
+        assert!(Serialized::decode(bytes.as_slice()).is_err());
+        assert!(matches!(read(&bytes), Err(Error::Malformed { .. })));
+        assert!(matches!(read_raw(&bytes), Err(Error::Malformed { .. })));
     }
 
     proptest! {

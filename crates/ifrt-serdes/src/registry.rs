@@ -388,7 +388,12 @@ impl Registry {
         options: &DeserializeOptions,
     ) -> Result<T, Error> {
         check_size(bytes, options)?;
-        let (type_name, data) = crate::envelope::read(bytes)?;
+        let (type_name, data) = crate::envelope::read_raw(bytes)?;
+        if type_name == T::TYPE_NAME.as_bytes() && self.by_type.contains_key(&TypeId::of::<T>()) {
+            // Equal to a `&str`, so the name is UTF-8 without checking it again.
+            return T::deserialize(data, options, self);
+        }
+        let type_name = crate::envelope::type_name_str(type_name)?;
         self.deserialize_parts(type_name, data, options)
     }
 

@@ -289,7 +289,17 @@ impl ShardingParam {
 /// Whether `axes` holds each of `0..axes.len()` once.
 fn is_permutation(axes: &[i32]) -> bool {
     let in_range = |a: &i32| usize::try_from(*a).is_ok_and(|a| a < axes.len());
-    axes.iter().all(in_range) && all_distinct(axes)
+    if axes.len() > 64 {
+        return axes.iter().all(in_range) && all_distinct(axes);
+    }
+    // Meshes have a handful of axes: one bit per axis seen.
+    let mut seen = 0u64;
+    axes.iter().all(|a| {
+        let bit = if in_range(a) { 1u64 << *a } else { 0 };
+        let fresh = seen & bit == 0;
+        seen |= bit;
+        bit != 0 && fresh
+    })
 }
 
 /// Whether no value repeats. Increasing lists (the common case) and small lists are checked

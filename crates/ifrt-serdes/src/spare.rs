@@ -35,6 +35,7 @@ pub(crate) type Slot<T> = Cell<Option<Box<T>>>;
 /// thread is shutting down), then keeps it for the next call if it is not too big.
 ///
 /// `f` must overwrite whatever it reads: the spare holds the previous call's contents.
+#[inline(always)]
 pub(crate) fn with_spare<T: Spare, R>(
     slot: &'static LocalKey<Slot<T>>,
     f: impl FnOnce(&mut T) -> R,
