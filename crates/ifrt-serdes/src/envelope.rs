@@ -2,15 +2,16 @@
 //! copying its payload.
 //!
 //! prost's generated `Serialized` owns a `String` and a `Vec<u8>`, so decoding it copies the
-//! whole payload once more before the payload is itself decoded. The registry's byte-level entry
-//! points use these two functions instead: built from prost's own wire primitives, they accept
-//! and produce exactly what `Serialized::decode` and `Serialized::encode_to_vec` do (a property
-//! test below holds them to it), but borrow the payload.
+//! whole payload once more before the payload is itself decoded, and encoding it needs the
+//! payload in a buffer of its own first. The registry's byte-level entry points use these
+//! functions instead: built from prost's own wire primitives, they accept and produce exactly
+//! what `Serialized::decode` and `Serialized::encode_to_vec` do (property tests below hold them
+//! to it), but borrow the payload when reading and encode it in place when writing.
 
 use prost::bytes::BufMut;
 use prost::encoding::{
     DecodeContext, WireType, check_wire_type, decode_key, decode_varint, encode_key, encode_varint,
-    encoded_len_varint, key_len, skip_field,
+    encoded_len_varint, skip_field,
 };
 
 use crate::error::Error;
@@ -18,25 +19,41 @@ use crate::error::Error;
 const TYPE_NAME: u32 = 1;
 const DATA: u32 = 2;
 
-/// The envelope's bytes, as `Serialized { type_name, data }.encode_to_vec()` writes them.
-pub(crate) fn write(type_name: &str, data: &[u8]) -> Vec<u8> {
-    let field_len = |len: usize| {
-        if len == 0 {
-            0
-        } else {
-            key_len(1) + encoded_len_varint(len as u64) + len
-        }
-    };
-    let mut out = Vec::with_capacity(field_len(type_name.len()) + field_len(data.len()));
-    // proto3 leaves fields with default (empty) values out.
-    for (tag, value) in [(TYPE_NAME, type_name.as_bytes()), (DATA, data)] {
-        if !value.is_empty() {
-            encode_key(tag, WireType::LengthDelimited, &mut out);
-            encode_varint(value.len() as u64, &mut out);
-            out.put_slice(value);
-        }
+/// The envelope's bytes, as `Serialized { type_name, data }.encode_to_vec()` writes them, with
+/// the data written by `payload` straight into the same buffer: no intermediate buffer, no copy of the payload
+/// unless it needs a length prefix longer than one byte (128 bytes or more), in which case it
+/// is moved along once to make room.
+pub(crate) fn write_with(
+    type_name: &str,
+    payload: impl FnOnce(&mut Vec<u8>) -> Result<(), Error>,
+) -> Result<Vec<u8>, Error> {
+    // Room for the header and a typical payload; larger ones grow the buffer as they go.
+    let mut out = Vec::with_capacity(type_name.len() + 128);
+    if !type_name.is_empty() {
+        encode_key(TYPE_NAME, WireType::LengthDelimited, &mut out);
+        encode_varint(type_name.len() as u64, &mut out);
+        out.put_slice(type_name.as_bytes());
     }
-    out
+    let key_at = out.len();
+    encode_key(DATA, WireType::LengthDelimited, &mut out);
+    let len_at = out.len();
+    out.push(0);
+    let start = out.len();
+    payload(&mut out)?;
+    let len = out.len() - start;
+    if len == 0 {
+        // proto3 leaves an empty `data` out.
+        out.truncate(key_at);
+        return Ok(out);
+    }
+    let len_bytes = encoded_len_varint(len as u64);
+    if len_bytes > 1 {
+        let extra = len_bytes - 1;
+        out.resize(out.len() + extra, 0);
+        out.copy_within(start..start + len, start + extra);
+    }
+    encode_varint(len as u64, &mut &mut out[len_at..len_at + len_bytes]);
+    Ok(out)
 }
 
 /// The envelope's type name and payload, borrowed from `bytes`; the same acceptance as
@@ -157,10 +174,27 @@ mod tests {
         }
 
         #[test]
+        fn writes_in_place_what_prost_writes(name in ".{0,40}", data in proptest::collection::vec(any::<u8>(), 0..300), prefix in 0usize..3) {
+            let expected = Serialized { type_name: name.clone(), data: data.clone() }.encode_to_vec();
+            let written = write_with(&name, |out| {
+                // Payloads are appended in pieces, as a codec does.
+                let (head, tail) = data.split_at(prefix.min(data.len()));
+                out.extend_from_slice(head);
+                out.extend_from_slice(tail);
+                Ok(())
+            });
+            prop_assert_eq!(written.unwrap(), expected);
+        }
+
+        #[test]
         fn writes_what_prost_writes(name in ".{0,40}", data in proptest::collection::vec(any::<u8>(), 0..300)) {
             let expected = Serialized { type_name: name.clone(), data: data.clone() }.encode_to_vec();
-            prop_assert_eq!(write(&name, &data), expected);
-            let written = write(&name, &data);
+            let written = write_with(&name, |out| {
+                out.extend_from_slice(&data);
+                Ok(())
+            })
+            .unwrap();
+            prop_assert_eq!(&written, &expected);
             let (back_name, back_data) = read(&written).unwrap();
             prop_assert_eq!(back_name, name.as_str());
             prop_assert_eq!(back_data, data.as_slice());

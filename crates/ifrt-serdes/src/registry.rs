@@ -7,7 +7,6 @@
 //! requested version; deserialize options do not: the data says.
 
 use std::any::{Any, TypeId};
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -16,7 +15,6 @@ use prost::Message;
 
 use crate::error::Error;
 use crate::generated::xla::ifrt::Serialized;
-use crate::spare::{Slot, with_spare};
 use crate::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions};
 
 /// A value that can go through a [`Registry`]: implement [`Codec`] for it and register it.
@@ -271,8 +269,29 @@ impl Registry {
         options: &SerializeOptions,
         out: &mut Vec<u8>,
     ) -> Result<&'static str, Error> {
+        let (type_name, entry) = self.codec_of(value)?;
+        self.write_data(value, type_name, entry, options, out)?;
+        Ok(type_name)
+    }
+
+    /// The type name and codec `value` is registered with.
+    fn codec_of(&self, value: &dyn Serializable) -> Result<(&'static str, Entry), Error> {
         let type_id = (value as &dyn Any).type_id();
-        let (type_name, entry) = *self.by_type.get(&type_id).ok_or(Error::NoSerDesForValue)?;
+        self.by_type
+            .get(&type_id)
+            .copied()
+            .ok_or(Error::NoSerDesForValue)
+    }
+
+    /// Checks the requested version, then appends the data of `value` to `out`.
+    fn write_data(
+        &self,
+        value: &dyn Serializable,
+        type_name: &'static str,
+        entry: Entry,
+        options: &SerializeOptions,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
         if !self.supported.contains(options.version.number()) {
             // Errors name the type as IFRT does: without its namespace (`DType`).
             let what = type_name.rsplit("::").next().unwrap_or(type_name);
@@ -281,24 +300,20 @@ impl Registry {
                 what,
             });
         }
-        (entry.serialize)(value, options, self, out)?;
-        Ok(type_name)
+        (entry.serialize)(value, options, self, out)
     }
 
-    /// [`Registry::serialize`], then the envelope's protobuf bytes. A warm thread allocates
-    /// only the returned bytes: the data is written into a per-thread spare buffer first.
+    /// [`Registry::serialize`], then the envelope's protobuf bytes. The value is encoded
+    /// straight into the returned buffer, after the envelope's header; a warm thread allocates
+    /// nothing else.
     pub fn serialize_to_bytes(
         &self,
         value: &dyn Serializable,
         options: &SerializeOptions,
     ) -> Result<Vec<u8>, Error> {
-        thread_local! {
-            static DATA: Slot<Vec<u8>> = const { Cell::new(None) };
-        }
-        with_spare(&DATA, |data| {
-            data.clear();
-            let type_name = self.serialize_data(value, options, data)?;
-            Ok(crate::envelope::write(type_name, data))
+        let (type_name, entry) = self.codec_of(value)?;
+        crate::envelope::write_with(type_name, |out| {
+            self.write_data(value, type_name, entry, options, out)
         })
     }
 

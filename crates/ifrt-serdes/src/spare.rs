@@ -59,12 +59,6 @@ fn vec_bytes<T>(v: &Vec<T>) -> usize {
     v.capacity() * size_of::<T>()
 }
 
-impl Spare for Vec<u8> {
-    fn held_bytes(&self) -> usize {
-        self.capacity()
-    }
-}
-
 impl Spare for ShapeProto {
     fn held_bytes(&self) -> usize {
         vec_bytes(&self.dims)
