@@ -80,21 +80,42 @@ pub const DTYPE_KINDS: &[(DType, i32)] = &[
     (DType::String, 99),
 ];
 
+/// [`DTYPE_KINDS`] indexed by `DType`, built from it at compile time (a kind missing from the
+/// table fails the build).
+const NUMBERS: [i32; DTYPE_KINDS.len()] = {
+    let mut numbers = [0; DTYPE_KINDS.len()];
+    let mut i = 0;
+    while i < DTYPE_KINDS.len() {
+        let (dtype, number) = DTYPE_KINDS[i];
+        numbers[dtype as usize] = number;
+        i += 1;
+    }
+    numbers
+};
+
+/// [`DTYPE_KINDS`] indexed by wire number, built from it at compile time.
+const BY_NUMBER: [Option<DType>; 100] = {
+    let mut kinds = [None; 100];
+    let mut i = 0;
+    while i < DTYPE_KINDS.len() {
+        let (dtype, number) = DTYPE_KINDS[i];
+        kinds[number as usize] = Some(dtype);
+        i += 1;
+    }
+    kinds
+};
+
 impl DType {
     /// Its wire number.
     pub fn kind_number(self) -> i32 {
-        DTYPE_KINDS
-            .iter()
-            .find(|(dtype, _)| *dtype == self)
-            .map_or(0, |(_, number)| *number)
+        NUMBERS[self as usize]
     }
 
     /// The kind with wire number `number`, if any.
     pub fn from_kind_number(number: i32) -> Option<Self> {
-        DTYPE_KINDS
-            .iter()
-            .find(|(_, n)| *n == number)
-            .map(|(dtype, _)| *dtype)
+        usize::try_from(number)
+            .ok()
+            .and_then(|number| BY_NUMBER.get(number).copied().flatten())
     }
 
     /// The message for `version`. Every version writes the same fields.
@@ -143,5 +164,24 @@ impl Codec for DType {
     ) -> Result<Self, Error> {
         let proto = crate::registry::decode_message::<DTypeProto>(data, options, "DTypeProto")?;
         DType::from_proto(&proto, registry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lookup_tables_agree_with_the_fact_table() {
+        for &(dtype, number) in DTYPE_KINDS {
+            assert_eq!(dtype.kind_number(), number);
+            assert_eq!(DType::from_kind_number(number), Some(dtype));
+        }
+        let known = |n: i32| DTYPE_KINDS.iter().any(|(_, number)| *number == n);
+        for n in (-3..130).filter(|n| !known(*n)) {
+            assert_eq!(DType::from_kind_number(n), None, "{n}");
+        }
+        assert_eq!(DType::from_kind_number(i32::MIN), None);
+        assert_eq!(DType::from_kind_number(i32::MAX), None);
     }
 }
