@@ -588,6 +588,7 @@ fn digest_tensor<'a>(
 }
 
 /// Appends an operator's tensor indices to the subgraph's pool, checking each.
+#[inline(always)] // into `digest_operator`, for the reason given there
 fn tensor_indices(
     list: Option<planus::Vector<'_, i32>>,
     at: OperatorLocation,
@@ -612,11 +613,19 @@ fn tensor_indices(
     }
 }
 
-/// A position in a subgraph's index pool, as stored in [`OperatorFacts`].
-fn pool_mark(pool: &[i32]) -> Result<u32, Error> {
-    u32::try_from(pool.len()).map_err(|_| Error::MalformedModel {
+/// Positions in a subgraph's index pool, as stored in [`OperatorFacts`].
+fn pool_marks(marks: [usize; 3]) -> Result<[u32; 3], Error> {
+    match marks.map(u32::try_from) {
+        [Ok(start), Ok(split), Ok(end)] => Ok([start, split, end]),
+        _ => Err(too_many_indices()),
+    }
+}
+
+#[cold]
+fn too_many_indices() -> Error {
+    Error::MalformedModel {
         reason: "a subgraph lists more than 2^32 operator tensor indices".into(),
-    })
+    }
 }
 
 /// Reads and validates one operator. Inlined into [`Model::from_bytes`]'s loop: called, it
@@ -642,11 +651,11 @@ fn digest_operator(
             codes: codes.len(),
         });
     };
-    let start = pool_mark(pool)?;
+    let start = pool.len();
     tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
-    let split = pool_mark(pool)?;
+    let split = pool.len();
     tensor_indices(operator.outputs().map_err(malformed)?, at, tensors, pool)?;
-    let end = pool_mark(pool)?;
+    let marks = pool_marks([start, split, pool.len()])?;
     // Like TF's `ParseOpData`, read the options table only for ops that have options.
     let kind = OptionsKind::of(code.builtin);
     let (params, options_present) = if code.is_custom() {
@@ -664,7 +673,7 @@ fn digest_operator(
     };
     Ok(OperatorFacts {
         opcode_index,
-        tensors: [start, split, end],
+        tensors: marks,
         params,
         options_present,
     })

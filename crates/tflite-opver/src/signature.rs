@@ -278,6 +278,7 @@ impl SignatureFacts {
     ///
     /// Where TF would index past a missing tensor or dimension (and crash), the fact is false.
     #[allow(clippy::collapsible_match)] // one arm per op, like TF's switch
+    #[inline]
     pub fn derive(op: BuiltinOperator, inputs: &[TensorSpec], outputs: &[TensorSpec]) -> Self {
         type B = BuiltinOperator;
         let mut facts = Self::default();
