@@ -251,14 +251,14 @@ impl<'a> Model<'a> {
                             operator: o,
                         };
                         let operator = operator.map_err(malformed)?;
-                        let facts =
-                            digest_operator(operator, at, &codes, tensors.len(), &mut indices)?;
-                        // Only custom options live outside the FlatBuffer in large models.
-                        if codes[facts.opcode_index()].is_custom() {
-                            external_data |=
-                                operator.large_custom_options_offset().map_err(malformed)? > 1;
-                        }
-                        operators.push(facts);
+                        external_data |= digest_operator(
+                            operator,
+                            at,
+                            &codes,
+                            tensors.len(),
+                            &mut operators,
+                            &mut indices,
+                        )?;
                     }
                 }
                 subgraphs.push(Subgraph {
@@ -598,19 +598,22 @@ fn tensor_indices(
     let Some(list) = list else {
         return Ok(());
     };
-    let start = pool.len();
-    pool.extend(list);
-    // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
-    let valid = |index: i32| index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
-    match pool[start..].iter().find(|&&index| !valid(index)) {
-        None => Ok(()),
-        Some(&index) => Err(Error::TensorIndexOutOfRange {
-            subgraph: at.subgraph,
-            operator: at.operator,
-            index,
-            tensors,
-        }),
+    // Bounded: planus checked the vector's length against the buffer.
+    pool.reserve(list.len());
+    for index in list {
+        // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
+        let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
+        if !valid {
+            return Err(Error::TensorIndexOutOfRange {
+                subgraph: at.subgraph,
+                operator: at.operator,
+                index,
+                tensors,
+            });
+        }
+        pool.push(index);
     }
+    Ok(())
 }
 
 /// Positions in a subgraph's index pool, as stored in [`OperatorFacts`].
@@ -628,17 +631,22 @@ fn too_many_indices() -> Error {
     }
 }
 
-/// Reads and validates one operator. Inlined into [`Model::from_bytes`]'s loop: called, it
-/// returns its facts (and `read_params` its params) through memory, and reading them back
-/// stalled store forwarding on every operator (perf, bench model of a million operators).
-#[inline(always)]
+/// Reads and validates one operator, appending its facts to `operators` and its tensor
+/// indices to `pool`; returns whether it keeps custom options outside the FlatBuffer.
+///
+/// A function of its own, with its helpers inlined into it: returned through memory, the
+/// facts, params and index ranges cost a store-forwarding stall each per operator, and
+/// inlined into [`Model::from_bytes`] it left no inlining budget for planus' small readers
+/// (perf on the bench model of a million operators).
+#[inline(never)]
 fn digest_operator(
     operator: fb::OperatorRef<'_>,
     at: OperatorLocation,
     codes: &[OperatorCode<'_>],
     tensors: usize,
+    operators: &mut Vec<OperatorFacts>,
     pool: &mut Vec<i32>,
-) -> Result<OperatorFacts, Error> {
+) -> Result<bool, Error> {
     let opcode_index = operator.opcode_index().map_err(malformed)?;
     let code = usize::try_from(opcode_index)
         .ok()
@@ -671,19 +679,22 @@ fn digest_operator(
         };
         read_params(code.builtin, kind, options)?
     };
-    Ok(OperatorFacts {
+    // Only custom options live outside the FlatBuffer in large models.
+    let external =
+        code.is_custom() && operator.large_custom_options_offset().map_err(malformed)? > 1;
+    operators.push(OperatorFacts {
         opcode_index,
         tensors: marks,
         params,
         options_present,
-    })
+    });
+    Ok(external)
 }
 
 /// TF's `ParseOpData` for the options this crate models: the params of `op` (which reads
 /// options of `kind`), and whether the operator's options table was of that type.
 ///
-/// Inlined, like [`digest_operator`]: returned through memory, the params and the result
-/// around them cost a store-forwarding stall per operator (measured on the bench model).
+/// Inlined into [`digest_operator`], for the reason given there.
 #[inline(always)]
 fn read_params(
     op: BuiltinOperator,
