@@ -125,6 +125,36 @@ impl Subgraph {
             .unwrap_or(&[])
     }
 
+    /// Reads and validates the subgraph's operators (its tensors already read); returns
+    /// whether any keeps custom options outside the FlatBuffer.
+    ///
+    /// A loop of its own: inside [`Model::from_bytes`], planus' iterator over the operators
+    /// was not inlined and handed each operator back through memory (perf, bench model).
+    fn read_operators(
+        &mut self,
+        list: planus::Vector<'_, planus::Result<fb::OperatorRef<'_>>>,
+        subgraph: usize,
+        codes: &[OperatorCode<'_>],
+    ) -> Result<bool, Error> {
+        self.operators.reserve(list.len());
+        let mut external_data = false;
+        for (operator, o) in list.into_iter().zip(0..) {
+            let at = OperatorLocation {
+                subgraph,
+                operator: o,
+            };
+            external_data |= digest_operator(
+                operator.map_err(malformed)?,
+                at,
+                codes,
+                self.tensors.len(),
+                &mut self.operators,
+                &mut self.indices,
+            )?;
+        }
+        Ok(external_data)
+    }
+
     fn inputs(&self, operator: &OperatorFacts) -> &[i32] {
         self.slice(operator.tensors[0], operator.tensors[1])
     }
@@ -241,31 +271,14 @@ impl<'a> Model<'a> {
                         tensors.push(digest_tensor(tensor.map_err(malformed)?, &buffer_data)?);
                     }
                 }
-                let mut operators = Vec::new();
-                let mut indices = Vec::new();
-                if let Some(list) = subgraph.operators().map_err(malformed)? {
-                    operators.reserve(list.len());
-                    for (o, operator) in list.into_iter().enumerate() {
-                        let at = OperatorLocation {
-                            subgraph: s,
-                            operator: o,
-                        };
-                        let operator = operator.map_err(malformed)?;
-                        external_data |= digest_operator(
-                            operator,
-                            at,
-                            &codes,
-                            tensors.len(),
-                            &mut operators,
-                            &mut indices,
-                        )?;
-                    }
-                }
-                subgraphs.push(Subgraph {
+                let mut graph = Subgraph {
                     tensors,
-                    operators,
-                    indices,
-                });
+                    ..Subgraph::default()
+                };
+                if let Some(list) = subgraph.operators().map_err(malformed)? {
+                    external_data |= graph.read_operators(list, s, &codes)?;
+                }
+                subgraphs.push(graph);
             }
         }
 
@@ -617,9 +630,14 @@ fn tensor_indices(
 }
 
 /// Positions in a subgraph's index pool, as stored in [`OperatorFacts`].
-fn pool_marks(marks: [usize; 3]) -> Result<[u32; 3], Error> {
-    match marks.map(u32::try_from) {
-        [Ok(start), Ok(split), Ok(end)] => Ok([start, split, end]),
+#[inline(always)] // into `digest_operator`, for the reason given there
+fn pool_marks(start: usize, split: usize, end: usize) -> Result<[u32; 3], Error> {
+    match (
+        u32::try_from(start),
+        u32::try_from(split),
+        u32::try_from(end),
+    ) {
+        (Ok(start), Ok(split), Ok(end)) => Ok([start, split, end]),
         _ => Err(too_many_indices()),
     }
 }
@@ -663,7 +681,7 @@ fn digest_operator(
     tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
     let split = pool.len();
     tensor_indices(operator.outputs().map_err(malformed)?, at, tensors, pool)?;
-    let marks = pool_marks([start, split, pool.len()])?;
+    let marks = pool_marks(start, split, pool.len())?;
     // Like TF's `ParseOpData`, read the options table only for ops that have options.
     let kind = OptionsKind::of(code.builtin);
     let (params, options_present) = if code.is_custom() {
