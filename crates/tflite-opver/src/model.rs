@@ -629,17 +629,10 @@ fn tensor_indices(
     Ok(())
 }
 
-/// Positions in a subgraph's index pool, as stored in [`OperatorFacts`].
+/// A position in a subgraph's index pool, as stored in [`OperatorFacts`].
 #[inline(always)] // into `digest_operator`, for the reason given there
-fn pool_marks(start: usize, split: usize, end: usize) -> Result<[u32; 3], Error> {
-    match (
-        u32::try_from(start),
-        u32::try_from(split),
-        u32::try_from(end),
-    ) {
-        (Ok(start), Ok(split), Ok(end)) => Ok([start, split, end]),
-        _ => Err(too_many_indices()),
-    }
+fn pool_mark(position: usize) -> Result<u32, Error> {
+    u32::try_from(position).map_err(|_| too_many_indices())
 }
 
 #[cold]
@@ -679,9 +672,9 @@ fn digest_operator(
     };
     let start = pool.len();
     tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
-    let split = pool.len();
+    let (start, split) = (pool_mark(start)?, pool_mark(pool.len())?);
     tensor_indices(operator.outputs().map_err(malformed)?, at, tensors, pool)?;
-    let marks = pool_marks(start, split, pool.len())?;
+    let end = pool_mark(pool.len())?;
     // Like TF's `ParseOpData`, read the options table only for ops that have options.
     let kind = OptionsKind::of(code.builtin);
     let (params, options_present) = if code.is_custom() {
@@ -702,7 +695,7 @@ fn digest_operator(
         code.is_custom() && operator.large_custom_options_offset().map_err(malformed)? > 1;
     operators.push(OperatorFacts {
         opcode_index,
-        tensors: marks,
+        tensors: [start, split, end],
         params,
         options_present,
     });
