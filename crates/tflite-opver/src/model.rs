@@ -105,7 +105,7 @@ struct OperatorFacts {
 
 impl OperatorFacts {
     fn opcode_index(&self) -> usize {
-        // Lossless: it was validated against a `usize` length when the model was read.
+        // Widening: the field is the schema's `uint32`, checked against the codes on reading.
         self.opcode_index as usize
     }
 }
