@@ -45,12 +45,6 @@ impl Serializable for ArraySpec {}
 impl Codec for ArraySpec {
     const TYPE_NAME: &'static str = "xla::ifrt::ArraySpec";
 
-    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::new();
-        self.serialize_into(options, registry, &mut out)?;
-        Ok(out)
-    }
-
     fn serialize_into(
         &self,
         options: &SerializeOptions,

@@ -141,12 +141,6 @@ impl Serializable for DType {}
 impl Codec for DType {
     const TYPE_NAME: &'static str = "xla::ifrt::DType";
 
-    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
-        Ok(prost::Message::encode_to_vec(
-            &self.to_proto(options.version()),
-        ))
-    }
-
     fn serialize_into(
         &self,
         options: &SerializeOptions,

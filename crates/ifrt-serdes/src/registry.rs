@@ -25,22 +25,22 @@ pub trait Codec: Serializable + Sized {
     /// The name recorded in the envelope; the reader's registry finds the codec by it.
     const TYPE_NAME: &'static str;
 
-    /// The bytes of `self` in the format of `options.version()`, which must be recorded in
-    /// them. Nested values are serialized through `registry` with the same options.
-    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error>;
-
-    /// The bytes of [`Codec::serialize`], appended to `out` (which may already hold other
-    /// bytes: they stay as they are). The registry always writes through this method, so a
-    /// type can override it to encode straight into the caller's buffer; the default calls
-    /// [`Codec::serialize`] and copies.
+    /// Appends the bytes of `self` in the format of `options.version()`, which must be recorded
+    /// in them, to `out` (which may already hold other bytes: they stay as they are). Nested
+    /// values are serialized through `registry` with the same options. The registry always
+    /// writes through this method, so a type encodes straight into the caller's buffer.
     fn serialize_into(
         &self,
         options: &SerializeOptions,
         registry: &Registry,
         out: &mut Vec<u8>,
-    ) -> Result<(), Error> {
-        out.extend_from_slice(&self.serialize(options, registry)?);
-        Ok(())
+    ) -> Result<(), Error>;
+
+    /// The bytes of [`Codec::serialize_into`] in a buffer of their own.
+    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::new();
+        self.serialize_into(options, registry, &mut out)?;
+        Ok(out)
     }
 
     /// Reads bytes written by [`Codec::serialize`] of any version `registry` supports, choosing

@@ -59,12 +59,6 @@ impl Serializable for Shape {}
 impl Codec for Shape {
     const TYPE_NAME: &'static str = "xla::ifrt::Shape";
 
-    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::new();
-        self.serialize_into(options, registry, &mut out)?;
-        Ok(out)
-    }
-
     fn serialize_into(
         &self,
         options: &SerializeOptions,

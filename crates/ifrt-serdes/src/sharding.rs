@@ -364,12 +364,6 @@ impl Codec for SingleDeviceSharding {
     /// IFRT's name (xla/python/ifrt/sharding_serdes.cc).
     const TYPE_NAME: &'static str = "xla::ifrt::SingleDeviceSharding";
 
-    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::new();
-        self.serialize_into(options, registry, &mut out)?;
-        Ok(out)
-    }
-
     fn serialize_into(
         &self,
         options: &SerializeOptions,
@@ -472,12 +466,6 @@ impl Sharding for ShardingParamSharding {
 impl Codec for ShardingParamSharding {
     /// IFRT's name (xla/python/ifrt/sharding_serdes.cc).
     const TYPE_NAME: &'static str = "xla::ifrt::ShardingParamSharding";
-
-    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::new();
-        self.serialize_into(options, registry, &mut out)?;
-        Ok(out)
-    }
 
     fn serialize_into(
         &self,

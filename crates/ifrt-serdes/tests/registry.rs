@@ -276,12 +276,18 @@ impl ifrt_serdes::Sharding for ReplicatedSharding {
 impl Codec for ReplicatedSharding {
     const TYPE_NAME: &'static str = "example::ReplicatedSharding";
 
-    fn serialize(&self, options: &SerializeOptions, _: &Registry) -> Result<Vec<u8>, Error> {
+    fn serialize_into(
+        &self,
+        options: &SerializeOptions,
+        _: &Registry,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
         let proto = ifrt_serdes::proto::DeviceListProto {
             version_number: options.version().number().value(),
             device_ids: self.devices.clone(),
         };
-        Ok(proto.encode_to_vec())
+        out.extend_from_slice(&proto.encode_to_vec());
+        Ok(())
     }
 
     fn deserialize(
