@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{graph, versions};
+use common::{field, graph, versions};
 use graphdef_versions::generated::tensorflow::{MetaGraphDef, meta_graph_def::MetaInfoDef};
 use graphdef_versions::{
     Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, artifact, judge,
@@ -141,13 +141,7 @@ fn a_graph_def_written_in_two_pieces_inside_a_meta_graph() {
 #[test]
 fn the_full_decoder_reports_what_the_sniffer_does_not_read() {
     // A node whose name is not UTF-8: the version sniff does not look, the full decode refuses.
-    let mut node = Vec::new();
-    prost::encoding::encode_key(1, prost::encoding::WireType::LengthDelimited, &mut node);
-    node.extend([1, 0xff]);
-    let mut bytes = Vec::new();
-    prost::encoding::encode_key(1, prost::encoding::WireType::LengthDelimited, &mut bytes);
-    bytes.push(node.len() as u8);
-    bytes.extend(&node);
+    let bytes = field(1, &field(1, &[0xff]));
     assert_eq!(graphdef_versions::sniff::sniff(&bytes).unwrap().nodes, 1);
     let error = artifact::decode_graphs(&bytes).unwrap_err();
     assert!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{graph, node, oracle_bytes, versions};
+use common::{field, graph, node, oracle_bytes, versions};
 use graphdef_versions::generated::tensorflow::{FunctionDef, FunctionDefLibrary};
 use graphdef_versions::{
     Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, VersionDef, artifact, judge,
@@ -158,11 +158,7 @@ fn wrong_wire_types_are_typed_errors() {
     );
     assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
     // producer (1 in VersionDef) as bytes.
-    let mut payload = key(1, WireType::LengthDelimited);
-    payload.extend([1, 0]);
-    let mut bytes = key(4, WireType::LengthDelimited);
-    bytes.push(payload.len() as u8);
-    bytes.extend(&payload);
+    let bytes = field(4, &field(1, &[0]));
     assert!(matches!(
         sniff::sniff(&bytes),
         Err(Error::WrongWireType {
@@ -175,9 +171,7 @@ fn wrong_wire_types_are_typed_errors() {
     // bad_consumers (3) as fixed32.
     let mut payload = key(3, WireType::ThirtyTwoBit);
     payload.extend([1, 0, 0, 0]);
-    let mut bytes = key(4, WireType::LengthDelimited);
-    bytes.push(payload.len() as u8);
-    bytes.extend(&payload);
+    let bytes = field(4, &payload);
     assert!(matches!(
         sniff::sniff(&bytes),
         Err(Error::WrongWireType {
@@ -189,9 +183,7 @@ fn wrong_wire_types_are_typed_errors() {
     // NodeDef.op as a varint.
     let mut node = key(2, WireType::Varint);
     node.push(1);
-    let mut bytes = key(1, WireType::LengthDelimited);
-    bytes.push(node.len() as u8);
-    bytes.extend(&node);
+    let bytes = field(1, &node);
     assert!(matches!(
         sniff::ops(&bytes),
         Err(Error::WrongWireType {
@@ -242,11 +234,7 @@ fn unknown_fields_and_groups_are_skipped_like_prost_does() {
 
 #[test]
 fn op_names_must_be_utf8() {
-    let mut node = key(2, WireType::LengthDelimited);
-    node.extend([2, 0xc3, 0x28]);
-    let mut bytes = key(1, WireType::LengthDelimited);
-    bytes.push(node.len() as u8);
-    bytes.extend(&node);
+    let bytes = field(1, &field(2, &[0xc3, 0x28]));
     assert_eq!(
         sniff::ops(&bytes).unwrap_err(),
         Error::NotUtf8 {

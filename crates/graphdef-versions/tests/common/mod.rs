@@ -25,6 +25,13 @@ pub fn oracle(name: &str) -> PathBuf {
     path
 }
 
+/// A length-delimited field on the wire: key, varint length, payload (prost writes all three).
+pub fn field(number: u32, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    prost::encoding::bytes::encode(number, &payload.to_vec(), &mut out);
+    out
+}
+
 pub fn oracle_bytes(name: &str) -> Vec<u8> {
     std::fs::read(oracle(name)).expect("oracle file readable")
 }
