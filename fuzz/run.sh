@@ -13,21 +13,22 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install --locked cargo-fuzz
 fi
 mkdir -p corpus
-oracle="$(pwd)/../../shared/oracle"
+crates="$(pwd)/../crates"
 for target in $(cargo +nightly fuzz list); do
   [[ -n "$filter" && "$target" != *"$filter"* ]] && continue
   echo "=== $target: ${seconds}s"
   mkdir -p "corpus/$target"
-  # Seeds: real TensorFlow artifacts from ../shared/oracle/ when it is beside the checkout
-  # (read-only: libFuzzer writes new inputs only into the first directory, corpus/<target>).
+  # Seeds: the real TensorFlow artifacts in each crate's tests/data/ (read-only: libFuzzer
+  # writes new inputs only into the first directory, corpus/<target>).
   seeds=()
   case "$target" in
-    graphdef_*) seeds=("$oracle/graphdef") ;;
-    tflite_*) seeds=("$oracle/tflite" "$oracle/sig") ;;
+    graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef") ;;
+    tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig") ;;
+    ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden") ;;
   esac
-  present=()
-  for dir in "${seeds[@]}"; do [[ -d "$dir" ]] && present+=("$dir"); done
-  seeds=("${present[@]}")
+  for dir in "${seeds[@]}"; do
+    [[ -d "$dir" ]] || { echo "fuzz seed directory $dir is missing"; exit 1; }
+  done
   cargo +nightly fuzz run "$target" "corpus/$target" "${seeds[@]}" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048
 done

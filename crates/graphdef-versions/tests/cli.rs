@@ -6,7 +6,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use common::{graph, oracle, saved_model_around, versions};
+use common::{data, graph, saved_model_around, versions};
 use prost::Message;
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ fn json_of(output: &Output) -> Value {
 #[test]
 fn real_graphs_are_accepted_with_exit_0() {
     for name in ["small.pb", "medium.pb", "with_library.pb"] {
-        let path = oracle(&format!("graphdef/{name}"));
+        let path = data(&format!("graphdef/{name}"));
         let output = run(&["check", path.to_str().unwrap(), "--json"]);
         assert_eq!(output.status.code(), Some(0), "{name}");
         let json = json_of(&output);
@@ -44,7 +44,7 @@ fn real_graphs_are_accepted_with_exit_0() {
         assert_eq!(json["deprecated_ops"], serde_json::json!([]));
         assert_eq!(json["warnings"], serde_json::json!([]));
     }
-    let text = run(&["check", oracle("graphdef/small.pb").to_str().unwrap()]);
+    let text = run(&["check", data("graphdef/small.pb").to_str().unwrap()]);
     assert_eq!(text.status.code(), Some(0));
     let stdout = String::from_utf8(text.stdout).unwrap();
     assert!(stdout.contains("verdict: accepted"), "{stdout}");
@@ -53,7 +53,7 @@ fn real_graphs_are_accepted_with_exit_0() {
 
 #[test]
 fn an_old_consumer_rejects_with_exit_1_and_tensorflows_message() {
-    let path = oracle("graphdef/with_library.pb");
+    let path = data("graphdef/with_library.pb");
     let output = run(&[
         "check",
         path.to_str().unwrap(),
@@ -75,7 +75,7 @@ fn an_old_consumer_rejects_with_exit_1_and_tensorflows_message() {
 
 #[test]
 fn saved_models_are_detected() {
-    let bytes = std::fs::read(oracle("graphdef/small.pb")).unwrap();
+    let bytes = std::fs::read(data("graphdef/small.pb")).unwrap();
     let path = temp_file("saved_model.pb", &saved_model_around(&bytes));
     let output = run(&["check", path.to_str().unwrap(), "--json"]);
     assert_eq!(output.status.code(), Some(0));
@@ -161,7 +161,7 @@ fn unreadable_input_and_bad_usage_exit_2() {
 
 #[test]
 fn consumer_and_min_producer_flags_are_used() {
-    let path = oracle("graphdef/small.pb");
+    let path = data("graphdef/small.pb");
     let output = run(&[
         "check",
         path.to_str().unwrap(),

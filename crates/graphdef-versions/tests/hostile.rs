@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{field, graph, node, oracle_bytes, versions};
+use common::{data_bytes, field, graph, node, versions};
 use graphdef_versions::generated::tensorflow::{FunctionDef, FunctionDefLibrary};
 use graphdef_versions::{
     Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, VersionDef, artifact, judge,
@@ -44,7 +44,7 @@ fn key(number: u32, wire_type: WireType) -> Vec<u8> {
 #[test]
 fn every_truncation_of_a_real_file_is_an_error_or_a_field_boundary() {
     for name in ["small.pb", "with_library.pb", "medium.pb"] {
-        let bytes = oracle_bytes(&format!("graphdef/{name}"));
+        let bytes = data_bytes(&format!("graphdef/{name}"));
         let mut errors = 0;
         for cut in 0..bytes.len() {
             let prefix = &bytes[..cut];
@@ -467,7 +467,7 @@ proptest! {
     /// Random mutations of a real graph: same.
     #[test]
     fn mutated_real_graphs_never_panic(flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
-        let mut bytes = oracle_bytes("graphdef/with_library.pb");
+        let mut bytes = data_bytes("graphdef/with_library.pb");
         for (at, value) in flips {
             let i = at.index(bytes.len());
             bytes[i] = value;

@@ -1,9 +1,9 @@
 //! Agreement with real TensorFlow 2.21: every recorded case and every real file in
-//! `../shared/oracle/`, to the byte.
+//! `tests/data/`, to the byte.
 
 mod common;
 
-use common::{graph, oracle_bytes, oracle_json, saved_model_around, versions};
+use common::{data_bytes, data_json, graph, saved_model_around, versions};
 use graphdef_versions::deprecation::TF_DEPRECATED_OPS;
 use graphdef_versions::producer::merge;
 use graphdef_versions::{
@@ -31,7 +31,7 @@ fn version_def(value: &Value) -> VersionDef {
 
 #[test]
 fn constants_are_tensorflow_2_21s() {
-    let json = oracle_json("graphdef_versions.json");
+    let json = data_json("graphdef_versions.json");
     assert_eq!(json["tf_version"], TF_VERSION);
     let macros = &json["version_h_macros"];
     assert_eq!(
@@ -67,7 +67,7 @@ fn constants_are_tensorflow_2_21s() {
 
 #[test]
 fn deprecated_op_table_is_tensorflows() {
-    let json = oracle_json("tf_deprecated_ops.json");
+    let json = data_json("tf_deprecated_ops.json");
     assert_eq!(json["tf_version"], TF_VERSION);
     let expected = json["deprecated"].as_object().expect("an object");
     assert_eq!(TF_DEPRECATED_OPS.len(), 63);
@@ -96,7 +96,7 @@ fn deprecated_op_table_is_tensorflows() {
 /// message, merged VersionDef and warning lines with what TensorFlow recorded.
 #[test]
 fn every_recorded_case_agrees_to_the_byte() {
-    let json = oracle_json("graphdef_cases.json");
+    let json = data_json("graphdef_cases.json");
     assert_eq!(json["tf_version"], TF_VERSION);
     assert_eq!(int(&json["GRAPH_DEF_VERSION"]), GRAPH_DEF.current.get());
     let cases = json["cases"].as_array().expect("cases");
@@ -173,7 +173,7 @@ fn every_recorded_case_agrees_to_the_byte() {
 }
 
 fn real_graphs() -> Vec<(String, Vec<u8>, Value)> {
-    let summary = oracle_json("graphdef/summary.json");
+    let summary = data_json("graphdef/summary.json");
     let files = summary.as_object().expect("summary object");
     assert_eq!(files.len(), 3);
     files
@@ -181,7 +181,7 @@ fn real_graphs() -> Vec<(String, Vec<u8>, Value)> {
         .map(|(name, expected)| {
             (
                 name.clone(),
-                oracle_bytes(&format!("graphdef/{name}")),
+                data_bytes(&format!("graphdef/{name}")),
                 expected.clone(),
             )
         })
@@ -270,7 +270,7 @@ fn real_graphdefs_sniff_like_a_full_decode() {
 
 #[test]
 fn with_library_needs_consumer_12() {
-    let bytes = oracle_bytes("graphdef/with_library.pb");
+    let bytes = data_bytes("graphdef/with_library.pb");
     let summary = sniff::sniff(&bytes).unwrap();
     assert_eq!(summary.versions.min_consumer, 12);
     let old = Consumer::new(

@@ -2,7 +2,7 @@
 //!
 //! - Every file decodes, with today's code, to the sample value of its version.
 //! - Today's code still writes every old version byte for byte.
-//! - `golden/CHECKSUMS` (FNV-1a 64) pins every file: an existing file is never rewritten. A new
+//! - `tests/data/golden/CHECKSUMS` (FNV-1a 64) pins every file: an existing file is never rewritten. A new
 //!   version adds files and lines; run `IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p ifrt-serdes
 //!   --test golden` to write the missing ones (it refuses to overwrite a file that exists).
 
@@ -89,7 +89,7 @@ fn every_type_and_version_has_a_pinned_golden_file() {
             });
             let sum = sums
                 .get(&name)
-                .unwrap_or_else(|| panic!("{name} has no line in golden/CHECKSUMS"));
+                .unwrap_or_else(|| panic!("{name} has no line in tests/data/golden/CHECKSUMS"));
             assert_eq!(
                 fnv1a64(&bytes),
                 *sum,
@@ -103,7 +103,10 @@ fn every_type_and_version_has_a_pinned_golden_file() {
 fn every_checksum_line_names_an_unchanged_file() {
     goldens();
     let sums = read_checksums();
-    assert!(!sums.is_empty(), "golden/CHECKSUMS is missing or empty");
+    assert!(
+        !sums.is_empty(),
+        "tests/data/golden/CHECKSUMS is missing or empty"
+    );
     for (name, sum) in &sums {
         let bytes = fs::read(Path::new(GOLDEN_DIR).join(name))
             .unwrap_or_else(|_| panic!("{name} is listed in CHECKSUMS but missing"));

@@ -1,11 +1,10 @@
 //! Versioned copies and views against an independent model of the rules, plus every error's text.
 
-#[path = "common/seed.rs"]
-mod seed;
+mod common;
 
+use common::seed::{v3, v5};
 use proptest::prelude::*;
 use se_abi::{Error, MAX_STRUCT_SIZE, Tail, Versioned, View, copy_from_bytes};
-use seed::{v3, v5};
 
 type D = v5::SE_Device;
 

@@ -1,10 +1,9 @@
 //! The worked example's numbers, the member tables and the size-per-version answers.
 
-#[path = "common/seed.rs"]
-mod seed;
+mod common;
 
+use common::seed::{v1, v2, v3, v4, v5};
 use se_abi::{MemberKind, ProducerVersion, Version, Versioned};
-use seed::{v1, v2, v3, v4, v5};
 
 fn v(n: u16) -> Version {
     Version::new(n).unwrap()

@@ -1,5 +1,5 @@
 //! Agreement with TensorFlow 2.21's real StreamExecutor C API structs (x86-64), as recorded in
-//! `../shared/oracle/se_layout.txt` (compiled from TF's
+//! `tests/data/se_layout.txt` (compiled from TF's
 //! `tensorflow/c/experimental/stream_executor/stream_executor.h`).
 //!
 //! The structs below are declared with `versioned_struct!` from TF's header (function-pointer
@@ -7,15 +7,12 @@
 //! the test compares every member's offset and size, `sizeof` and `STRUCT_SIZE` with the file.
 //! It fails, rather than skips, when the file is missing.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void};
 
 use se_abi::{Agreement, ApiVersion, Error, Versioned, View, check_registration, versioned_struct};
-
-const ORACLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/oracle/se_layout.txt"
-);
 
 type Fn = Option<unsafe extern "C" fn()>;
 
@@ -199,9 +196,9 @@ fn number(text: &str) -> usize {
 }
 
 fn oracle() -> Oracle {
-    let text = std::fs::read_to_string(ORACLE).unwrap_or_else(|e| {
-        panic!("the oracle {ORACLE} is required (TF 2.21 data beside the checkout): {e}")
-    });
+    let path = common::data("se_layout.txt");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut lines = text.lines();
     let header = lines.next().expect("SE_MAJOR line");
     let version = ApiVersion::new(

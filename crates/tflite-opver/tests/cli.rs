@@ -2,17 +2,15 @@
 //! scripts depend on, and its exit codes (0 ok, 1 does not run, 2 unreadable input / usage).
 #![cfg(feature = "cli")]
 
+mod common;
+
 use std::path::PathBuf;
+
+use common::data;
 use std::process::{Command, Output};
 
 fn oracle(model: &str) -> PathBuf {
-    let path = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracle/tflite"
-    ))
-    .join(model);
-    assert!(path.exists(), "oracle model missing: {}", path.display());
-    path
+    data(&format!("tflite/{model}"))
 }
 
 fn run(args: &[&std::ffi::OsStr]) -> Output {

@@ -1,26 +1,17 @@
-//! The 241 real models the TensorFlow 2.21 converter wrote (`oracle/tflite/`), against what
+//! The 241 real models the TensorFlow 2.21 converter wrote (`tests/data/tflite/`), against what
 //! TFLite's own C++ versioning computes for them (`tflite_expected.json`, `op_version_cc`):
 //! every operator's version, every operator code's version, the minimum runtime version; and
 //! what the models store (codes, stored versions, stored `min_runtime_version`) must read back
 //! exactly.
 
-use std::path::PathBuf;
+mod common;
 
+use common::{data_bytes, data_json};
 use tflite_opver::Model;
 use tflite_opver::model::OperatorLocation;
 
-fn oracle_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracle"
-    ))
-}
-
 fn expected() -> serde_json::Map<String, serde_json::Value> {
-    let path = oracle_dir().join("tflite_expected.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("oracle data missing at {}: {e}", path.display()));
-    match serde_json::from_str(&text).expect("valid JSON") {
+    match data_json("tflite_expected.json") {
         serde_json::Value::Object(map) => map,
         _ => panic!("tflite_expected.json is an object keyed by model file"),
     }
@@ -38,7 +29,7 @@ fn every_real_model_agrees_with_tensorflow() {
     let (mut ops_checked, mut codes_checked) = (0, 0);
     let mut mismatches = Vec::new();
     for (name, want) in &models {
-        let bytes = std::fs::read(oracle_dir().join("tflite").join(name)).expect("model file");
+        let bytes = data_bytes(&format!("tflite/{name}"));
         let model = Model::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
             model.subgraph_count() as i64,

@@ -2,23 +2,14 @@
 //! the whole path from the case's FlatBuffer to our signature, op version and minimum runtime
 //! must agree with TF's `UpdateOpVersion` + `UpdateMinimumRuntimeVersionForModel`.
 
-use std::path::PathBuf;
+mod common;
 
+use common::{data_bytes, data_json};
 use tflite_opver::Model;
 use tflite_opver::operator::BuiltinOperator;
 
-fn oracle_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracle"
-    ))
-}
-
 fn cases() -> Vec<serde_json::Value> {
-    let path = oracle_dir().join("tflite_sig_cases.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("oracle data missing at {}: {e}", path.display()));
-    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let json = data_json("tflite_sig_cases.json");
     json["cases"].as_array().expect("cases array").clone()
 }
 
@@ -35,8 +26,7 @@ fn every_signature_case_agrees_with_tensorflow() {
     let mut compared = 0;
     for case in &cases {
         let label = case["label"].as_str().unwrap_or("?");
-        let file = oracle_dir().join(case["file"].as_str().expect("file"));
-        let bytes = std::fs::read(&file).expect("case model readable");
+        let bytes = data_bytes(case["file"].as_str().expect("file"));
         let model = Model::from_bytes(&bytes).unwrap_or_else(|e| panic!("{label}: {e}"));
         assert_eq!(model.operator_codes().len(), 1, "{label}");
         let code = model.operator_codes()[0];

@@ -1,9 +1,12 @@
 //! Agreement with real TensorFlow 2.21: `FindMinimumRuntimeVersionForOp` for every probed
 //! `(op, version)` and `CompareRuntimeVersion` for every pair of 20 strings
-//! (`../shared/oracle/runtime_version_table.json`). Missing oracle data fails the test.
+//! (`tests/data/runtime_version_table.json`). Missing oracle data fails the test.
+
+mod common;
 
 use std::collections::BTreeMap;
 
+use common::data_json;
 use serde_json::Value;
 use tflite_opver::operator::{BuiltinOperator, OpVersion};
 use tflite_opver::resolver::Resolver;
@@ -12,15 +15,8 @@ use tflite_opver::runtime::{
     min_runtime_version_for_op, runtime_table,
 };
 
-const ORACLE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/oracle/runtime_version_table.json"
-);
-
 fn oracle() -> Value {
-    let text = std::fs::read_to_string(ORACLE)
-        .unwrap_or_else(|e| panic!("oracle data {ORACLE} is required: {e}"));
-    serde_json::from_str(&text).expect("oracle JSON parses")
+    data_json("runtime_version_table.json")
 }
 
 /// `(builtin code, version) -> minimum runtime` as TF 2.21 answered, plus the op names.

@@ -2,28 +2,19 @@
 //! computes (`op_version_cc`), raise never lowers, a stamped model reads back identically
 //! except the changed fields, unchanged bytes stay unchanged, and stamping is idempotent.
 
-use std::path::PathBuf;
+mod common;
 
+use common::{data_bytes, data_json};
 use tflite_opver::Model;
 use tflite_opver::stamp::{StampMode, stamp};
 
-fn oracle_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracle"
-    ))
-}
-
 fn models() -> Vec<(String, Vec<u8>, serde_json::Value)> {
-    let path = oracle_dir().join("tflite_expected.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("oracle data missing at {}: {e}", path.display()));
-    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let json = data_json("tflite_expected.json");
     let map = json.as_object().expect("object keyed by model file");
     assert_eq!(map.len(), 241);
     map.iter()
         .map(|(name, want)| {
-            let bytes = std::fs::read(oracle_dir().join("tflite").join(name)).expect("model");
+            let bytes = data_bytes(&format!("tflite/{name}"));
             (name.clone(), bytes, want.clone())
         })
         .collect()

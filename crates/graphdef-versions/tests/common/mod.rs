@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use graphdef_versions::generated::tensorflow::{
     FunctionDef, FunctionDefLibrary, MetaGraphDef, OpDef, meta_graph_def::MetaInfoDef,
@@ -9,20 +9,29 @@ use graphdef_versions::generated::tensorflow::{
 use graphdef_versions::{GraphDef, NodeDef, SavedModel, VersionDef};
 use prost::Message;
 
-/// `../shared/oracle/<name>` beside the checkout. Panics (fails the test) when it is missing:
-/// these tests must never pass vacuously.
-pub fn oracle(name: &str) -> PathBuf {
-    let path = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracle"
-    ))
-    .join(name);
+/// `tests/data/<name>`: TensorFlow reference data kept in the repository (listed in
+/// `tests/data/README.md`). Panics, naming the file, when it is missing: these tests compare with
+/// real TensorFlow and must never pass vacuously.
+pub fn data(name: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     assert!(
         path.exists(),
-        "oracle data {} is missing: these tests compare with real TensorFlow and cannot run without it",
+        "test data {} is missing (tests/data/README.md lists every file and how it was made)",
         path.display()
     );
     path
+}
+
+pub fn data_bytes(name: &str) -> Vec<u8> {
+    let path = data(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+pub fn data_json(name: &str) -> serde_json::Value {
+    serde_json::from_slice(&data_bytes(name))
+        .unwrap_or_else(|e| panic!("tests/data/{name} is not valid JSON: {e}"))
 }
 
 /// A length-delimited field on the wire: key, varint length, payload (prost writes all three).
@@ -30,14 +39,6 @@ pub fn field(number: u32, payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     prost::encoding::bytes::encode(number, &payload.to_vec(), &mut out);
     out
-}
-
-pub fn oracle_bytes(name: &str) -> Vec<u8> {
-    std::fs::read(oracle(name)).expect("oracle file readable")
-}
-
-pub fn oracle_json(name: &str) -> serde_json::Value {
-    serde_json::from_slice(&oracle_bytes(name)).expect("oracle JSON parses")
 }
 
 pub fn node(name: &str, op: &str) -> NodeDef {

@@ -126,14 +126,14 @@ pub fn decodes_to_sample(
 }
 
 /// The golden folder, in the source tree.
-pub const GOLDEN_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+pub const GOLDEN_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden");
 
 /// The golden file name of `short` at `version`.
 pub fn golden_name(short: &str, version: SerDesVersionNumber) -> String {
     format!("{short}_v{}.pb", version.value())
 }
 
-/// FNV-1a, 64 bits: the checksum of `tests/golden/CHECKSUMS`.
+/// FNV-1a, 64 bits: the checksum of `tests/data/golden/CHECKSUMS`.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in bytes {

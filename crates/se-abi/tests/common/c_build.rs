@@ -36,7 +36,12 @@ pub fn build_and_load(source: &str, name: &str, defines: &[&str]) -> Library {
         .arg("-o")
         .arg(&out)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{compiler}`: {e}"));
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run the C compiler `{compiler}`: {e}. se-abi's C-interop tests build C \
+                 plugins and hosts: install a C compiler (gcc or clang), or name one in $CC"
+            )
+        });
     assert!(
         output.status.success(),
         "compiling {source} {defines:?} failed:\n{}",

@@ -1,0 +1,29 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// `tests/data/<name>`: TensorFlow reference data kept in the repository (listed in
+/// `tests/data/README.md`). Panics, naming the file, when it is missing: these tests compare with
+/// real TensorFlow and must never pass vacuously.
+pub fn data(name: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    assert!(
+        path.exists(),
+        "test data {} is missing (tests/data/README.md lists every file and how it was made)",
+        path.display()
+    );
+    path
+}
+
+pub fn data_bytes(name: &str) -> Vec<u8> {
+    let path = data(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+pub fn data_json(name: &str) -> serde_json::Value {
+    serde_json::from_slice(&data_bytes(name))
+        .unwrap_or_else(|e| panic!("tests/data/{name} is not valid JSON: {e}"))
+}
