@@ -2,8 +2,9 @@
 //!
 //! Run it with `cargo run -p graphdef-versions --example graphdef-versions-tour` (or `cargo xtask demo`).
 
+use graphdef_versions::CivilDate;
 use graphdef_versions::generated::tensorflow::{MetaGraphDef, SavedModel};
-use graphdef_versions::history::{self, CivilDate};
+use graphdef_versions::history;
 use graphdef_versions::policy::{self, Release};
 use graphdef_versions::producer::merge;
 use graphdef_versions::{

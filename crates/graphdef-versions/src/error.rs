@@ -4,6 +4,7 @@
 //! `tensorflow/core/framework/versions.cc` and `tensorflow/core/framework/op_def_util.cc`);
 //! errors about malformed input say where in the bytes the problem is and what to do.
 
+use crate::date::DateError;
 use crate::version::{Scheme, Version};
 
 /// Everything that can go wrong in this crate.
@@ -176,13 +177,8 @@ pub enum Error {
     },
 
     /// A calendar date does not exist or could not be parsed.
-    #[error("invalid date {input:?}: {reason}; write dates as YYYY-MM-DD")]
-    InvalidDate {
-        /// The offending text or numbers.
-        input: String,
-        /// Why it was rejected.
-        reason: &'static str,
-    },
+    #[error(transparent)]
+    Date(#[from] DateError),
 
     /// A TensorFlow release string could not be parsed.
     #[error(

@@ -1,6 +1,7 @@
 //! The crate's one error type. Messages use IFRT's own words where IFRT has them; each variant
 //! names the IFRT source file its wording comes from.
 
+use crate::date::DateError;
 use crate::negotiation::VersionRange;
 use crate::version::SerDesVersionNumber;
 
@@ -178,21 +179,7 @@ pub enum Error {
         server: VersionRange,
     },
 
-    /// Text that is not a `YYYY-MM-DD` date.
-    #[error("{text:?} is not a date; write it as YYYY-MM-DD")]
-    DateSyntax {
-        /// The text (at most 32 characters of it).
-        text: String,
-    },
-
-    /// A civil date that does not exist.
-    #[error("{year:04}-{month:02}-{day:02} is not a valid date (years 1..=9999)")]
-    InvalidDate {
-        /// Year.
-        year: i32,
-        /// Month, 1-based.
-        month: u32,
-        /// Day of month, 1-based.
-        day: u32,
-    },
+    /// A calendar date does not exist or could not be parsed.
+    #[error(transparent)]
+    Date(#[from] DateError),
 }

@@ -79,6 +79,7 @@
 #![warn(missing_docs)]
 
 mod array_spec;
+mod clock;
 mod date;
 mod dtype;
 mod envelope;
@@ -98,7 +99,8 @@ pub mod proto {
 }
 
 pub use array_spec::ArraySpec;
-pub use date::{CivilDate, Clock, FixedClock, SystemClock};
+pub use clock::{Clock, FixedClock, SystemClock};
+pub use date::{CivilDate, DateError};
 pub use dtype::{DTYPE_KINDS, DType};
 pub use error::Error;
 pub use negotiation::{VersionRange, negotiate};

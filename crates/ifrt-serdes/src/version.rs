@@ -42,7 +42,8 @@
 
 use std::fmt;
 
-use crate::date::{CivilDate, Clock};
+use crate::clock::Clock;
+use crate::date::CivilDate;
 use crate::error::Error;
 
 /// A bare version number, as recorded in serialized data. It can come from anywhere (including
@@ -202,12 +203,12 @@ impl SupportedVersions {
     /// The newest version introduced at least 28 days before `today`, never below the minimum:
     /// a build at most four weeks old can read what is written in it.
     pub fn week_4_old(&self, today: CivilDate) -> SerDesVersion {
-        let today = today.days_since_epoch();
+        let today = today.days_since_unix_epoch();
         HISTORY
             .iter()
             .rev()
             .filter(|entry| self.contains(entry.number))
-            .find(|entry| entry.introduced.days_since_epoch() + WEEK_4_OLD_DAYS <= today)
+            .find(|entry| entry.introduced.days_since_unix_epoch() + WEEK_4_OLD_DAYS <= today)
             .map_or(self.minimum(), |entry| SerDesVersion(entry.number))
     }
 
@@ -270,7 +271,7 @@ impl AnyVersionAccessor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::date::FixedClock;
+    use crate::clock::FixedClock;
 
     #[test]
     fn history_numbers_and_dates_strictly_increase() {

@@ -102,7 +102,7 @@ fn history(today: Option<&str>) -> ExitCode {
     let today = match today.map(str::parse::<CivilDate>) {
         None => SystemClock.today(),
         Some(Ok(date)) => date,
-        Some(Err(error)) => return usage(&error),
+        Some(Err(error)) => return usage(&Error::from(error)),
     };
     let built_in = SupportedVersions::BUILT_IN;
     for entry in HISTORY {
