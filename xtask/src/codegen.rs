@@ -113,7 +113,11 @@ fn generate_protobuf(schema_dir: &Path, schemas: &[PathBuf]) -> Result<Files, St
             schema_dir.display()
         )
     })?;
-    let tmp = TempDir::new("prost")?;
+    // prost-build writes to a directory, not to memory.
+    let tmp = tempfile::Builder::new()
+        .prefix("xtask-codegen-prost-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a scratch directory: {e}"))?;
     prost_build::Config::new()
         .out_dir(tmp.path())
         .compile_fds(descriptors)
@@ -236,7 +240,11 @@ fn sync(out_dir: &Path, files: &Files, mode: Mode) -> Result<Vec<PathBuf>, Strin
     let mut differing = Vec::new();
     for (name, contents) in files {
         let path = out_dir.join(name);
-        let committed = fs::read_to_string(&path).ok();
+        // A checkout with CRLF line endings (Windows, `core.autocrlf`) holds the same code;
+        // `.gitattributes` asks Git for LF, and the comparison forgives CR LF regardless.
+        let committed = fs::read_to_string(&path)
+            .ok()
+            .map(|text| text.replace("\r\n", "\n"));
         if committed.as_deref() != Some(contents.as_str()) {
             if mode == Mode::Write {
                 fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
@@ -264,23 +272,17 @@ fn sync(out_dir: &Path, files: &Files, mode: Mode) -> Result<Vec<PathBuf>, Strin
 
 /// Files with `extension` below `dir`, sorted, so output never depends on directory order.
 fn find_files(dir: &Path, extension: &str) -> Result<Vec<PathBuf>, String> {
-    let mut found = Vec::new();
     if !dir.is_dir() {
-        return Ok(found);
+        return Ok(Vec::new());
     }
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let entries = fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for entry in entries {
-            let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == extension) {
-                found.push(path);
-            }
+    let mut found = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = entry.path();
+        if entry.file_type().is_file() && path.extension().is_some_and(|ext| ext == extension) {
+            found.push(path.to_path_buf());
         }
     }
-    found.sort();
     Ok(found)
 }
 
@@ -288,34 +290,6 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-/// A temporary directory removed on drop (prost-build writes to a directory, not to memory).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> Result<Self, String> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!(
-            "xtask-codegen-{label}-{}-{nanos}",
-            std::process::id()
-        ));
-        fs::create_dir_all(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(TempDir(path))
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
 }
 
 #[cfg(test)]
@@ -333,7 +307,7 @@ mod tests {
 
     #[test]
     fn check_names_a_stale_file_and_write_repairs_it() {
-        let tmp = TempDir::new("test").unwrap();
+        let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("generated");
         let mut files = Files::new();
         files.insert("a.rs".into(), format!("{HEADER}\nstruct A;\n"));
@@ -359,6 +333,12 @@ mod tests {
         assert!(!out.join("old.rs").exists());
         assert!(out.join("notes.rs").exists());
         assert!(sync(&out, &files, Mode::Check).unwrap().is_empty());
+
+        // A CRLF checkout of the same code is fresh; a real change in it is still stale.
+        fs::write(out.join("a.rs"), files["a.rs"].replace('\n', "\r\n")).unwrap();
+        assert!(sync(&out, &files, Mode::Check).unwrap().is_empty());
+        fs::write(out.join("a.rs"), format!("{HEADER}\r\nstruct B;\r\n")).unwrap();
+        assert_eq!(sync(&out, &files, Mode::Check).unwrap(), vec![out.join("a.rs")]);
     }
 
     #[test]
