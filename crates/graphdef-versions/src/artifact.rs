@@ -15,7 +15,7 @@
 use prost::Message;
 
 use crate::VersionDef;
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::generated::tensorflow::{GraphDef, SavedModel};
 use crate::sniff::{GraphSummary, OpUse, rewrite_part, scan_part, sniff_part};
 use crate::wire::{Fields, Value, check_size, put_payload};
@@ -160,7 +160,7 @@ impl<'a> GraphBytes<'a> {
     pub fn decode(&self) -> Result<GraphDef, Error> {
         let mut graph = GraphDef::default();
         for &(part, _) in &self.parts {
-            graph.merge(part).map_err(|source| Error::Decode {
+            graph.merge(part).map_err(|source| DecodeError::Message {
                 what: "GraphDef",
                 source,
             })?;
@@ -187,17 +187,17 @@ pub fn detect(bytes: &[u8]) -> Result<Kind, Error> {
                 first_field_2.get_or_insert((payload, at));
             }
             (1..=5, _) => {
-                return Err(Error::UnknownArtifact {
-                    reason: "a field of GraphDef or SavedModel has a wire type neither message allows",
-                });
+                return Err(unknown(
+                    "a field of GraphDef or SavedModel has a wire type neither message allows",
+                ));
             }
             _ => {}
         }
     }
     match (graph_evidence, saved_model_evidence) {
-        (true, true) => Err(Error::UnknownArtifact {
-            reason: "the top-level fields mix a GraphDef's and a SavedModel's",
-        }),
+        (true, true) => Err(unknown(
+            "the top-level fields mix a GraphDef's and a SavedModel's",
+        )),
         (true, false) => Ok(Kind::GraphDef),
         (false, true) => Ok(Kind::SavedModel),
         (false, false) => match first_field_2 {
@@ -205,6 +205,11 @@ pub fn detect(bytes: &[u8]) -> Result<Kind, Error> {
             _ => Ok(Kind::GraphDef),
         },
     }
+}
+
+/// Bytes that are neither a GraphDef nor a SavedModel, and why.
+fn unknown(reason: &'static str) -> Error {
+    DecodeError::UnknownArtifact { reason }.into()
 }
 
 /// Whether a payload is a MetaGraphDef whose graph_def carries versions.
@@ -236,9 +241,9 @@ fn open_saved_model(bytes: &[u8]) -> Result<Artifact<'_>, Error> {
         }
     }
     if graphs.is_empty() {
-        return Err(Error::UnknownArtifact {
-            reason: "the SavedModel holds no meta graph, so there is no graph to check",
-        });
+        return Err(unknown(
+            "the SavedModel holds no meta graph, so there is no graph to check",
+        ));
     }
     Ok(Artifact {
         kind: Kind::SavedModel,
@@ -286,12 +291,14 @@ fn open_meta_graph(bytes: &[u8], offset: usize, index: usize) -> Result<GraphByt
 pub fn decode_graphs(bytes: &[u8]) -> Result<(Kind, Vec<GraphDef>), Error> {
     let kind = detect(bytes)?;
     let graphs = match kind {
-        Kind::GraphDef => vec![GraphDef::decode(bytes).map_err(|source| Error::Decode {
-            what: "GraphDef",
-            source,
-        })?],
+        Kind::GraphDef => vec![
+            GraphDef::decode(bytes).map_err(|source| DecodeError::Message {
+                what: "GraphDef",
+                source,
+            })?,
+        ],
         Kind::SavedModel => SavedModel::decode(bytes)
-            .map_err(|source| Error::Decode {
+            .map_err(|source| DecodeError::Message {
                 what: "SavedModel",
                 source,
             })?

@@ -9,7 +9,7 @@
 use prost::Message;
 
 use crate::check::Consumer;
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::generated::tensorflow::BundleHeaderProto;
 use crate::wire::check_size;
 
@@ -17,7 +17,7 @@ use crate::wire::check_size;
 /// [`Consumer::tensorflow_checkpoint`]). A header without a version reads as producer 0.
 pub fn check_bundle_header(header: &[u8], consumer: &Consumer) -> Result<BundleHeaderProto, Error> {
     check_size(header)?;
-    let decoded = BundleHeaderProto::decode(header).map_err(|source| Error::Decode {
+    let decoded = BundleHeaderProto::decode(header).map_err(|source| DecodeError::Message {
         what: "BundleHeaderProto",
         source,
     })?;

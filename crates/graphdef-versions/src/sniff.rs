@@ -19,7 +19,9 @@ use prost::Message;
 
 use crate::VersionDef;
 use crate::error::Error;
-use crate::wire::{Field, Fields, Value, check_size, put_bytes_field, put_payload};
+use crate::wire::{
+    Field, Fields, Value, WireType, check_size, packed_varints, put_bytes_field, put_payload,
+};
 
 /// Field numbers of `GraphDef` (`tensorflow/core/framework/graph.proto`).
 mod graph_def {
@@ -129,24 +131,10 @@ pub(crate) fn merge_version_def(
             version_def::MIN_CONSUMER => versions.min_consumer = field.varint(MESSAGE)? as i32,
             version_def::BAD_CONSUMERS => match field.value {
                 Value::Varint(value) => versions.bad_consumers.push(value as i32),
-                Value::Bytes(mut packed, at) => {
-                    let whole = packed.len();
-                    while !packed.is_empty() {
-                        let start = at + (whole - packed.len());
-                        let value =
-                            prost::encoding::decode_varint(&mut packed).map_err(|source| {
-                                Error::Malformed {
-                                    offset: start,
-                                    expected: MESSAGE,
-                                    source,
-                                }
-                            })?;
-                        versions.bad_consumers.push(value as i32);
-                    }
-                }
-                Value::Other(_) => {
-                    return Err(field.wrong_type(MESSAGE, prost::encoding::WireType::Varint));
-                }
+                Value::Bytes(packed, at) => packed_varints(packed, at, MESSAGE, |value| {
+                    versions.bad_consumers.push(value as i32);
+                })?,
+                Value::Other(_) => return Err(field.wrong_type(MESSAGE, WireType::Varint)),
             },
             _ => {}
         }

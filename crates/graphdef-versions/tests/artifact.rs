@@ -5,7 +5,8 @@ mod common;
 use common::{field, graph, versions};
 use graphdef_versions::generated::tensorflow::{MetaGraphDef, meta_graph_def::MetaInfoDef};
 use graphdef_versions::{
-    Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, artifact, judge,
+    Artifact, Consumer, DecodeError, Error, GraphDef, Kind, Refusal, Registry, SavedModel,
+    artifact, judge,
 };
 use prost::Message;
 
@@ -72,7 +73,7 @@ fn every_meta_graph_is_judged() {
     let verdict = judge(&bytes, &older, &Registry::tensorflow()).unwrap();
     assert!(matches!(
         verdict.first_error(),
-        Some(Error::OpRemoved { .. })
+        Some(Error::Refused(Refusal::OpRemoved { .. }))
     ));
 
     let opened = Artifact::open(&bytes).unwrap();
@@ -147,10 +148,10 @@ fn the_full_decoder_reports_what_the_sniffer_does_not_read() {
     assert!(
         matches!(
             error,
-            Error::Decode {
+            Error::Decode(DecodeError::Message {
                 what: "GraphDef",
                 ..
-            }
+            })
         ),
         "{error}"
     );
@@ -158,10 +159,16 @@ fn the_full_decoder_reports_what_the_sniffer_does_not_read() {
         error.to_string().starts_with("cannot decode GraphDef: "),
         "{error}"
     );
+    // prost's reason is the source, not repeated in the message.
+    let reason = std::error::Error::source(&error)
+        .expect("prost's error is kept")
+        .to_string();
+    assert!(reason.contains("invalid string value"), "{reason}");
+    assert!(!error.to_string().contains(&reason), "{error}");
     let opened = Artifact::open(&bytes).unwrap();
     assert!(matches!(
         opened.graphs()[0].decode(),
-        Err(Error::Decode { .. })
+        Err(Error::Decode(DecodeError::Message { .. }))
     ));
 }
 
@@ -189,5 +196,9 @@ fn wire_errors_say_where_and_what_to_do() {
             .to_string()
             .ends_with("the file is damaged or is not a GraphDef"),
         "{malformed}"
+    );
+    assert!(
+        std::error::Error::source(&malformed).is_some(),
+        "prost's error is kept as the source"
     );
 }

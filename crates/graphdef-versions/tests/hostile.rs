@@ -6,12 +6,11 @@ mod common;
 use common::{data_bytes, field, graph, node, versions};
 use graphdef_versions::generated::tensorflow::{FunctionDef, FunctionDefLibrary};
 use graphdef_versions::{
-    Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, VersionDef, artifact, judge,
-    sniff,
+    Artifact, Consumer, DecodeError, Error, GraphDef, Kind, Refusal, Registry, SavedModel,
+    VersionDef, WireType, artifact, judge, sniff,
 };
 use proptest::prelude::*;
 use prost::Message;
-use prost::encoding::WireType;
 
 /// Runs every reader on `bytes`; none may panic. Returns the sniff result.
 fn all_readers(bytes: &[u8]) -> Result<sniff::GraphSummary, Error> {
@@ -35,9 +34,13 @@ fn all_readers(bytes: &[u8]) -> Result<sniff::GraphSummary, Error> {
     sniff::sniff(bytes)
 }
 
+/// A field's tag: its number and wire type, as one varint.
 fn key(number: u32, wire_type: WireType) -> Vec<u8> {
     let mut out = Vec::new();
-    prost::encoding::encode_key(number, wire_type, &mut out);
+    prost::encoding::encode_varint(
+        u64::from(number) << 3 | u64::from(wire_type.number()),
+        &mut out,
+    );
     out
 }
 
@@ -51,19 +54,19 @@ fn every_truncation_of_a_real_file_is_an_error_or_a_field_boundary() {
             match sniff::sniff(prefix) {
                 // A cut between two top-level fields leaves a shorter, valid graph.
                 Ok(_) => assert!(GraphDef::decode(prefix).is_ok(), "{name} cut at {cut}"),
-                Err(Error::Truncated {
+                Err(Error::Decode(DecodeError::Truncated {
                     offset,
                     available,
                     needed,
                     ..
-                }) => {
+                })) => {
                     assert!(
                         offset < cut && (available as u64) < needed,
                         "{name} cut at {cut}"
                     );
                     errors += 1;
                 }
-                Err(Error::Malformed { .. }) => errors += 1,
+                Err(Error::Decode(DecodeError::Malformed { .. })) => errors += 1,
                 Err(other) => panic!("{name} cut at {cut}: {other}"),
             }
             // The op scan reads deeper, and must fail at least as often.
@@ -84,13 +87,13 @@ fn huge_lengths_are_refused_before_anything_is_allocated() {
     let error = sniff::sniff(&bytes).unwrap_err();
     assert_eq!(
         error,
-        Error::Truncated {
+        Error::Decode(DecodeError::Truncated {
             what: "a length-delimited field",
             offset: 0,
             needed: 1 << 62,
             available: 4,
             expected: "GraphDef",
-        }
+        })
     );
     assert!(
         error
@@ -108,35 +111,35 @@ fn huge_lengths_are_refused_before_anything_is_allocated() {
     prost::encoding::encode_varint(u64::MAX, &mut lying);
     assert!(matches!(
         sniff::sniff(&inner(4, lying.clone())),
-        Err(Error::Truncated {
+        Err(Error::Decode(DecodeError::Truncated {
             expected: "VersionDef",
             ..
-        })
+        }))
     ));
     let mut lying_op = key(2, WireType::LengthDelimited);
     prost::encoding::encode_varint(1 << 40, &mut lying_op);
     assert!(matches!(
         sniff::ops(&inner(1, lying_op.clone())),
-        Err(Error::Truncated {
+        Err(Error::Decode(DecodeError::Truncated {
             expected: "NodeDef",
             ..
-        })
+        }))
     ));
     let function = inner(3, lying_op);
     let library = inner(1, function);
     assert!(matches!(
         sniff::ops(&inner(2, library)),
-        Err(Error::Truncated {
+        Err(Error::Decode(DecodeError::Truncated {
             expected: "NodeDef",
             ..
-        })
+        }))
     ));
     // An 11-byte varint is not a varint.
     let mut overlong = key(4, WireType::LengthDelimited);
     overlong.extend([0xff; 11]);
     assert!(matches!(
         sniff::sniff(&overlong),
-        Err(Error::Malformed { offset: 0, .. })
+        Err(Error::Decode(DecodeError::Malformed { offset: 0, .. }))
     ));
 }
 
@@ -148,25 +151,25 @@ fn wrong_wire_types_are_typed_errors() {
     let error = sniff::sniff(&bytes).unwrap_err();
     assert_eq!(
         error,
-        Error::WrongWireType {
+        Error::Decode(DecodeError::WrongWireType {
             message: "GraphDef",
             field: 4,
             offset: 0,
             found: WireType::Varint,
             wanted: WireType::LengthDelimited,
-        }
+        })
     );
     assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
     // producer (1 in VersionDef) as bytes.
     let bytes = field(4, &field(1, &[0]));
     assert!(matches!(
         sniff::sniff(&bytes),
-        Err(Error::WrongWireType {
+        Err(Error::Decode(DecodeError::WrongWireType {
             message: "VersionDef",
             field: 1,
             offset: 2,
             ..
-        })
+        }))
     ));
     // bad_consumers (3) as fixed32.
     let mut payload = key(3, WireType::ThirtyTwoBit);
@@ -174,11 +177,11 @@ fn wrong_wire_types_are_typed_errors() {
     let bytes = field(4, &payload);
     assert!(matches!(
         sniff::sniff(&bytes),
-        Err(Error::WrongWireType {
+        Err(Error::Decode(DecodeError::WrongWireType {
             message: "VersionDef",
             field: 3,
             ..
-        })
+        }))
     ));
     // NodeDef.op as a varint.
     let mut node = key(2, WireType::Varint);
@@ -186,27 +189,30 @@ fn wrong_wire_types_are_typed_errors() {
     let bytes = field(1, &node);
     assert!(matches!(
         sniff::ops(&bytes),
-        Err(Error::WrongWireType {
+        Err(Error::Decode(DecodeError::WrongWireType {
             message: "NodeDef",
             field: 2,
             offset: 2,
             ..
-        })
+        }))
     ));
     // The deprecated GraphDef.version (3) as bytes.
     let mut bytes = key(3, WireType::LengthDelimited);
     bytes.push(0);
     assert!(matches!(
         sniff::sniff(&bytes),
-        Err(Error::WrongWireType { field: 3, .. })
+        Err(Error::Decode(DecodeError::WrongWireType { field: 3, .. }))
     ));
     // A lone end-group tag.
     let bytes = key(9, WireType::EndGroup);
-    assert!(matches!(sniff::sniff(&bytes), Err(Error::Malformed { .. })));
+    assert!(matches!(
+        sniff::sniff(&bytes),
+        Err(Error::Decode(DecodeError::Malformed { .. }))
+    ));
     // Field number 0.
     assert!(matches!(
         sniff::sniff(&[0x02, 0x00]),
-        Err(Error::Malformed { .. })
+        Err(Error::Decode(DecodeError::Malformed { .. }))
     ));
 }
 
@@ -237,10 +243,10 @@ fn op_names_must_be_utf8() {
     let bytes = field(1, &field(2, &[0xc3, 0x28]));
     assert_eq!(
         sniff::ops(&bytes).unwrap_err(),
-        Error::NotUtf8 {
+        Error::Decode(DecodeError::NotUtf8 {
             what: "NodeDef.op",
             offset: 4
-        }
+        })
     );
     assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
     // The sniffer does not look inside nodes, so the version check still works.
@@ -318,7 +324,7 @@ fn saved_model_detection_edge_cases() {
     .encode_to_vec();
     assert!(matches!(
         Artifact::open(&empty),
-        Err(Error::UnknownArtifact { .. })
+        Err(Error::Decode(DecodeError::UnknownArtifact { .. }))
     ));
     // Mixed evidence.
     let mut mixed = SavedModel {
@@ -329,7 +335,7 @@ fn saved_model_detection_edge_cases() {
     mixed.extend(graph(&["Const"], &[], Some(versions(1, 0, &[]))).encode_to_vec());
     assert!(matches!(
         artifact::detect(&mixed),
-        Err(Error::UnknownArtifact { .. })
+        Err(Error::Decode(DecodeError::UnknownArtifact { .. }))
     ));
     // A known field number with a wire type neither message allows.
     let mut odd = key(3, WireType::SixtyFourBit);
@@ -380,7 +386,7 @@ fn judge_reports_every_removed_op_and_tensorflows_first() {
     .unwrap();
     assert!(matches!(
         verdict.first_error(),
-        Some(Error::ConsumerTooOld { .. })
+        Some(Error::Refused(Refusal::ConsumerTooOld { .. }))
     ));
 }
 

@@ -5,8 +5,8 @@ mod common;
 use common::versions;
 use graphdef_versions::producer::merge;
 use graphdef_versions::{
-    BundleHeaderProto, CHECKPOINT, Consumer, Error, GRAPH_DEF, Producer, Scheme, Version,
-    VersionDef, checkpoint,
+    BundleHeaderProto, CHECKPOINT, Consumer, DecodeError, Error, GRAPH_DEF, Producer, Refusal,
+    Scheme, Version, VersionDef, checkpoint,
 };
 use proptest::prelude::*;
 use prost::Message;
@@ -47,25 +47,27 @@ fn producer_by_consumer_matrix() {
                                     assert!(!too_old && !too_new && !banned, "{data:?} {reader:?}");
                                     accepted += 1;
                                 }
-                                Err(Error::ProducerTooOld {
+                                Err(Error::Refused(Refusal::ProducerTooOld {
                                     producer: p,
                                     min_producer: m,
                                     ..
-                                }) => {
+                                })) => {
                                     assert!(too_old);
                                     assert_eq!((p.get(), m.get()), (producer, min_producer));
                                     rejected += 1;
                                 }
-                                Err(Error::ConsumerTooOld {
+                                Err(Error::Refused(Refusal::ConsumerTooOld {
                                     min_consumer: c,
                                     consumer: n,
                                     ..
-                                }) => {
+                                })) => {
                                     assert!(!too_old && too_new);
                                     assert_eq!((c.get(), n.get()), (min_consumer, consumer));
                                     rejected += 1;
                                 }
-                                Err(Error::BadConsumer { consumer: b, .. }) => {
+                                Err(Error::Refused(Refusal::BadConsumer {
+                                    consumer: b, ..
+                                })) => {
                                     assert!(!too_old && !too_new && banned);
                                     assert_eq!(b.get(), consumer);
                                     rejected += 1;
@@ -117,7 +119,7 @@ fn graph_def_messages_are_tensorflows() {
     // The misconfiguration is reported before anything about the data.
     assert!(matches!(
         misordered.check(&versions(-9, 99, &[3])),
-        Err(Error::ConsumerBelowMinProducer { .. })
+        Err(Error::Refused(Refusal::ConsumerBelowMinProducer { .. }))
     ));
 }
 
@@ -159,10 +161,10 @@ fn checkpoint_messages_say_checkpoint() {
     assert!(checkpoint::check_bundle_header(&[], &tf).is_ok());
     assert!(matches!(
         checkpoint::check_bundle_header(&[0x1a, 0x05, 0x08], &tf),
-        Err(Error::Decode {
+        Err(Error::Decode(DecodeError::Message {
             what: "BundleHeaderProto",
             ..
-        })
+        }))
     ));
     // The two schemes are independent: a checkpoint consumer reads checkpoint version 1 while a
     // GraphDef consumer at 2474 would not care about it.
@@ -203,7 +205,7 @@ fn producers_stamp_their_versions_and_bans() {
     assert!(banned.check(&banning.stamp_for_ops(["Const"])).is_ok());
     assert!(matches!(
         banned.check(&banning.stamp_for_ops(["FusedBatchNorm"])),
-        Err(Error::BadConsumer { .. })
+        Err(Error::Refused(Refusal::BadConsumer { .. }))
     ));
     let strict = Producer::new(graphdef_versions::Constants {
         min_consumer: Version::new(12),

@@ -7,8 +7,8 @@ use common::{data_bytes, data_json, graph, saved_model_around, versions};
 use graphdef_versions::deprecation::TF_DEPRECATED_OPS;
 use graphdef_versions::producer::merge;
 use graphdef_versions::{
-    Artifact, CHECKPOINT, Consumer, GRAPH_DEF, GraphDef, Kind, Producer, Registry, TF_VERSION,
-    Version, VersionDef, artifact, judge, sniff,
+    Artifact, CHECKPOINT, Consumer, GRAPH_DEF, GraphDef, Kind, Producer, Refusal, Registry,
+    TF_VERSION, Version, VersionDef, artifact, judge, sniff,
 };
 use prost::Message;
 use serde_json::Value;
@@ -145,7 +145,7 @@ fn every_recorded_case_agrees_to_the_byte() {
             // TensorFlow raised INVALID_ARGUMENT for versions, UNIMPLEMENTED for removed ops.
             let removed_op = matches!(
                 verdict.first_error(),
-                Some(graphdef_versions::Error::OpRemoved { .. })
+                Some(graphdef_versions::Error::Refused(Refusal::OpRemoved { .. }))
             );
             let code = if removed_op {
                 "UNIMPLEMENTED"
