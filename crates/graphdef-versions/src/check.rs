@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use crate::VersionDef;
 use crate::error::{Error, Refusal};
+use crate::schema::VersionDef;
 use crate::version::{Constants, Scheme, TF_VERSION, Version};
 
 /// A binary that reads versioned data: its version, the oldest producer it reads, and the name

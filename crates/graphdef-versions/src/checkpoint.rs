@@ -10,7 +10,7 @@ use prost::Message;
 
 use crate::check::Consumer;
 use crate::error::{DecodeError, Error};
-use crate::generated::tensorflow::BundleHeaderProto;
+use crate::schema::BundleHeaderProto;
 use crate::wire::check_size;
 
 /// Decodes a serialized `BundleHeaderProto` and checks its version for `consumer` (normally

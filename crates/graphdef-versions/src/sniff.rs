@@ -17,8 +17,8 @@ use std::collections::HashSet;
 
 use prost::Message;
 
-use crate::VersionDef;
 use crate::error::Error;
+use crate::schema::VersionDef;
 use crate::wire::{
     Field, Fields, Value, WireType, check_size, packed_varints, put_bytes_field, put_payload,
 };
@@ -206,7 +206,7 @@ fn node_op(node: &[u8], offset: usize) -> Result<&str, Error> {
 }
 
 /// The distinct ops a serialized GraphDef uses (graph and library), in order of first use.
-pub fn ops(graph_def: &[u8]) -> Result<Vec<&str>, Error> {
+pub fn distinct_ops(graph_def: &[u8]) -> Result<Vec<&str>, Error> {
     let mut seen = HashSet::new();
     let mut ops = Vec::new();
     scan_ops(graph_def, |site| {
@@ -221,8 +221,12 @@ pub fn ops(graph_def: &[u8]) -> Result<Vec<&str>, Error> {
 ///
 /// The first `versions` field is replaced in place; any later one (a merged-in piece) is
 /// dropped so that `versions` is exactly what a decoder sees. A graph without one gets it
-/// appended.
-pub fn rewrite_versions(graph_def: &[u8], versions: &VersionDef) -> Result<Vec<u8>, Error> {
+/// appended. [`rewrite_versions`](crate::rewrite_versions) does the same to a GraphDef or a
+/// SavedModel, telling them apart first.
+pub fn rewrite_graph_def_versions(
+    graph_def: &[u8],
+    versions: &VersionDef,
+) -> Result<Vec<u8>, Error> {
     check_size(graph_def)?;
     rewrite_part(graph_def, 0, Some(versions))
 }

@@ -11,11 +11,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use graphdef_versions::CivilDate;
-use graphdef_versions::history;
-use graphdef_versions::verdict::GraphVerdict;
 use graphdef_versions::{
-    Consumer, GRAPH_DEF, MAX_MESSAGE_LEN, Registry, Scheme, TF_VERSION, Verdict, Version, judge,
+    CivilDate, Consumer, GRAPH_DEF, GraphVerdict, MAX_MESSAGE_LEN, Registry, Scheme, TF_VERSION,
+    Verdict, Version, history, judge,
 };
 use serde_json::json;
 
