@@ -118,3 +118,7 @@ pub use wire::WireType;
 pub mod schema {
     pub use crate::generated::tensorflow::*;
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

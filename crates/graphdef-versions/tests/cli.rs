@@ -377,6 +377,37 @@ const CHECK_KEYS: &[&str] = &[
 /// The keys of `check --json` when the file cannot be read (exit 2).
 const UNREADABLE_KEYS: &[&str] = &["accepted", "error", "file", "unreadable"];
 
+/// The keys the crate README lists in the table under `heading` (first column, in backticks).
+fn readme_keys(heading: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the crate README");
+    let section = readme
+        .split_once(heading)
+        .unwrap_or_else(|| panic!("README has no heading {heading:?}"))
+        .1;
+    let section = section.split("\n#").next().unwrap_or(section);
+    let mut keys: Vec<String> = section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|cell| cell.split_once("` |"))
+        .map(|(key, _)| key.to_string())
+        .collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn the_readme_lists_every_json_key() {
+    assert_eq!(
+        readme_keys("#### When the file was read (exit 0 or 1)"),
+        CHECK_KEYS
+    );
+    assert_eq!(
+        readme_keys("#### When the file could not be read (exit 2)"),
+        UNREADABLE_KEYS
+    );
+}
+
 #[test]
 fn json_keys_are_pinned() {
     let removed = graph(&["TopK"], &[], Some(versions(20, 0, &[])));
