@@ -48,27 +48,17 @@ enum Command {
     History(HistoryArgs),
 }
 
+// Versions are int32 and may be negative: `--consumer -3` is a value, not a flag.
 #[derive(Args)]
+#[command(allow_negative_numbers = true)]
 struct CheckArgs {
     /// The file to judge: a binary GraphDef (.pb) or a saved_model.pb.
     file: PathBuf,
     /// The consumer's GraphDef version (default: TensorFlow 2.21's).
-    #[arg(
-        long,
-        value_name = "VERSION",
-        allow_hyphen_values = true,
-        value_parser = Version::from_str,
-        default_value_t = GRAPH_DEF.current
-    )]
+    #[arg(long, value_parser = Version::from_str, default_value_t = GRAPH_DEF.current)]
     consumer: Version,
     /// The oldest producer version the consumer reads (default: TensorFlow 2.21's).
-    #[arg(
-        long,
-        value_name = "VERSION",
-        allow_hyphen_values = true,
-        value_parser = Version::from_str,
-        default_value_t = GRAPH_DEF.min_producer
-    )]
+    #[arg(long, value_parser = Version::from_str, default_value_t = GRAPH_DEF.min_producer)]
     min_producer: Version,
     /// The consumer's release, MAJOR.MINOR.PATCH[-SUFFIX], as TensorFlow names itself in its
     /// messages (kept as written, suffix included).
