@@ -1,8 +1,8 @@
 //! TensorFlow's data-versioning scheme for GraphDefs and checkpoints.
 //!
-//! Every piece of data TensorFlow writes carries a [`VersionDef`](schema::VersionDef): the `producer` version of
-//! the binary that wrote it, the `min_consumer` version able to read it, and `bad_consumers`,
-//! consumer versions known to be buggy with it. Every binary that reads data knows its own
+//! Every piece of data TensorFlow writes carries a [`VersionDef`](schema::VersionDef): the
+//! `producer` version of the binary that wrote it, the `min_consumer` version able to read it,
+//! and `bad_consumers`, consumer versions known to be buggy with it. Every binary that reads data knows its own
 //! `consumer` version and the oldest producer, `min_producer`, it still reads. The consumer
 //! accepts the data when
 //!
@@ -64,6 +64,10 @@
 //!   until 29, one a day since 30), and its tables, constants and lookups are used together and
 //!   read best with their module's name: `history::graph_def_version_on(date)`,
 //!   `history::GRAPH_DEF_HISTORY`.
+//!
+//! Every fallible function returns the one [`Error`]. Its variants group the causes as families
+//! to match on: [`DecodeError`] for bytes that are not a readable GraphDef, SavedModel or bundle
+//! header, [`Refusal`] for data TensorFlow would refuse (its message, byte for byte).
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
