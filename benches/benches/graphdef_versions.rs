@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use graphdef_versions::generated::tensorflow::{AttrValue, attr_value};
-use graphdef_versions::{Consumer, GraphDef, NodeDef, Registry, VersionDef, judge, sniff};
+use graphdef_versions::schema::{AttrValue, GraphDef, NodeDef, VersionDef, attr_value};
+use graphdef_versions::{Consumer, Registry, judge, rewrite_graph_def_versions, scan_ops, sniff};
 use prost::Message;
 
 const NODES: usize = 1_000_000;
@@ -53,12 +53,12 @@ fn million_nodes(c: &mut Criterion) {
         b.iter(|| GraphDef::decode(black_box(bytes.as_slice())).unwrap())
     });
     group.bench_function("sniff_versions", |b| {
-        b.iter(|| sniff::sniff(black_box(&bytes)).unwrap())
+        b.iter(|| sniff(black_box(&bytes)).unwrap())
     });
     group.bench_function("scan_ops", |b| {
         b.iter(|| {
             let mut count = 0usize;
-            sniff::scan_ops(black_box(&bytes), |site| count += site.op.len()).unwrap();
+            scan_ops(black_box(&bytes), |site| count += site.op.len()).unwrap();
             count
         })
     });
@@ -76,7 +76,7 @@ fn million_nodes(c: &mut Criterion) {
         bad_consumers: vec![],
     };
     group.bench_function("rewrite_versions", |b| {
-        b.iter(|| sniff::rewrite_versions(black_box(&bytes), &new).unwrap())
+        b.iter(|| rewrite_graph_def_versions(black_box(&bytes), &new).unwrap())
     });
     group.finish();
 }

@@ -2,13 +2,13 @@
 //! full decode and the whole judgement return a value or a typed error, never panic.
 #![no_main]
 
-use graphdef_versions::{Artifact, Consumer, Registry, artifact, judge};
+use graphdef_versions::{Artifact, Consumer, Kind, Registry, decode_graphs, judge, rewrite_versions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = artifact::detect(data);
-    let _ = artifact::decode_graphs(data);
-    let _ = artifact::rewrite_versions(data, &Default::default());
+    let _ = Kind::detect(data);
+    let _ = decode_graphs(data);
+    let _ = rewrite_versions(data, &Default::default());
     let _ = judge(
         data,
         &Consumer::tensorflow_graph_def(),

@@ -3,20 +3,21 @@
 //! the sniffer and the op scan must read what prost reads.
 #![no_main]
 
-use graphdef_versions::{GraphDef, VersionDef, sniff};
+use graphdef_versions::schema::{GraphDef, VersionDef};
+use graphdef_versions::{rewrite_graph_def_versions, scan_ops, sniff};
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
 
 fuzz_target!(|data: &[u8]| {
-    let summary = sniff::sniff(data);
+    let summary = sniff(data);
     let mut ops = Vec::new();
-    let scanned = sniff::scan_ops(data, |site| ops.push(site.op));
+    let scanned = scan_ops(data, |site| ops.push(site.op));
     let new = VersionDef {
         producer: 2474,
         min_consumer: 3,
         bad_consumers: vec![7],
     };
-    let rewritten = sniff::rewrite_versions(data, &new);
+    let rewritten = rewrite_graph_def_versions(data, &new);
 
     if let Ok(graph) = GraphDef::decode(data) {
         let summary = summary.expect("prost decoded it, so the sniffer must read it");

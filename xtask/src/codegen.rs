@@ -338,7 +338,10 @@ mod tests {
         fs::write(out.join("a.rs"), files["a.rs"].replace('\n', "\r\n")).unwrap();
         assert!(sync(&out, &files, Mode::Check).unwrap().is_empty());
         fs::write(out.join("a.rs"), format!("{HEADER}\r\nstruct B;\r\n")).unwrap();
-        assert_eq!(sync(&out, &files, Mode::Check).unwrap(), vec![out.join("a.rs")]);
+        assert_eq!(
+            sync(&out, &files, Mode::Check).unwrap(),
+            vec![out.join("a.rs")]
+        );
     }
 
     #[test]

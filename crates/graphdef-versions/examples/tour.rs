@@ -2,14 +2,11 @@
 //!
 //! Run it with `cargo run -p graphdef-versions --example graphdef-versions-tour` (or `cargo xtask demo`).
 
-use graphdef_versions::CivilDate;
-use graphdef_versions::generated::tensorflow::{MetaGraphDef, SavedModel};
-use graphdef_versions::history;
-use graphdef_versions::policy::{self, Release};
-use graphdef_versions::producer::merge;
+use graphdef_versions::schema::{GraphDef, MetaGraphDef, NodeDef, SavedModel, VersionDef};
 use graphdef_versions::{
-    Artifact, CHECKPOINT, Consumer, GRAPH_DEF, GraphDef, NodeDef, Producer, Registry, Scheme,
-    TF_VERSION, Version, VersionDef, judge, sniff,
+    Artifact, CHECKPOINT, CivilDate, Consumer, GRAPH_DEF, Producer, Registry, Release, Scheme,
+    TF_VERSION, Version, check_release_move, history, judge, merge_on_import,
+    rewrite_graph_def_versions, sniff,
 };
 use prost::Message;
 
@@ -41,7 +38,7 @@ fn main() -> Result<(), graphdef_versions::Error> {
         ..Default::default()
     };
     let bytes = graph.encode_to_vec();
-    let summary = sniff::sniff(&bytes)?;
+    let summary = sniff(&bytes)?;
     println!(
         "   sniffed from {} bytes without decoding nodes: {:?}",
         bytes.len(),
@@ -92,7 +89,7 @@ fn main() -> Result<(), graphdef_versions::Error> {
         "   {:?} + {:?}\n   = {:?}",
         stamp,
         imported,
-        merge(&stamp, &imported)
+        merge_on_import(&stamp, &imported)
     );
 
     println!("\n5. Ops are retired by version. TopK was removed at 7:");
@@ -143,12 +140,12 @@ fn main() -> Result<(), graphdef_versions::Error> {
         min_consumer: 2400,
         bad_consumers: vec![],
     };
-    let rewritten = sniff::rewrite_versions(&bytes, &lowered)?;
+    let rewritten = rewrite_graph_def_versions(&bytes, &lowered)?;
     println!(
         "   {} -> {} bytes, now {:?}",
         bytes.len(),
         rewritten.len(),
-        sniff::sniff(&rewritten)?.versions
+        sniff(&rewritten)?.versions
     );
 
     println!("\n8. saved_model.pb is recognised and its graphs judged the same way:");
@@ -178,7 +175,7 @@ fn main() -> Result<(), graphdef_versions::Error> {
     };
     next.graph_def.current = Version::new(2530);
     next.graph_def.min_producer = Version::new(21);
-    let report = policy::check_move(&now, &next);
+    let report = check_release_move(&now, &next);
     for finding in &report.findings {
         println!(
             "   {}: {}",

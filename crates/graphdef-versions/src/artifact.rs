@@ -4,19 +4,12 @@
 //! `GraphDef`. [`Artifact::open`] finds out which kind of file it has and where its graphs are,
 //! without decoding them; the graphs are then sniffed, scanned or rewritten in place.
 //!
-//! How the kind is told apart: the two messages share field numbers but not wire types. A
-//! `GraphDef` starts with nodes (field 1, length-delimited) and carries `versions` (field 4);
-//! a `SavedModel` starts with its schema version (field 1, a varint). When a file has only
-//! field 2 (a GraphDef with only a library, or a SavedModel whose schema version is 0 and so not
-//! written), it is a SavedModel if its first field 2 holds a meta graph whose `graph_def`
-//! (field 2) carries `versions`, and a GraphDef otherwise. [`Artifact::open_as`] skips the
-//! guess.
+//! [`Kind::detect`] says how the kind is told apart; [`Artifact::open_as`] skips the guess.
 
 use prost::Message;
 
-use crate::VersionDef;
-use crate::error::Error;
-use crate::generated::tensorflow::{GraphDef, SavedModel};
+use crate::error::{DecodeError, Error};
+use crate::schema::{GraphDef, SavedModel, VersionDef};
 use crate::sniff::{GraphSummary, OpUse, rewrite_part, scan_part, sniff_part};
 use crate::wire::{Fields, Value, check_size, put_payload};
 
@@ -45,6 +38,51 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Tells a binary GraphDef from a `saved_model.pb` by their top-level fields.
+    ///
+    /// The two messages share field numbers but not wire types: a GraphDef starts with nodes
+    /// (field 1, length-delimited) and carries `versions` (field 4), a SavedModel starts with its
+    /// schema version (field 1, a varint). When a file has only field 2 (a GraphDef with only a
+    /// library, or a SavedModel whose schema version is 0 and so not written), it is a
+    /// SavedModel if its first field 2 holds a meta graph whose `graph_def` carries `versions`,
+    /// and a GraphDef otherwise. Empty bytes are an empty GraphDef.
+    pub fn detect(bytes: &[u8]) -> Result<Kind, Error> {
+        check_size(bytes)?;
+        let mut graph_evidence = false;
+        let mut saved_model_evidence = false;
+        let mut first_field_2 = None;
+        for field in Fields::new(bytes, 0, "GraphDef or SavedModel") {
+            let field = field?;
+            match (field.number, field.value) {
+                (SAVED_MODEL_SCHEMA_VERSION, Value::Varint(_)) => saved_model_evidence = true,
+                (GRAPH_DEF_NODE, Value::Bytes(..))
+                | (GRAPH_DEF_VERSION, Value::Varint(_))
+                | (GRAPH_DEF_VERSIONS, Value::Bytes(..))
+                | (GRAPH_DEF_DEBUG_INFO, Value::Bytes(..)) => graph_evidence = true,
+                (SAVED_MODEL_META_GRAPHS, Value::Bytes(payload, at)) => {
+                    first_field_2.get_or_insert((payload, at));
+                }
+                (1..=5, _) => {
+                    return Err(unknown(
+                        "a field of GraphDef or SavedModel has a wire type neither message allows",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        match (graph_evidence, saved_model_evidence) {
+            (true, true) => Err(unknown(
+                "the top-level fields mix a GraphDef's and a SavedModel's",
+            )),
+            (true, false) => Ok(Kind::GraphDef),
+            (false, true) => Ok(Kind::SavedModel),
+            (false, false) => match first_field_2 {
+                Some((payload, at)) if looks_like_meta_graph(payload, at) => Ok(Kind::SavedModel),
+                _ => Ok(Kind::GraphDef),
+            },
+        }
+    }
+
     /// `"graph_def"` or `"saved_model"`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -87,7 +125,7 @@ pub struct MetaGraphInfo<'a> {
 impl<'a> Artifact<'a> {
     /// Tells what `bytes` is and finds its graphs.
     pub fn open(bytes: &'a [u8]) -> Result<Self, Error> {
-        let kind = detect(bytes)?;
+        let kind = Kind::detect(bytes)?;
         Artifact::open_as(kind, bytes)
     }
 
@@ -160,7 +198,7 @@ impl<'a> GraphBytes<'a> {
     pub fn decode(&self) -> Result<GraphDef, Error> {
         let mut graph = GraphDef::default();
         for &(part, _) in &self.parts {
-            graph.merge(part).map_err(|source| Error::Decode {
+            graph.merge(part).map_err(|source| DecodeError::Message {
                 what: "GraphDef",
                 source,
             })?;
@@ -169,42 +207,9 @@ impl<'a> GraphBytes<'a> {
     }
 }
 
-/// Tells a binary GraphDef from a `saved_model.pb` (see the module documentation for how).
-pub fn detect(bytes: &[u8]) -> Result<Kind, Error> {
-    check_size(bytes)?;
-    let mut graph_evidence = false;
-    let mut saved_model_evidence = false;
-    let mut first_field_2 = None;
-    for field in Fields::new(bytes, 0, "GraphDef or SavedModel") {
-        let field = field?;
-        match (field.number, field.value) {
-            (SAVED_MODEL_SCHEMA_VERSION, Value::Varint(_)) => saved_model_evidence = true,
-            (GRAPH_DEF_NODE, Value::Bytes(..))
-            | (GRAPH_DEF_VERSION, Value::Varint(_))
-            | (GRAPH_DEF_VERSIONS, Value::Bytes(..))
-            | (GRAPH_DEF_DEBUG_INFO, Value::Bytes(..)) => graph_evidence = true,
-            (SAVED_MODEL_META_GRAPHS, Value::Bytes(payload, at)) => {
-                first_field_2.get_or_insert((payload, at));
-            }
-            (1..=5, _) => {
-                return Err(Error::UnknownArtifact {
-                    reason: "a field of GraphDef or SavedModel has a wire type neither message allows",
-                });
-            }
-            _ => {}
-        }
-    }
-    match (graph_evidence, saved_model_evidence) {
-        (true, true) => Err(Error::UnknownArtifact {
-            reason: "the top-level fields mix a GraphDef's and a SavedModel's",
-        }),
-        (true, false) => Ok(Kind::GraphDef),
-        (false, true) => Ok(Kind::SavedModel),
-        (false, false) => match first_field_2 {
-            Some((payload, at)) if looks_like_meta_graph(payload, at) => Ok(Kind::SavedModel),
-            _ => Ok(Kind::GraphDef),
-        },
-    }
+/// Bytes that are neither a GraphDef nor a SavedModel, and why.
+fn unknown(reason: &'static str) -> Error {
+    DecodeError::UnknownArtifact { reason }.into()
 }
 
 /// Whether a payload is a MetaGraphDef whose graph_def carries versions.
@@ -236,9 +241,9 @@ fn open_saved_model(bytes: &[u8]) -> Result<Artifact<'_>, Error> {
         }
     }
     if graphs.is_empty() {
-        return Err(Error::UnknownArtifact {
-            reason: "the SavedModel holds no meta graph, so there is no graph to check",
-        });
+        return Err(unknown(
+            "the SavedModel holds no meta graph, so there is no graph to check",
+        ));
     }
     Ok(Artifact {
         kind: Kind::SavedModel,
@@ -284,14 +289,16 @@ fn open_meta_graph(bytes: &[u8], offset: usize, index: usize) -> Result<GraphByt
 
 /// Every graph of a GraphDef or SavedModel file, fully decoded by prost.
 pub fn decode_graphs(bytes: &[u8]) -> Result<(Kind, Vec<GraphDef>), Error> {
-    let kind = detect(bytes)?;
+    let kind = Kind::detect(bytes)?;
     let graphs = match kind {
-        Kind::GraphDef => vec![GraphDef::decode(bytes).map_err(|source| Error::Decode {
-            what: "GraphDef",
-            source,
-        })?],
+        Kind::GraphDef => vec![
+            GraphDef::decode(bytes).map_err(|source| DecodeError::Message {
+                what: "GraphDef",
+                source,
+            })?,
+        ],
         Kind::SavedModel => SavedModel::decode(bytes)
-            .map_err(|source| Error::Decode {
+            .map_err(|source| DecodeError::Message {
                 what: "SavedModel",
                 source,
             })?
@@ -307,7 +314,7 @@ pub fn decode_graphs(bytes: &[u8]) -> Result<(Kind, Vec<GraphDef>), Error> {
 /// every other byte unchanged (only the length prefixes that enclose a changed VersionDef
 /// change with it).
 pub fn rewrite_versions(bytes: &[u8], versions: &VersionDef) -> Result<Vec<u8>, Error> {
-    match detect(bytes)? {
+    match Kind::detect(bytes)? {
         Kind::GraphDef => rewrite_part(bytes, 0, Some(versions)),
         Kind::SavedModel => rewrite_children(
             bytes,

@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use crate::VersionDef;
-use crate::error::Error;
+use crate::error::{Error, Refusal};
+use crate::schema::VersionDef;
 use crate::version::{Constants, Scheme, TF_VERSION, Version};
 
 /// A binary that reads versioned data: its version, the oldest producer it reads, and the name
@@ -84,35 +84,39 @@ impl Consumer {
     pub fn check(&self, versions: &VersionDef) -> Result<(), Error> {
         let scheme = self.scheme;
         if self.version < self.min_producer {
-            return Err(Error::ConsumerBelowMinProducer {
+            return Err(Refusal::ConsumerBelowMinProducer {
                 scheme,
                 consumer: self.version,
                 min_producer: self.min_producer,
-            });
+            }
+            .into());
         }
         let producer = Version::new(versions.producer);
         if producer < self.min_producer {
-            return Err(Error::ProducerTooOld {
+            return Err(Refusal::ProducerTooOld {
                 scheme,
                 producer,
                 min_producer: self.min_producer,
                 tf_version: self.tf_version.to_string(),
-            });
+            }
+            .into());
         }
         let min_consumer = Version::new(versions.min_consumer);
         if min_consumer > self.version {
-            return Err(Error::ConsumerTooOld {
+            return Err(Refusal::ConsumerTooOld {
                 scheme,
                 min_consumer,
                 consumer: self.version,
                 tf_version: self.tf_version.to_string(),
-            });
+            }
+            .into());
         }
         if versions.bad_consumers.contains(&self.version.get()) {
-            return Err(Error::BadConsumer {
+            return Err(Refusal::BadConsumer {
                 scheme,
                 consumer: self.version,
-            });
+            }
+            .into());
         }
         Ok(())
     }

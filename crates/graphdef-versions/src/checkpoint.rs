@@ -9,15 +9,15 @@
 use prost::Message;
 
 use crate::check::Consumer;
-use crate::error::Error;
-use crate::generated::tensorflow::BundleHeaderProto;
+use crate::error::{DecodeError, Error};
+use crate::schema::BundleHeaderProto;
 use crate::wire::check_size;
 
 /// Decodes a serialized `BundleHeaderProto` and checks its version for `consumer` (normally
 /// [`Consumer::tensorflow_checkpoint`]). A header without a version reads as producer 0.
 pub fn check_bundle_header(header: &[u8], consumer: &Consumer) -> Result<BundleHeaderProto, Error> {
     check_size(header)?;
-    let decoded = BundleHeaderProto::decode(header).map_err(|source| Error::Decode {
+    let decoded = BundleHeaderProto::decode(header).map_err(|source| DecodeError::Message {
         what: "BundleHeaderProto",
         source,
     })?;

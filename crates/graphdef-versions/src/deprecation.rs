@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::error::Error;
+use crate::error::{Error, Refusal};
 use crate::version::Version;
 
 /// One deprecated op: its name, the GraphDef version it was removed in, and what to use instead.
@@ -209,9 +209,9 @@ pub struct RemovedOp {
     pub explanation: String,
 }
 
-impl From<RemovedOp> for Error {
-    fn from(removed: RemovedOp) -> Error {
-        Error::OpRemoved {
+impl From<RemovedOp> for Refusal {
+    fn from(removed: RemovedOp) -> Refusal {
+        Refusal::OpRemoved {
             op: removed.op,
             producer: removed.producer,
             removed_in: removed.removed_in,
@@ -220,9 +220,15 @@ impl From<RemovedOp> for Error {
     }
 }
 
+impl From<RemovedOp> for Error {
+    fn from(removed: RemovedOp) -> Error {
+        Error::Refused(removed.into())
+    }
+}
+
 impl fmt::Display for RemovedOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&Error::from(self.clone()), f)
+        fmt::Display::fmt(&Refusal::from(self.clone()), f)
     }
 }
 

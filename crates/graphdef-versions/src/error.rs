@@ -1,16 +1,66 @@
-//! The crate's one error type.
+//! The crate's one error type, [`Error`], and the families it groups.
 //!
-//! Version and deprecation errors carry TensorFlow's own messages, to the byte (see
+//! As in rustls, the top-level enum is small and each large group of causes is an enum of its
+//! own that a caller can match on: [`DecodeError`] (the bytes are not a readable GraphDef,
+//! SavedModel or bundle header) and [`Refusal`] (TensorFlow would not load the data, in its own
+//! words). Every family displays as itself: the family variants of [`Error`] are transparent, so
+//! `error.to_string()` is the family's message, byte for byte.
+//!
+//! Refusals carry TensorFlow's own messages, to the byte (see
 //! `tensorflow/core/framework/versions.cc` and `tensorflow/core/framework/op_def_util.cc`);
-//! errors about malformed input say where in the bytes the problem is and what to do.
+//! decode errors say where in the bytes the problem is and what to do.
 
 use crate::date::DateError;
 use crate::version::{Scheme, Version};
+use crate::wire::WireType;
 
 /// Everything that can go wrong in this crate.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The bytes are not a readable GraphDef, SavedModel or bundle header.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+
+    /// The data is well formed, but a consumer refuses it: TensorFlow's own message.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+
+    /// A calendar date does not exist or could not be parsed.
+    #[error(transparent)]
+    Date(#[from] DateError),
+
+    /// A version number could not be parsed.
+    #[error("invalid version {input:?}: write it as a whole number, for example 2474")]
+    InvalidVersion {
+        /// The offending text (at most its first 32 characters).
+        input: String,
+    },
+
+    /// A TensorFlow release string could not be parsed.
+    #[error(
+        "invalid TensorFlow release {input:?}: write it as MAJOR.MINOR.PATCH, for example 2.21.0"
+    )]
+    InvalidRelease {
+        /// The offending text (at most its first 32 characters).
+        input: String,
+    },
+
+    /// A registry already holds a deprecation for this op.
+    #[error("op {op} is already registered as deprecated; register each op once")]
+    DuplicateOp {
+        /// The op's name.
+        op: String,
+    },
+}
+
+/// Why a consumer refuses data it could read: TensorFlow's checks, in TensorFlow's words.
+///
+/// The four version refusals are `CheckVersions` (`tensorflow/core/framework/versions.cc`), in
+/// its order; the op refusal is `CheckOpDeprecation` (`tensorflow/core/framework/op_def_util.cc`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refusal {
     /// The consumer itself is misconfigured: its version is below its own minimum producer.
     /// TensorFlow reports this as an internal error, before looking at the data.
     #[error("{} version check has consumer {consumer} < min_producer {min_producer}.", scheme.upper_name())]
@@ -85,14 +135,16 @@ pub enum Error {
         /// What to use instead.
         explanation: String,
     },
+}
 
-    /// A registry already holds a deprecation for this op.
-    #[error("op {op} is already registered as deprecated; register each op once")]
-    DuplicateOp {
-        /// The op's name.
-        op: String,
-    },
-
+/// Why bytes could not be read as the message they should be.
+///
+/// Offsets count bytes from the start of the whole input. A variant that keeps an underlying
+/// prost error as its [`source`](std::error::Error::source) does not repeat that error's text
+/// in its own message: print the chain to see both.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
     /// A length or value ran past the end of its enclosing bytes.
     #[error(
         "truncated input: {what} at byte {offset} needs {needed} bytes but only {available} remain; the file is cut short or is not a {expected}"
@@ -100,7 +152,7 @@ pub enum Error {
     Truncated {
         /// What was being read.
         what: &'static str,
-        /// Byte offset (from the start of the input) where it starts.
+        /// Byte offset where it starts.
         offset: usize,
         /// How many bytes it claims.
         needed: u64,
@@ -112,7 +164,7 @@ pub enum Error {
 
     /// The bytes are not valid protobuf framing (bad varint, bad tag, bad group).
     #[error(
-        "malformed protobuf at byte {offset} while reading {expected}: {source}; the file is damaged or is not a {expected}"
+        "malformed protobuf at byte {offset} while reading {expected}: the file is damaged or is not a {expected}"
     )]
     Malformed {
         /// Byte offset where the bad field starts.
@@ -126,7 +178,7 @@ pub enum Error {
 
     /// A known field arrived with the wrong wire type.
     #[error(
-        "field {field} of {message} at byte {offset} has wire type {found:?} but must be {wanted:?}; the file is damaged or is not a {message}"
+        "field {field} of {message} at byte {offset} has wire type {found} but must be {wanted}; the file is damaged or is not a {message}"
     )]
     WrongWireType {
         /// The message being read.
@@ -136,9 +188,9 @@ pub enum Error {
         /// Byte offset of the field's tag.
         offset: usize,
         /// The wire type found.
-        found: prost::encoding::WireType,
+        found: WireType,
         /// The wire type the field needs.
-        wanted: prost::encoding::WireType,
+        wanted: WireType,
     },
 
     /// A string field does not hold UTF-8.
@@ -166,26 +218,13 @@ pub enum Error {
         reason: &'static str,
     },
 
-    /// A full protobuf decode failed.
-    #[error("cannot decode {what}: {source}")]
-    Decode {
+    /// A full protobuf decode (every field, as prost reads it) failed.
+    #[error("cannot decode {what}: the file is damaged or is not a {what}")]
+    Message {
         /// The message being decoded.
         what: &'static str,
         /// prost's error.
         #[source]
         source: prost::DecodeError,
-    },
-
-    /// A calendar date does not exist or could not be parsed.
-    #[error(transparent)]
-    Date(#[from] DateError),
-
-    /// A TensorFlow release string could not be parsed.
-    #[error(
-        "invalid TensorFlow release {input:?}: write it as MAJOR.MINOR.PATCH, for example 2.21.0"
-    )]
-    InvalidRelease {
-        /// The offending text.
-        input: String,
     },
 }

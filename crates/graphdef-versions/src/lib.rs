@@ -1,8 +1,8 @@
 //! TensorFlow's data-versioning scheme for GraphDefs and checkpoints.
 //!
-//! Every piece of data TensorFlow writes carries a [`VersionDef`]: the `producer` version of
-//! the binary that wrote it, the `min_consumer` version able to read it, and `bad_consumers`,
-//! consumer versions known to be buggy with it. Every binary that reads data knows its own
+//! Every piece of data TensorFlow writes carries a [`VersionDef`](schema::VersionDef): the
+//! `producer` version of the binary that wrote it, the `min_consumer` version able to read it,
+//! and `bad_consumers`, consumer versions known to be buggy with it. Every binary that reads data knows its own
 //! `consumer` version and the oldest producer, `min_producer`, it still reads. The consumer
 //! accepts the data when
 //!
@@ -15,21 +15,22 @@
 //! two independent schemes ([`Scheme`]) with their own numbers ([`GRAPH_DEF`], [`CHECKPOINT`]).
 //!
 //! On top of the numbers, ops are retired by version: an op deprecated at version `M` is refused
-//! in graphs produced at `M` or later and warns in older ones ([`deprecation`]). Since
-//! 2019-05-09 the GraphDef version advances by one every day ([`history`]).
+//! in graphs produced at `M` or later and warns in older ones ([`Registry`]). Since 2019-05-09
+//! the GraphDef version advances by one every day ([`history`]).
 //!
-//! The crate reads real files: binary GraphDefs and `saved_model.pb` ([`Artifact`]), checking
-//! versions straight from the wire without decoding the nodes ([`sniff`]), and rewrites a file's
-//! VersionDef leaving every other byte alone.
+//! The crate reads real files: binary GraphDefs and `saved_model.pb` ([`Artifact`], [`judge`]),
+//! checking versions straight from the wire without decoding the nodes ([`sniff`]), and
+//! rewrites a file's VersionDef leaving every other byte alone ([`rewrite_versions`]). The raw
+//! protobuf types are in [`schema`].
 //!
 //! ```
-//! use graphdef_versions::{Consumer, Producer, Registry, VersionDef, sniff};
+//! use graphdef_versions::{schema::{GraphDef, VersionDef}, sniff, Consumer, Producer, Registry};
 //! use prost::Message;
 //!
 //! // A graph written by TensorFlow 2.21, read back straight from its bytes.
 //! let versions = Producer::tensorflow_graph_def().stamp();
-//! let graph = graphdef_versions::GraphDef { versions: Some(versions), ..Default::default() };
-//! let summary = sniff::sniff(&graph.encode_to_vec())?;
+//! let graph = GraphDef { versions: Some(versions), ..Default::default() };
+//! let summary = sniff(&graph.encode_to_vec())?;
 //! assert_eq!(summary.versions.producer, 2474);
 //! Consumer::tensorflow_graph_def().check(&summary.versions)?;
 //!
@@ -52,33 +53,76 @@
 //! ```
 //!
 //! The CLI (feature `cli`) judges files: `graphdef-versions check saved_model.pb --json`.
+//!
+//! # The API
+//!
+//! Every item is at the crate root, except two families with a module of their own:
+//! - [`schema`]: the raw protobuf types (`GraphDef`, `VersionDef`, `SavedModel`...), as the
+//!   generated code of every crate of this workspace is named;
+//! - [`history`]: the version history of both schemes and the GraphDef version of a date. Its
+//!   module documentation is the story of how the number moved (hand-bumped for each change
+//!   until 29, one a day since 30), and its tables, constants and lookups are used together and
+//!   read best with their module's name: `history::graph_def_version_on(date)`,
+//!   `history::GRAPH_DEF_HISTORY`.
+//!
+//! Every fallible function returns the one [`Error`]. Its variants group the causes as families
+//! to match on: [`DecodeError`] for bytes that are not a readable GraphDef, SavedModel or bundle
+//! header, [`Refusal`] for data TensorFlow would refuse (its message, byte for byte).
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![warn(missing_docs, unnameable_types)]
 
-#[rustfmt::skip]
-pub mod generated;
-
-pub mod artifact;
-pub mod check;
-pub mod checkpoint;
+mod artifact;
+mod check;
+mod checkpoint;
 mod date;
-pub mod deprecation;
+mod deprecation;
 mod error;
+#[rustfmt::skip]
+mod generated;
 pub mod history;
-pub mod policy;
-pub mod producer;
-pub mod sniff;
-pub mod verdict;
-pub mod version;
+mod policy;
+mod producer;
+mod sniff;
+mod verdict;
+mod version;
 mod wire;
 
-pub use artifact::{Artifact, Kind};
+// The scheme: version numbers, TensorFlow's constants, the consumer's check, the producer's stamp.
 pub use check::Consumer;
-pub use date::{CivilDate, DateError};
-pub use deprecation::{DeprecatedOp, DeprecationWarning, Registry, RemovedOp};
-pub use error::Error;
-pub use generated::tensorflow::{BundleHeaderProto, GraphDef, NodeDef, SavedModel, VersionDef};
-pub use producer::Producer;
-pub use verdict::{Verdict, judge};
+pub use producer::{Ban, Producer, merge_on_import};
 pub use version::{CHECKPOINT, Constants, GRAPH_DEF, Scheme, TF_VERSION, Version};
+// Ops retired by GraphDef version.
+pub use deprecation::{
+    DeprecatedOp, DeprecationWarning, OpAssessment, Registry, RemovedOp, TF_DEPRECATED_OPS,
+};
+// Real files: binary GraphDefs and saved_model.pb, read and rewritten straight from the wire.
+pub use artifact::{Artifact, GraphBytes, Kind, MetaGraphInfo, decode_graphs, rewrite_versions};
+pub use sniff::{GraphSummary, OpUse, distinct_ops, rewrite_graph_def_versions, scan_ops, sniff};
+pub use verdict::{GraphVerdict, Verdict, judge};
 pub use wire::MAX_MESSAGE_LEN;
+// Checkpoints: a tensor bundle's header.
+pub use checkpoint::check_bundle_header;
+// The next release: the compatibility policy for moving to new constants.
+pub use policy::{
+    PolicyFinding, PolicyReport, PolicyRule, Release, ReleaseNumber, check_release_move,
+};
+// Calendar days, for the date-based GraphDef versions.
+pub use date::{CivilDate, DateError};
+// Errors.
+pub use error::{DecodeError, Error, Refusal};
+pub use wire::WireType;
+
+/// The wire schema's raw types, generated from `proto/graphdef/` by `cargo xtask codegen`.
+///
+/// These are plain prost messages (`GraphDef`, `NodeDef`, `VersionDef`, `SavedModel`,
+/// `MetaGraphDef`, `BundleHeaderProto`...) with TensorFlow's field numbers, for building or fully
+/// decoding graphs with [`prost::Message`]. The API at the crate root wraps them: it reads
+/// versions and ops straight from the bytes and takes a [`VersionDef`](schema::VersionDef)
+/// wherever one is checked or stamped.
+pub mod schema {
+    pub use crate::generated::tensorflow::*;
+}
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

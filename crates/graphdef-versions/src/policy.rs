@@ -14,7 +14,7 @@
 //! - banning a consumer adds it to the `bad_consumers` the producer stamps; a ban, once
 //!   released, stays, and only an existing consumer version can be banned.
 //!
-//! [`check_move`] applies them to two [`Release`]s and says, rule by rule, what is allowed and
+//! [`check_release_move`] applies them to two [`Release`]s and says, rule by rule, what is allowed and
 //! why.
 
 use std::fmt;
@@ -52,7 +52,7 @@ impl FromStr for ReleaseNumber {
     /// Parses `MAJOR.MINOR.PATCH`; a pre-release suffix (`2.21.0-rc1`) is ignored.
     fn from_str(text: &str) -> Result<Self, Error> {
         let invalid = || Error::InvalidRelease {
-            input: text.to_string(),
+            input: text.chars().take(32).collect(),
         };
         let core = text.split('-').next().unwrap_or(text);
         let mut numbers = core.split('.').map(|part| {
@@ -112,7 +112,7 @@ impl Release {
 
 /// Which rule a finding is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Rule {
+pub enum PolicyRule {
     /// The new release comes after the old one.
     ReleaseOrder,
     /// A scheme's current version never decreases.
@@ -133,9 +133,9 @@ pub enum Rule {
 
 /// One rule applied to one change.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub struct PolicyFinding {
     /// The rule.
-    pub rule: Rule,
+    pub rule: PolicyRule,
     /// The scheme the change is in, when it is about one.
     pub scheme: Option<Scheme>,
     /// Whether the change is allowed.
@@ -144,11 +144,11 @@ pub struct Finding {
     pub reason: String,
 }
 
-/// What [`check_move`] found: every change it looked at, allowed or not.
+/// What [`check_release_move`] found: every change it looked at, allowed or not.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct PolicyReport {
     /// One finding per change.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<PolicyFinding>,
 }
 
 impl PolicyReport {
@@ -158,12 +158,12 @@ impl PolicyReport {
     }
 
     /// The changes that are not allowed.
-    pub fn violations(&self) -> impl Iterator<Item = &Finding> {
+    pub fn violations(&self) -> impl Iterator<Item = &PolicyFinding> {
         self.findings.iter().filter(|finding| !finding.allowed)
     }
 
-    fn push(&mut self, rule: Rule, scheme: Option<Scheme>, allowed: bool, reason: String) {
-        self.findings.push(Finding {
+    fn push(&mut self, rule: PolicyRule, scheme: Option<Scheme>, allowed: bool, reason: String) {
+        self.findings.push(PolicyFinding {
             rule,
             scheme,
             allowed,
@@ -173,12 +173,12 @@ impl PolicyReport {
 }
 
 /// Applies the compatibility rules to the move from release `from` to release `to`.
-pub fn check_move(from: &Release, to: &Release) -> PolicyReport {
+pub fn check_release_move(from: &Release, to: &Release) -> PolicyReport {
     let mut report = PolicyReport::default();
     let (old, new) = (from.number, to.number);
     if new <= old {
         report.push(
-            Rule::ReleaseOrder,
+            PolicyRule::ReleaseOrder,
             None,
             false,
             format!("release {new} does not come after {old}"),
@@ -202,7 +202,7 @@ fn check_scheme(
     let name = to.scheme.upper_name();
     if to.current < from.current {
         report.push(
-            Rule::CurrentNeverDecreases,
+            PolicyRule::CurrentNeverDecreases,
             scheme,
             false,
             format!(
@@ -214,7 +214,7 @@ fn check_scheme(
     if to.min_producer > from.min_producer {
         let major = new.major > old.major;
         report.push(
-            Rule::MinProducerAtMajor,
+            PolicyRule::MinProducerAtMajor,
             scheme,
             major,
             if major {
@@ -233,7 +233,7 @@ fn check_scheme(
     if to.min_consumer > from.min_consumer {
         let same_line = new.major == old.major && new.minor == old.minor;
         report.push(
-            Rule::MinConsumerWithinPatchLine,
+            PolicyRule::MinConsumerWithinPatchLine,
             scheme,
             !same_line,
             if same_line {
@@ -255,7 +255,7 @@ fn check_scheme(
     ] {
         if minimum > to.current {
             report.push(
-                Rule::ReadsOwnData,
+                PolicyRule::ReadsOwnData,
                 scheme,
                 false,
                 format!("{name} {what} {minimum} is above the current version {}: {new} could not read its own data", to.current),
@@ -298,10 +298,10 @@ fn check_deprecations(report: &mut PolicyReport, from: &Release, to: &Release) {
                         op.name, op.version
                     )
                 };
-                report.push(Rule::DeprecationVersion, scheme, allowed, reason);
+                report.push(PolicyRule::DeprecationVersion, scheme, allowed, reason);
             }
             Some(old) if old.version != op.version => report.push(
-                Rule::DeprecationKept,
+                PolicyRule::DeprecationKept,
                 scheme,
                 false,
                 format!(
@@ -315,7 +315,7 @@ fn check_deprecations(report: &mut PolicyReport, from: &Release, to: &Release) {
     for old in from.deprecations.iter() {
         if to.deprecations.get(&old.name).is_none() {
             report.push(
-                Rule::DeprecationKept,
+                PolicyRule::DeprecationKept,
                 scheme,
                 false,
                 format!(
@@ -332,7 +332,7 @@ fn check_bans(report: &mut PolicyReport, from: &Release, to: &Release) {
     for banned in &from.banned_consumers {
         if !to.banned_consumers.contains(banned) {
             report.push(
-                Rule::ConsumerBan,
+                PolicyRule::ConsumerBan,
                 scheme,
                 false,
                 format!(
@@ -347,7 +347,7 @@ fn check_bans(report: &mut PolicyReport, from: &Release, to: &Release) {
         }
         let exists = *banned <= from.graph_def.current;
         report.push(
-            Rule::ConsumerBan,
+            PolicyRule::ConsumerBan,
             scheme,
             exists,
             if exists {

@@ -1,6 +1,6 @@
 //! The producer side: stamping new data, banning buggy consumers, merging on import.
 
-use crate::VersionDef;
+use crate::schema::VersionDef;
 use crate::version::{Constants, Scheme, Version};
 
 /// A binary that writes versioned data.
@@ -105,7 +105,7 @@ impl Producer {
 /// This is what TensorFlow's graph importer does (`UpdateVersionDef` in
 /// `tensorflow/core/common_runtime/graph_constructor.cc`), so a graph that absorbed old data
 /// keeps being judged as old.
-pub fn merge(into: &VersionDef, imported: &VersionDef) -> VersionDef {
+pub fn merge_on_import(into: &VersionDef, imported: &VersionDef) -> VersionDef {
     let mut bad: Vec<i32> = into
         .bad_consumers
         .iter()

@@ -17,9 +17,11 @@ use std::collections::HashSet;
 
 use prost::Message;
 
-use crate::VersionDef;
 use crate::error::Error;
-use crate::wire::{Field, Fields, Value, check_size, put_bytes_field, put_payload};
+use crate::schema::VersionDef;
+use crate::wire::{
+    Field, Fields, Value, WireType, check_size, packed_varints, put_bytes_field, put_payload,
+};
 
 /// Field numbers of `GraphDef` (`tensorflow/core/framework/graph.proto`).
 mod graph_def {
@@ -129,24 +131,10 @@ pub(crate) fn merge_version_def(
             version_def::MIN_CONSUMER => versions.min_consumer = field.varint(MESSAGE)? as i32,
             version_def::BAD_CONSUMERS => match field.value {
                 Value::Varint(value) => versions.bad_consumers.push(value as i32),
-                Value::Bytes(mut packed, at) => {
-                    let whole = packed.len();
-                    while !packed.is_empty() {
-                        let start = at + (whole - packed.len());
-                        let value =
-                            prost::encoding::decode_varint(&mut packed).map_err(|source| {
-                                Error::Malformed {
-                                    offset: start,
-                                    expected: MESSAGE,
-                                    source,
-                                }
-                            })?;
-                        versions.bad_consumers.push(value as i32);
-                    }
-                }
-                Value::Other(_) => {
-                    return Err(field.wrong_type(MESSAGE, prost::encoding::WireType::Varint));
-                }
+                Value::Bytes(packed, at) => packed_varints(packed, at, MESSAGE, |value| {
+                    versions.bad_consumers.push(value as i32);
+                })?,
+                Value::Other(_) => return Err(field.wrong_type(MESSAGE, WireType::Varint)),
             },
             _ => {}
         }
@@ -218,7 +206,7 @@ fn node_op(node: &[u8], offset: usize) -> Result<&str, Error> {
 }
 
 /// The distinct ops a serialized GraphDef uses (graph and library), in order of first use.
-pub fn ops(graph_def: &[u8]) -> Result<Vec<&str>, Error> {
+pub fn distinct_ops(graph_def: &[u8]) -> Result<Vec<&str>, Error> {
     let mut seen = HashSet::new();
     let mut ops = Vec::new();
     scan_ops(graph_def, |site| {
@@ -233,8 +221,12 @@ pub fn ops(graph_def: &[u8]) -> Result<Vec<&str>, Error> {
 ///
 /// The first `versions` field is replaced in place; any later one (a merged-in piece) is
 /// dropped so that `versions` is exactly what a decoder sees. A graph without one gets it
-/// appended.
-pub fn rewrite_versions(graph_def: &[u8], versions: &VersionDef) -> Result<Vec<u8>, Error> {
+/// appended. [`rewrite_versions`](crate::rewrite_versions) does the same to a GraphDef or a
+/// SavedModel, telling them apart first.
+pub fn rewrite_graph_def_versions(
+    graph_def: &[u8],
+    versions: &VersionDef,
+) -> Result<Vec<u8>, Error> {
     check_size(graph_def)?;
     rewrite_part(graph_def, 0, Some(versions))
 }

@@ -5,6 +5,9 @@
 //! belongs to, and [`Constants`] holds one binary's three numbers for one scheme.
 
 use std::fmt;
+use std::str::FromStr;
+
+use crate::error::Error;
 
 /// One version number of a scheme (a GraphDef version or a checkpoint version).
 ///
@@ -19,7 +22,7 @@ impl Version {
         Version(number)
     }
 
-    /// The raw number, as it is stored in a [`VersionDef`](crate::VersionDef).
+    /// The raw number, as it is stored in a [`VersionDef`](crate::schema::VersionDef).
     pub const fn get(self) -> i32 {
         self.0
     }
@@ -40,6 +43,19 @@ impl From<Version> for i32 {
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl FromStr for Version {
+    type Err = Error;
+
+    /// Parses a decimal `int32`, as TensorFlow stores versions: `2474`, `0`, `-1`.
+    fn from_str(text: &str) -> Result<Self, Error> {
+        text.parse()
+            .map(Version)
+            .map_err(|_| Error::InvalidVersion {
+                input: text.chars().take(32).collect(),
+            })
     }
 }
 

@@ -3,14 +3,72 @@
 //! [`Fields`] walks the fields of one message, borrowing every length-delimited payload from the
 //! input (no allocation). Every length is checked against the bytes that remain before it is
 //! used, varints and tags are decoded by prost's own helpers, and anything unexpected becomes a
-//! typed [`Error`] naming the byte offset.
+//! typed [`DecodeError`] naming the byte offset.
+//!
+//! This is the crate's only user of `prost::encoding`, which prost documents as "only for
+//! Message implementations" and hides from its docs: it is outside prost's semver promise (the
+//! workspace pins prost exactly for that reason). No public signature names one of its types;
+//! errors carry this module's own [`WireType`].
 
-use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
+use std::fmt;
 
-use crate::error::Error;
+use prost::encoding::{DecodeContext, decode_key, decode_varint, skip_field};
+
+use crate::error::{DecodeError, Error};
 
 /// The largest input accepted: protobuf messages are limited to 2 GiB.
 pub const MAX_MESSAGE_LEN: usize = i32::MAX as usize;
+
+/// How a protobuf field's value is framed on the wire: the low three bits of its tag.
+///
+/// The six wire types of the protobuf encoding; it displays as its variant name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WireType {
+    /// 0: a base-128 varint (`int32`, `int64`, `bool`, enums...).
+    Varint,
+    /// 1: eight little-endian bytes (`fixed64`, `double`...).
+    SixtyFourBit,
+    /// 2: a varint length, then that many bytes (strings, bytes, messages, packed repeated).
+    LengthDelimited,
+    /// 3: the start of a group (deprecated).
+    StartGroup,
+    /// 4: the end of a group (deprecated).
+    EndGroup,
+    /// 5: four little-endian bytes (`fixed32`, `float`...).
+    ThirtyTwoBit,
+}
+
+impl WireType {
+    /// The number the wire type has in a tag, 0 to 5.
+    pub const fn number(self) -> u8 {
+        match self {
+            WireType::Varint => 0,
+            WireType::SixtyFourBit => 1,
+            WireType::LengthDelimited => 2,
+            WireType::StartGroup => 3,
+            WireType::EndGroup => 4,
+            WireType::ThirtyTwoBit => 5,
+        }
+    }
+
+    const fn from_prost(wire_type: prost::encoding::WireType) -> Self {
+        use prost::encoding::WireType as Prost;
+        match wire_type {
+            Prost::Varint => WireType::Varint,
+            Prost::SixtyFourBit => WireType::SixtyFourBit,
+            Prost::LengthDelimited => WireType::LengthDelimited,
+            Prost::StartGroup => WireType::StartGroup,
+            Prost::EndGroup => WireType::EndGroup,
+            Prost::ThirtyTwoBit => WireType::ThirtyTwoBit,
+        }
+    }
+}
+
+impl fmt::Display for WireType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
 
 /// One field of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,17 +127,18 @@ impl<'a> Field<'a> {
         what: &'static str,
     ) -> Result<&'a str, Error> {
         let (bytes, offset) = self.bytes(message)?;
-        std::str::from_utf8(bytes).map_err(|_| Error::NotUtf8 { what, offset })
+        std::str::from_utf8(bytes).map_err(|_| DecodeError::NotUtf8 { what, offset }.into())
     }
 
     pub(crate) fn wrong_type(&self, message: &'static str, wanted: WireType) -> Error {
-        Error::WrongWireType {
+        DecodeError::WrongWireType {
             message,
             field: self.number,
             offset: self.start,
             found: self.wire_type(),
             wanted,
         }
+        .into()
     }
 }
 
@@ -107,26 +166,25 @@ impl<'a> Fields<'a> {
     fn read(&mut self) -> Result<Field<'a>, Error> {
         let start = self.offset;
         let mut buf = self.rest;
-        let malformed = |source| Error::Malformed {
-            offset: start,
-            expected: self.message,
-            source,
-        };
+        let malformed = |source| malformed(start, self.message, source);
         let (number, wire_type) = decode_key(&mut buf).map_err(malformed)?;
         let key_len = self.rest.len() - buf.len();
         let value = match wire_type {
-            WireType::Varint => Value::Varint(decode_varint(&mut buf).map_err(malformed)?),
-            WireType::LengthDelimited => {
+            prost::encoding::WireType::Varint => {
+                Value::Varint(decode_varint(&mut buf).map_err(malformed)?)
+            }
+            prost::encoding::WireType::LengthDelimited => {
                 let len = decode_varint(&mut buf).map_err(malformed)?;
                 let payload_offset = start + (self.rest.len() - buf.len());
                 if len > buf.len() as u64 {
-                    return Err(Error::Truncated {
+                    return Err(DecodeError::Truncated {
                         what: "a length-delimited field",
                         offset: start,
                         needed: len,
                         available: buf.len(),
                         expected: self.message,
-                    });
+                    }
+                    .into());
                 }
                 // len <= buf.len(), so it fits in usize.
                 let (payload, after) = buf.split_at(len as usize);
@@ -135,7 +193,7 @@ impl<'a> Fields<'a> {
             }
             other => {
                 skip_field(other, number, &mut buf, DecodeContext::default()).map_err(malformed)?;
-                Value::Other(other)
+                Value::Other(WireType::from_prost(other))
             }
         };
         let consumed = self.rest.len() - buf.len();
@@ -172,14 +230,40 @@ pub(crate) fn check_size(bytes: &[u8]) -> Result<(), Error> {
 /// Checks that a message of `len` bytes is within protobuf's 2 GiB limit.
 pub(crate) fn check_len(len: u64) -> Result<(), Error> {
     if len > MAX_MESSAGE_LEN as u64 {
-        return Err(Error::TooLarge { len });
+        return Err(DecodeError::TooLarge { len }.into());
+    }
+    Ok(())
+}
+
+/// A [`DecodeError::Malformed`] for a field of `message` starting at `offset`.
+fn malformed(offset: usize, message: &'static str, source: prost::DecodeError) -> Error {
+    DecodeError::Malformed {
+        offset,
+        expected: message,
+        source,
+    }
+    .into()
+}
+
+/// Calls `each` with every varint of a packed repeated field's payload, which starts at `offset`
+/// of the whole input and belongs to `message`.
+pub(crate) fn packed_varints(
+    mut payload: &[u8],
+    offset: usize,
+    message: &'static str,
+    mut each: impl FnMut(u64),
+) -> Result<(), Error> {
+    let whole = payload.len();
+    while !payload.is_empty() {
+        let start = offset + (whole - payload.len());
+        each(decode_varint(&mut payload).map_err(|source| malformed(start, message, source))?);
     }
     Ok(())
 }
 
 /// Appends a length-delimited field `number` holding `payload`.
 pub(crate) fn put_bytes_field(out: &mut Vec<u8>, number: u32, payload: &[u8]) {
-    prost::encoding::encode_key(number, WireType::LengthDelimited, out);
+    prost::encoding::encode_key(number, prost::encoding::WireType::LengthDelimited, out);
     put_payload(out, payload);
 }
 
@@ -213,11 +297,13 @@ mod tests {
         assert_eq!(fields[2].end, 112);
         assert!(matches!(
             fields[2].varint("Test"),
-            Err(Error::WrongWireType {
+            Err(Error::Decode(DecodeError::WrongWireType {
                 field: 3,
                 offset: 107,
+                found: WireType::ThirtyTwoBit,
+                wanted: WireType::Varint,
                 ..
-            })
+            }))
         ));
     }
 
@@ -227,11 +313,11 @@ mod tests {
         let mut fields = Fields::new(&bytes, 0, "Test");
         assert!(matches!(
             fields.next(),
-            Some(Err(Error::Truncated {
+            Some(Err(Error::Decode(DecodeError::Truncated {
                 needed: 9,
                 available: 2,
                 ..
-            }))
+            })))
         ));
         assert!(fields.next().is_none());
     }
@@ -240,7 +326,10 @@ mod tests {
     fn inputs_above_two_gib_are_refused() {
         assert!(check_len(MAX_MESSAGE_LEN as u64).is_ok());
         let error = check_len(MAX_MESSAGE_LEN as u64 + 1).unwrap_err();
-        assert_eq!(error, Error::TooLarge { len: 2_147_483_648 });
+        assert_eq!(
+            error,
+            Error::Decode(DecodeError::TooLarge { len: 2_147_483_648 })
+        );
         assert!(error.to_string().contains("at most 2 GiB"));
     }
 }

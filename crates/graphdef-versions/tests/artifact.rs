@@ -3,9 +3,10 @@
 mod common;
 
 use common::{field, graph, versions};
-use graphdef_versions::generated::tensorflow::{MetaGraphDef, meta_graph_def::MetaInfoDef};
+use graphdef_versions::schema::{GraphDef, MetaGraphDef, SavedModel, meta_graph_def::MetaInfoDef};
 use graphdef_versions::{
-    Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, artifact, judge,
+    Artifact, Consumer, DecodeError, Error, Kind, Refusal, Registry, decode_graphs, judge,
+    rewrite_versions, sniff,
 };
 use prost::Message;
 
@@ -72,7 +73,7 @@ fn every_meta_graph_is_judged() {
     let verdict = judge(&bytes, &older, &Registry::tensorflow()).unwrap();
     assert!(matches!(
         verdict.first_error(),
-        Some(Error::OpRemoved { .. })
+        Some(Error::Refused(Refusal::OpRemoved { .. }))
     ));
 
     let opened = Artifact::open(&bytes).unwrap();
@@ -89,7 +90,7 @@ fn every_meta_graph_is_judged() {
 fn rewriting_a_saved_model_rewrites_every_graph() {
     let bytes = two_graph_model();
     let new = versions(2474, 10, &[]);
-    let rewritten = artifact::rewrite_versions(&bytes, &new).unwrap();
+    let rewritten = rewrite_versions(&bytes, &new).unwrap();
     let decoded = SavedModel::decode(rewritten.as_slice()).unwrap();
     let mut expected = SavedModel::decode(bytes.as_slice()).unwrap();
     for meta_graph in &mut expected.meta_graphs {
@@ -126,7 +127,7 @@ fn a_graph_def_written_in_two_pieces_inside_a_meta_graph() {
     assert_eq!(opened.graphs()[0].decode().unwrap(), merged);
 
     let new = versions(100, 1, &[]);
-    let rewritten = artifact::rewrite_versions(&bytes, &new).unwrap();
+    let rewritten = rewrite_versions(&bytes, &new).unwrap();
     let after = SavedModel::decode(rewritten.as_slice()).unwrap();
     assert_eq!(
         after.meta_graphs[0].graph_def.as_ref().unwrap().versions,
@@ -142,15 +143,15 @@ fn a_graph_def_written_in_two_pieces_inside_a_meta_graph() {
 fn the_full_decoder_reports_what_the_sniffer_does_not_read() {
     // A node whose name is not UTF-8: the version sniff does not look, the full decode refuses.
     let bytes = field(1, &field(1, &[0xff]));
-    assert_eq!(graphdef_versions::sniff::sniff(&bytes).unwrap().nodes, 1);
-    let error = artifact::decode_graphs(&bytes).unwrap_err();
+    assert_eq!(sniff(&bytes).unwrap().nodes, 1);
+    let error = decode_graphs(&bytes).unwrap_err();
     assert!(
         matches!(
             error,
-            Error::Decode {
+            Error::Decode(DecodeError::Message {
                 what: "GraphDef",
                 ..
-            }
+            })
         ),
         "{error}"
     );
@@ -158,26 +159,32 @@ fn the_full_decoder_reports_what_the_sniffer_does_not_read() {
         error.to_string().starts_with("cannot decode GraphDef: "),
         "{error}"
     );
+    // prost's reason is the source, not repeated in the message.
+    let reason = std::error::Error::source(&error)
+        .expect("prost's error is kept")
+        .to_string();
+    assert!(reason.contains("invalid string value"), "{reason}");
+    assert!(!error.to_string().contains(&reason), "{error}");
     let opened = Artifact::open(&bytes).unwrap();
     assert!(matches!(
         opened.graphs()[0].decode(),
-        Err(Error::Decode { .. })
+        Err(Error::Decode(DecodeError::Message { .. }))
     ));
 }
 
 #[test]
 fn wire_errors_say_where_and_what_to_do() {
-    let truncated = graphdef_versions::sniff::sniff(&[0x22, 0x05, 0x08]).unwrap_err();
+    let truncated = sniff(&[0x22, 0x05, 0x08]).unwrap_err();
     assert_eq!(
         truncated.to_string(),
         "truncated input: a length-delimited field at byte 0 needs 5 bytes but only 1 remain; the file is cut short or is not a GraphDef"
     );
-    let wrong = graphdef_versions::sniff::sniff(&[0x20, 0x01]).unwrap_err();
+    let wrong = sniff(&[0x20, 0x01]).unwrap_err();
     assert_eq!(
         wrong.to_string(),
         "field 4 of GraphDef at byte 0 has wire type Varint but must be LengthDelimited; the file is damaged or is not a GraphDef"
     );
-    let malformed = graphdef_versions::sniff::sniff(&[0x0f]).unwrap_err();
+    let malformed = sniff(&[0x0f]).unwrap_err();
     assert!(
         malformed
             .to_string()
@@ -189,5 +196,9 @@ fn wire_errors_say_where_and_what_to_do() {
             .to_string()
             .ends_with("the file is damaged or is not a GraphDef"),
         "{malformed}"
+    );
+    assert!(
+        std::error::Error::source(&malformed).is_some(),
+        "prost's error is kept as the source"
     );
 }

@@ -204,3 +204,225 @@ fn history_answers_the_version_of_a_day() {
     let table = String::from_utf8(run(&["history"]).stdout).unwrap();
     assert!(table.contains("First real version."));
 }
+
+/// Every line the tool writes to stderr starts with its name.
+fn assert_prefixed(output: &Output) -> String {
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    assert!(!stderr.is_empty(), "nothing on stderr");
+    for line in stderr.lines() {
+        assert!(line.starts_with("graphdef-versions: "), "{line:?}");
+    }
+    stderr
+}
+
+#[test]
+fn errors_are_one_prefixed_line_with_their_causes() {
+    let missing = run(&["check", "/nonexistent/graph.pb"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(
+        assert_prefixed(&missing),
+        "graphdef-versions: cannot read /nonexistent/graph.pb: No such file or directory (os error 2)\n"
+    );
+    assert!(missing.stdout.is_empty());
+
+    let garbage = temp_file("garbage2.pb", &[0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2]);
+    let output = run(&["check", garbage.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = assert_prefixed(&output);
+    assert_eq!(
+        stderr,
+        format!(
+            "graphdef-versions: cannot read {} as a GraphDef or SavedModel: truncated input: a \
+             length-delimited field at byte 0 needs 4294967295 bytes but only 2 remain; the file is \
+             cut short or is not a GraphDef or SavedModel\n",
+            garbage.display()
+        )
+    );
+
+    // A prost error is the last link of the chain.
+    let malformed = temp_file("malformed.pb", &[0x0f]);
+    let output = run(&["check", malformed.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = assert_prefixed(&output);
+    assert!(
+        stderr.contains("malformed protobuf at byte 0 while reading GraphDef or SavedModel: the file is damaged or is not a GraphDef or SavedModel: failed to decode Protobuf message"),
+        "{stderr}"
+    );
+
+    let dir = data("graphdef");
+    let output = run(&["check", dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        assert_prefixed(&output).contains("is a directory, not a file"),
+        "directories are refused before anything is read"
+    );
+
+    let output = run(&["history", "--on", "2022-02-30"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("2022-02-30 is not a date"), "{stderr}");
+    let output = run(&["check", "x.pb", "--tf-version", "latest"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("write it as MAJOR.MINOR.PATCH"), "{stderr}");
+}
+
+#[test]
+fn files_above_two_gib_are_refused_before_they_are_read() {
+    // A sparse file one byte above protobuf's limit: its metadata says how long it is, and the
+    // tool must refuse it on that alone (reading or mapping 2 GiB would be the bug).
+    let path = temp_file("huge.pb", &[]);
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(2_147_483_648).unwrap();
+    drop(file);
+    let output = run(&["check", path.to_str().unwrap(), "--json"]);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = assert_prefixed(&output);
+    assert_eq!(
+        stderr,
+        format!(
+            "graphdef-versions: {} is 2147483648 bytes, above protobuf's limit of 2147483647 bytes \
+             (2 GiB) for one message: TensorFlow cannot parse it as a GraphDef or SavedModel\n",
+            path.display()
+        )
+    );
+    let json = json_of(&output);
+    assert_eq!(json["unreadable"], true);
+    assert_eq!(json["accepted"], false);
+}
+
+#[test]
+fn an_empty_file_is_an_empty_graph_from_before_versioning() {
+    let path = temp_file("empty.pb", &[]);
+    let output = run(&["check", path.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let json = json_of(&output);
+    assert_eq!(json["kind"], "graph_def");
+    assert_eq!(json["producer"], 0);
+    assert_eq!(json["graphs"][0]["has_versions"], false);
+    assert_eq!(json["graphs"][0]["nodes"], 0);
+    // An older minimum producer than the graph's is still refused in TensorFlow's words.
+    let output = run(&["check", path.to_str().unwrap(), "--min-producer", "1"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .contains("GraphDef producer version 0 below min producer 1")
+    );
+}
+
+/// Every key path of a JSON value: `a`, `a.b`, `list[].c`.
+fn key_paths(value: &Value, prefix: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                out.push(path.clone());
+                key_paths(inner, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                key_paths(item, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn sorted_keys(value: &Value) -> Vec<String> {
+    let mut keys = Vec::new();
+    key_paths(value, "", &mut keys);
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// The keys of `check --json`, exactly; the crate README lists the same.
+const CHECK_KEYS: &[&str] = &[
+    "accepted",
+    "bad_consumers",
+    "consumer",
+    "consumer.min_producer",
+    "consumer.tf_version",
+    "consumer.version",
+    "deprecated_ops",
+    "deprecated_ops[].explanation",
+    "deprecated_ops[].name",
+    "deprecated_ops[].version",
+    "error",
+    "file",
+    "graphs",
+    "graphs[].accepted",
+    "graphs[].bad_consumers",
+    "graphs[].error",
+    "graphs[].has_versions",
+    "graphs[].library_functions",
+    "graphs[].meta_graph",
+    "graphs[].min_consumer",
+    "graphs[].nodes",
+    "graphs[].producer",
+    "kind",
+    "min_consumer",
+    "producer",
+    "unreadable",
+    "warnings",
+];
+
+/// The keys of `check --json` when the file cannot be read (exit 2).
+const UNREADABLE_KEYS: &[&str] = &["accepted", "error", "file", "unreadable"];
+
+/// The keys the crate README lists in the table under `heading` (first column, in backticks).
+fn readme_keys(heading: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the crate README");
+    let section = readme
+        .split_once(heading)
+        .unwrap_or_else(|| panic!("README has no heading {heading:?}"))
+        .1;
+    let section = section.split("\n#").next().unwrap_or(section);
+    let mut keys: Vec<String> = section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|cell| cell.split_once("` |"))
+        .map(|(key, _)| key.to_string())
+        .collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn the_readme_lists_every_json_key() {
+    assert_eq!(
+        readme_keys("#### When the file was read (exit 0 or 1)"),
+        CHECK_KEYS
+    );
+    assert_eq!(
+        readme_keys("#### When the file could not be read (exit 2)"),
+        UNREADABLE_KEYS
+    );
+}
+
+#[test]
+fn json_keys_are_pinned() {
+    let removed = graph(&["TopK"], &[], Some(versions(20, 0, &[])));
+    let path = temp_file("keys.pb", &removed.encode_to_vec());
+    let output = run(&["check", path.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(sorted_keys(&json_of(&output)), CHECK_KEYS);
+
+    let output = run(&["check", "/nonexistent/graph.pb", "--json"]);
+    assert_eq!(output.status.code(), Some(2));
+    let json = json_of(&output);
+    assert_eq!(sorted_keys(&json), UNREADABLE_KEYS);
+    assert_eq!(json["file"], "/nonexistent/graph.pb");
+    assert_eq!(
+        json["error"],
+        "cannot read /nonexistent/graph.pb: No such file or directory (os error 2)"
+    );
+}

@@ -1,6 +1,6 @@
 //! The version history and the calendar arithmetic behind "the version of a day".
 
-use graphdef_versions::deprecation::TF_DEPRECATED_OPS;
+use graphdef_versions::TF_DEPRECATED_OPS;
 use graphdef_versions::history::{
     self, CHECKPOINT_HISTORY, FIRST_DATE_BASED_DAY, GRAPH_DEF_HISTORY, graph_def_entries,
     graph_def_version_date, graph_def_version_on,

@@ -4,22 +4,24 @@
 mod common;
 
 use common::{data_bytes, field, graph, node, versions};
-use graphdef_versions::generated::tensorflow::{FunctionDef, FunctionDefLibrary};
+use graphdef_versions::schema::{
+    FunctionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, SavedModel, VersionDef,
+};
 use graphdef_versions::{
-    Artifact, Consumer, Error, GraphDef, Kind, Registry, SavedModel, VersionDef, artifact, judge,
+    Artifact, Consumer, DecodeError, Error, GraphSummary, Kind, Refusal, Registry, WireType,
+    decode_graphs, distinct_ops, judge, rewrite_graph_def_versions, rewrite_versions, scan_ops,
     sniff,
 };
 use proptest::prelude::*;
 use prost::Message;
-use prost::encoding::WireType;
 
 /// Runs every reader on `bytes`; none may panic. Returns the sniff result.
-fn all_readers(bytes: &[u8]) -> Result<sniff::GraphSummary, Error> {
-    let _ = sniff::ops(bytes);
-    let _ = sniff::rewrite_versions(bytes, &versions(1, 2, &[3]));
-    let _ = artifact::detect(bytes);
-    let _ = artifact::decode_graphs(bytes);
-    let _ = artifact::rewrite_versions(bytes, &versions(1, 2, &[3]));
+fn all_readers(bytes: &[u8]) -> Result<GraphSummary, Error> {
+    let _ = distinct_ops(bytes);
+    let _ = rewrite_graph_def_versions(bytes, &versions(1, 2, &[3]));
+    let _ = Kind::detect(bytes);
+    let _ = decode_graphs(bytes);
+    let _ = rewrite_versions(bytes, &versions(1, 2, &[3]));
     let _ = judge(
         bytes,
         &Consumer::tensorflow_graph_def(),
@@ -32,12 +34,16 @@ fn all_readers(bytes: &[u8]) -> Result<sniff::GraphSummary, Error> {
             let _ = graph.decode();
         }
     }
-    sniff::sniff(bytes)
+    sniff(bytes)
 }
 
+/// A field's tag: its number and wire type, as one varint.
 fn key(number: u32, wire_type: WireType) -> Vec<u8> {
     let mut out = Vec::new();
-    prost::encoding::encode_key(number, wire_type, &mut out);
+    prost::encoding::encode_varint(
+        u64::from(number) << 3 | u64::from(wire_type.number()),
+        &mut out,
+    );
     out
 }
 
@@ -48,27 +54,27 @@ fn every_truncation_of_a_real_file_is_an_error_or_a_field_boundary() {
         let mut errors = 0;
         for cut in 0..bytes.len() {
             let prefix = &bytes[..cut];
-            match sniff::sniff(prefix) {
+            match sniff(prefix) {
                 // A cut between two top-level fields leaves a shorter, valid graph.
                 Ok(_) => assert!(GraphDef::decode(prefix).is_ok(), "{name} cut at {cut}"),
-                Err(Error::Truncated {
+                Err(Error::Decode(DecodeError::Truncated {
                     offset,
                     available,
                     needed,
                     ..
-                }) => {
+                })) => {
                     assert!(
                         offset < cut && (available as u64) < needed,
                         "{name} cut at {cut}"
                     );
                     errors += 1;
                 }
-                Err(Error::Malformed { .. }) => errors += 1,
+                Err(Error::Decode(DecodeError::Malformed { .. })) => errors += 1,
                 Err(other) => panic!("{name} cut at {cut}: {other}"),
             }
             // The op scan reads deeper, and must fail at least as often.
-            if sniff::sniff(prefix).is_err() {
-                assert!(sniff::ops(prefix).is_err(), "{name} cut at {cut}");
+            if sniff(prefix).is_err() {
+                assert!(distinct_ops(prefix).is_err(), "{name} cut at {cut}");
             }
         }
         assert!(errors > bytes.len() / 2, "{name}: {errors}");
@@ -81,16 +87,16 @@ fn huge_lengths_are_refused_before_anything_is_allocated() {
     let mut bytes = key(1, WireType::LengthDelimited);
     prost::encoding::encode_varint(1 << 62, &mut bytes);
     bytes.extend_from_slice(b"tiny");
-    let error = sniff::sniff(&bytes).unwrap_err();
+    let error = sniff(&bytes).unwrap_err();
     assert_eq!(
         error,
-        Error::Truncated {
+        Error::Decode(DecodeError::Truncated {
             what: "a length-delimited field",
             offset: 0,
             needed: 1 << 62,
             available: 4,
             expected: "GraphDef",
-        }
+        })
     );
     assert!(
         error
@@ -107,36 +113,36 @@ fn huge_lengths_are_refused_before_anything_is_allocated() {
     let mut lying = key(3, WireType::LengthDelimited);
     prost::encoding::encode_varint(u64::MAX, &mut lying);
     assert!(matches!(
-        sniff::sniff(&inner(4, lying.clone())),
-        Err(Error::Truncated {
+        sniff(&inner(4, lying.clone())),
+        Err(Error::Decode(DecodeError::Truncated {
             expected: "VersionDef",
             ..
-        })
+        }))
     ));
     let mut lying_op = key(2, WireType::LengthDelimited);
     prost::encoding::encode_varint(1 << 40, &mut lying_op);
     assert!(matches!(
-        sniff::ops(&inner(1, lying_op.clone())),
-        Err(Error::Truncated {
+        distinct_ops(&inner(1, lying_op.clone())),
+        Err(Error::Decode(DecodeError::Truncated {
             expected: "NodeDef",
             ..
-        })
+        }))
     ));
     let function = inner(3, lying_op);
     let library = inner(1, function);
     assert!(matches!(
-        sniff::ops(&inner(2, library)),
-        Err(Error::Truncated {
+        distinct_ops(&inner(2, library)),
+        Err(Error::Decode(DecodeError::Truncated {
             expected: "NodeDef",
             ..
-        })
+        }))
     ));
     // An 11-byte varint is not a varint.
     let mut overlong = key(4, WireType::LengthDelimited);
     overlong.extend([0xff; 11]);
     assert!(matches!(
-        sniff::sniff(&overlong),
-        Err(Error::Malformed { offset: 0, .. })
+        sniff(&overlong),
+        Err(Error::Decode(DecodeError::Malformed { offset: 0, .. }))
     ));
 }
 
@@ -145,68 +151,71 @@ fn wrong_wire_types_are_typed_errors() {
     // versions (4) as a varint.
     let mut bytes = key(4, WireType::Varint);
     bytes.push(7);
-    let error = sniff::sniff(&bytes).unwrap_err();
+    let error = sniff(&bytes).unwrap_err();
     assert_eq!(
         error,
-        Error::WrongWireType {
+        Error::Decode(DecodeError::WrongWireType {
             message: "GraphDef",
             field: 4,
             offset: 0,
             found: WireType::Varint,
             wanted: WireType::LengthDelimited,
-        }
+        })
     );
     assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
     // producer (1 in VersionDef) as bytes.
     let bytes = field(4, &field(1, &[0]));
     assert!(matches!(
-        sniff::sniff(&bytes),
-        Err(Error::WrongWireType {
+        sniff(&bytes),
+        Err(Error::Decode(DecodeError::WrongWireType {
             message: "VersionDef",
             field: 1,
             offset: 2,
             ..
-        })
+        }))
     ));
     // bad_consumers (3) as fixed32.
     let mut payload = key(3, WireType::ThirtyTwoBit);
     payload.extend([1, 0, 0, 0]);
     let bytes = field(4, &payload);
     assert!(matches!(
-        sniff::sniff(&bytes),
-        Err(Error::WrongWireType {
+        sniff(&bytes),
+        Err(Error::Decode(DecodeError::WrongWireType {
             message: "VersionDef",
             field: 3,
             ..
-        })
+        }))
     ));
     // NodeDef.op as a varint.
     let mut node = key(2, WireType::Varint);
     node.push(1);
     let bytes = field(1, &node);
     assert!(matches!(
-        sniff::ops(&bytes),
-        Err(Error::WrongWireType {
+        distinct_ops(&bytes),
+        Err(Error::Decode(DecodeError::WrongWireType {
             message: "NodeDef",
             field: 2,
             offset: 2,
             ..
-        })
+        }))
     ));
     // The deprecated GraphDef.version (3) as bytes.
     let mut bytes = key(3, WireType::LengthDelimited);
     bytes.push(0);
     assert!(matches!(
-        sniff::sniff(&bytes),
-        Err(Error::WrongWireType { field: 3, .. })
+        sniff(&bytes),
+        Err(Error::Decode(DecodeError::WrongWireType { field: 3, .. }))
     ));
     // A lone end-group tag.
     let bytes = key(9, WireType::EndGroup);
-    assert!(matches!(sniff::sniff(&bytes), Err(Error::Malformed { .. })));
+    assert!(matches!(
+        sniff(&bytes),
+        Err(Error::Decode(DecodeError::Malformed { .. }))
+    ));
     // Field number 0.
     assert!(matches!(
-        sniff::sniff(&[0x02, 0x00]),
-        Err(Error::Malformed { .. })
+        sniff(&[0x02, 0x00]),
+        Err(Error::Decode(DecodeError::Malformed { .. }))
     ));
 }
 
@@ -222,11 +231,11 @@ fn unknown_fields_and_groups_are_skipped_like_prost_does() {
     bytes.extend(key(101, WireType::SixtyFourBit));
     bytes.extend([0; 8]);
     let decoded = GraphDef::decode(bytes.as_slice()).unwrap();
-    let summary = sniff::sniff(&bytes).unwrap();
+    let summary = sniff(&bytes).unwrap();
     assert_eq!(Some(summary.versions), decoded.versions);
-    assert_eq!(sniff::ops(&bytes).unwrap(), ["Const"]);
+    assert_eq!(distinct_ops(&bytes).unwrap(), ["Const"]);
     // The unknown fields survive a rewrite untouched.
-    let rewritten = sniff::rewrite_versions(&bytes, &versions(9, 9, &[])).unwrap();
+    let rewritten = rewrite_graph_def_versions(&bytes, &versions(9, 9, &[])).unwrap();
     assert!(rewritten.ends_with(&[0; 8]));
     // bad_consumers is packed: versions shrinks from 7 bytes (08 05 10 01 1a 01 02) to 4.
     assert_eq!(rewritten.len(), bytes.len() - 3);
@@ -236,15 +245,15 @@ fn unknown_fields_and_groups_are_skipped_like_prost_does() {
 fn op_names_must_be_utf8() {
     let bytes = field(1, &field(2, &[0xc3, 0x28]));
     assert_eq!(
-        sniff::ops(&bytes).unwrap_err(),
-        Error::NotUtf8 {
+        distinct_ops(&bytes).unwrap_err(),
+        Error::Decode(DecodeError::NotUtf8 {
             what: "NodeDef.op",
             offset: 4
-        }
+        })
     );
     assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
     // The sniffer does not look inside nodes, so the version check still works.
-    assert_eq!(sniff::sniff(&bytes).unwrap().nodes, 1);
+    assert_eq!(sniff(&bytes).unwrap().nodes, 1);
 }
 
 #[test]
@@ -263,15 +272,15 @@ fn pieces_of_a_graph_merge_like_protobuf() {
     .encode_to_vec();
     let whole: Vec<u8> = first.iter().chain(&second).copied().collect();
     let decoded = GraphDef::decode(whole.as_slice()).unwrap();
-    let summary = sniff::sniff(&whole).unwrap();
+    let summary = sniff(&whole).unwrap();
     // producer 0 is not written, so the first piece's 10 stays.
     assert_eq!(summary.versions, versions(10, 7, &[1, 2]));
     assert_eq!(Some(summary.versions), decoded.versions);
     assert_eq!(summary.nodes, 2);
-    assert_eq!(sniff::ops(&whole).unwrap(), ["Const", "TopK", "Old"]);
+    assert_eq!(distinct_ops(&whole).unwrap(), ["Const", "TopK", "Old"]);
     // Rewriting leaves one versions field, so the merged graph has exactly the new one.
     let new = versions(2474, 0, &[]);
-    let rewritten = sniff::rewrite_versions(&whole, &new).unwrap();
+    let rewritten = rewrite_graph_def_versions(&whole, &new).unwrap();
     assert_eq!(
         GraphDef::decode(rewritten.as_slice()).unwrap().versions,
         Some(new)
@@ -281,8 +290,8 @@ fn pieces_of_a_graph_merge_like_protobuf() {
 #[test]
 fn saved_model_detection_edge_cases() {
     // Empty input is an empty GraphDef (producer 0: from before versioning).
-    assert_eq!(artifact::detect(&[]).unwrap(), Kind::GraphDef);
-    assert_eq!(sniff::sniff(&[]).unwrap().versions, VersionDef::default());
+    assert_eq!(Kind::detect(&[]).unwrap(), Kind::GraphDef);
+    assert_eq!(sniff(&[]).unwrap().versions, VersionDef::default());
     // A GraphDef with only a library.
     let library_only = GraphDef {
         library: Some(FunctionDefLibrary {
@@ -295,17 +304,17 @@ fn saved_model_detection_edge_cases() {
         ..Default::default()
     }
     .encode_to_vec();
-    assert_eq!(artifact::detect(&library_only).unwrap(), Kind::GraphDef);
+    assert_eq!(Kind::detect(&library_only).unwrap(), Kind::GraphDef);
     // A SavedModel whose schema version is 0 (not written): only field 2 on the wire.
     let saved = SavedModel {
         saved_model_schema_version: 0,
-        meta_graphs: vec![graphdef_versions::generated::tensorflow::MetaGraphDef {
+        meta_graphs: vec![MetaGraphDef {
             meta_info_def: None,
             graph_def: Some(graph(&["Const"], &[], Some(versions(2474, 0, &[])))),
         }],
     }
     .encode_to_vec();
-    assert_eq!(artifact::detect(&saved).unwrap(), Kind::SavedModel);
+    assert_eq!(Kind::detect(&saved).unwrap(), Kind::SavedModel);
     assert_eq!(
         Artifact::open_as(Kind::GraphDef, &saved).unwrap().kind(),
         Kind::GraphDef
@@ -318,7 +327,7 @@ fn saved_model_detection_edge_cases() {
     .encode_to_vec();
     assert!(matches!(
         Artifact::open(&empty),
-        Err(Error::UnknownArtifact { .. })
+        Err(Error::Decode(DecodeError::UnknownArtifact { .. }))
     ));
     // Mixed evidence.
     let mut mixed = SavedModel {
@@ -328,13 +337,13 @@ fn saved_model_detection_edge_cases() {
     .encode_to_vec();
     mixed.extend(graph(&["Const"], &[], Some(versions(1, 0, &[]))).encode_to_vec());
     assert!(matches!(
-        artifact::detect(&mixed),
-        Err(Error::UnknownArtifact { .. })
+        Kind::detect(&mixed),
+        Err(Error::Decode(DecodeError::UnknownArtifact { .. }))
     ));
     // A known field number with a wire type neither message allows.
     let mut odd = key(3, WireType::SixtyFourBit);
     odd.extend([0; 8]);
-    let error = artifact::detect(&odd).unwrap_err();
+    let error = Kind::detect(&odd).unwrap_err();
     assert!(
         error
             .to_string()
@@ -380,7 +389,7 @@ fn judge_reports_every_removed_op_and_tensorflows_first() {
     .unwrap();
     assert!(matches!(
         verdict.first_error(),
-        Some(Error::ConsumerTooOld { .. })
+        Some(Error::Refused(Refusal::ConsumerTooOld { .. }))
     ));
 }
 
@@ -483,7 +492,7 @@ proptest! {
     #[test]
     fn sniff_and_scan_agree_with_prost(g in arbitrary_graph()) {
         let bytes = g.encode_to_vec();
-        let summary = sniff::sniff(&bytes).unwrap();
+        let summary = sniff(&bytes).unwrap();
         prop_assert_eq!(&summary.versions, &g.versions.clone().unwrap_or_default());
         prop_assert_eq!(summary.has_versions, g.versions.is_some());
         prop_assert_eq!(summary.nodes, g.node.len());
@@ -491,12 +500,12 @@ proptest! {
         let legacy = (g.version != 0).then_some(g.version);
         prop_assert_eq!(summary.legacy_version, legacy);
         let mut scanned = Vec::new();
-        sniff::scan_ops(&bytes, |site| scanned.push((site.op.to_string(), site.in_library))).unwrap();
+        scan_ops(&bytes, |site| scanned.push((site.op.to_string(), site.in_library))).unwrap();
         let expected: Vec<(String, bool)> = g.node.iter().map(|n| (n.op.clone(), false))
             .chain(g.library.iter().flat_map(|l| &l.function).flat_map(|f| &f.node_def).map(|n| (n.op.clone(), true)))
             .collect();
         prop_assert_eq!(scanned, expected);
-        prop_assert_eq!(artifact::detect(&bytes).unwrap(), Kind::GraphDef);
+        prop_assert_eq!(Kind::detect(&bytes).unwrap(), Kind::GraphDef);
     }
 
     /// Rewriting gives exactly the graph with the new versions, and is undone by rewriting back.
@@ -504,12 +513,12 @@ proptest! {
     fn rewrite_replaces_only_versions(g in arbitrary_graph(), p in any::<i32>(), c in any::<i32>(), b in prop::collection::vec(any::<i32>(), 0..4)) {
         let bytes = g.encode_to_vec();
         let new = versions(p, c, &b);
-        let rewritten = sniff::rewrite_versions(&bytes, &new).unwrap();
+        let rewritten = rewrite_graph_def_versions(&bytes, &new).unwrap();
         let mut expected = g.clone();
         expected.versions = Some(new);
         prop_assert_eq!(GraphDef::decode(rewritten.as_slice()).unwrap(), expected);
         if let Some(original) = &g.versions {
-            prop_assert_eq!(sniff::rewrite_versions(&rewritten, original).unwrap(), bytes);
+            prop_assert_eq!(rewrite_graph_def_versions(&rewritten, original).unwrap(), bytes);
         }
     }
 }

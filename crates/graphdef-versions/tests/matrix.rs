@@ -3,10 +3,10 @@
 mod common;
 
 use common::versions;
-use graphdef_versions::producer::merge;
+use graphdef_versions::schema::{BundleHeaderProto, VersionDef};
 use graphdef_versions::{
-    BundleHeaderProto, CHECKPOINT, Consumer, Error, GRAPH_DEF, Producer, Scheme, Version,
-    VersionDef, checkpoint,
+    CHECKPOINT, Consumer, DecodeError, Error, GRAPH_DEF, Producer, Refusal, Scheme, Version,
+    check_bundle_header, merge_on_import,
 };
 use proptest::prelude::*;
 use prost::Message;
@@ -47,25 +47,27 @@ fn producer_by_consumer_matrix() {
                                     assert!(!too_old && !too_new && !banned, "{data:?} {reader:?}");
                                     accepted += 1;
                                 }
-                                Err(Error::ProducerTooOld {
+                                Err(Error::Refused(Refusal::ProducerTooOld {
                                     producer: p,
                                     min_producer: m,
                                     ..
-                                }) => {
+                                })) => {
                                     assert!(too_old);
                                     assert_eq!((p.get(), m.get()), (producer, min_producer));
                                     rejected += 1;
                                 }
-                                Err(Error::ConsumerTooOld {
+                                Err(Error::Refused(Refusal::ConsumerTooOld {
                                     min_consumer: c,
                                     consumer: n,
                                     ..
-                                }) => {
+                                })) => {
                                     assert!(!too_old && too_new);
                                     assert_eq!((c.get(), n.get()), (min_consumer, consumer));
                                     rejected += 1;
                                 }
-                                Err(Error::BadConsumer { consumer: b, .. }) => {
+                                Err(Error::Refused(Refusal::BadConsumer {
+                                    consumer: b, ..
+                                })) => {
                                     assert!(!too_old && !too_new && banned);
                                     assert_eq!(b.get(), consumer);
                                     rejected += 1;
@@ -117,7 +119,7 @@ fn graph_def_messages_are_tensorflows() {
     // The misconfiguration is reported before anything about the data.
     assert!(matches!(
         misordered.check(&versions(-9, 99, &[3])),
-        Err(Error::ConsumerBelowMinProducer { .. })
+        Err(Error::Refused(Refusal::ConsumerBelowMinProducer { .. }))
     ));
 }
 
@@ -137,7 +139,7 @@ fn checkpoint_messages_say_checkpoint() {
         .encode_to_vec()
     };
     let message = |v: VersionDef| {
-        checkpoint::check_bundle_header(&header(v), &tf)
+        check_bundle_header(&header(v), &tf)
             .unwrap_err()
             .to_string()
     };
@@ -153,16 +155,16 @@ fn checkpoint_messages_say_checkpoint() {
         message(versions(1, 0, &[1])),
         "Checkpoint disallows consumer version 1.  Please upgrade TensorFlow: this version is likely buggy."
     );
-    let ok = checkpoint::check_bundle_header(&header(versions(1, 0, &[])), &tf).unwrap();
+    let ok = check_bundle_header(&header(versions(1, 0, &[])), &tf).unwrap();
     assert_eq!(ok.num_shards, 1);
     // A header without a version reads as producer 0, which TensorFlow 2.21 still reads.
-    assert!(checkpoint::check_bundle_header(&[], &tf).is_ok());
+    assert!(check_bundle_header(&[], &tf).is_ok());
     assert!(matches!(
-        checkpoint::check_bundle_header(&[0x1a, 0x05, 0x08], &tf),
-        Err(Error::Decode {
+        check_bundle_header(&[0x1a, 0x05, 0x08], &tf),
+        Err(Error::Decode(DecodeError::Message {
             what: "BundleHeaderProto",
             ..
-        })
+        }))
     ));
     // The two schemes are independent: a checkpoint consumer reads checkpoint version 1 while a
     // GraphDef consumer at 2474 would not care about it.
@@ -203,7 +205,7 @@ fn producers_stamp_their_versions_and_bans() {
     assert!(banned.check(&banning.stamp_for_ops(["Const"])).is_ok());
     assert!(matches!(
         banned.check(&banning.stamp_for_ops(["FusedBatchNorm"])),
-        Err(Error::BadConsumer { .. })
+        Err(Error::Refused(Refusal::BadConsumer { .. }))
     ));
     let strict = Producer::new(graphdef_versions::Constants {
         min_consumer: Version::new(12),
@@ -215,11 +217,11 @@ fn producers_stamp_their_versions_and_bans() {
 #[test]
 fn merge_keeps_the_oldest_producer_and_strictest_consumer() {
     assert_eq!(
-        merge(&versions(2474, 0, &[]), &versions(26, 12, &[30, 5])),
+        merge_on_import(&versions(2474, 0, &[]), &versions(26, 12, &[30, 5])),
         versions(26, 12, &[5, 30])
     );
     assert_eq!(
-        merge(&versions(10, 20, &[7, 3]), &versions(11, -5, &[3])),
+        merge_on_import(&versions(10, 20, &[7, 3]), &versions(11, -5, &[3])),
         versions(10, 20, &[3, 7])
     );
 }
@@ -237,19 +239,49 @@ proptest! {
     /// Importing is order independent and importing twice changes nothing.
     #[test]
     fn merge_is_a_semilattice(a in version_def(), b in version_def(), c in version_def()) {
-        prop_assert_eq!(merge(&a, &b), merge(&b, &a));
-        prop_assert_eq!(merge(&merge(&a, &b), &c), merge(&a, &merge(&b, &c)));
-        let ab = merge(&a, &b);
-        prop_assert_eq!(merge(&ab, &ab), ab);
+        prop_assert_eq!(merge_on_import(&a, &b), merge_on_import(&b, &a));
+        prop_assert_eq!(merge_on_import(&merge_on_import(&a, &b), &c), merge_on_import(&a, &merge_on_import(&b, &c)));
+        let ab = merge_on_import(&a, &b);
+        prop_assert_eq!(merge_on_import(&ab, &ab), ab);
     }
 
     /// Whatever a consumer refuses in either part, it refuses in the merged graph.
     #[test]
     fn merged_graphs_are_never_more_permissive(a in version_def(), b in version_def(), consumer in -5i32..50, min_producer in -5i32..50) {
         let reader = Consumer::new(Scheme::GraphDef, Version::new(consumer.max(min_producer)), Version::new(min_producer), "x");
-        let merged = merge(&a, &b);
+        let merged = merge_on_import(&a, &b);
         if reader.check(&a).is_err() || reader.check(&b).is_err() {
             prop_assert!(reader.check(&merged).is_err());
         }
+    }
+}
+
+#[test]
+fn versions_parse_as_tensorflow_stores_them() {
+    assert_eq!("2474".parse::<Version>(), Ok(Version::new(2474)));
+    assert_eq!("-1".parse::<Version>(), Ok(Version::new(-1)));
+    assert_eq!("2147483647".parse::<Version>(), Ok(Version::new(i32::MAX)));
+    for bad in ["", "many", "2147483648", "1.5", " 7", "0x10"] {
+        let error = bad.parse::<Version>().unwrap_err();
+        assert_eq!(
+            error,
+            Error::InvalidVersion {
+                input: bad.to_string()
+            }
+        );
+        assert!(
+            error.to_string().contains("write it as a whole number"),
+            "{error}"
+        );
+    }
+    // Long input is cut in the error, not copied whole.
+    let long = "9".repeat(1000);
+    assert!(matches!(
+        long.parse::<Version>(),
+        Err(Error::InvalidVersion { input }) if input.len() == 32
+    ));
+    for version in [i32::MIN, -1, 0, 2474, i32::MAX] {
+        let version = Version::new(version);
+        assert_eq!(version.to_string().parse::<Version>(), Ok(version));
     }
 }

@@ -4,11 +4,11 @@
 mod common;
 
 use common::{data_bytes, data_json, graph, saved_model_around, versions};
-use graphdef_versions::deprecation::TF_DEPRECATED_OPS;
-use graphdef_versions::producer::merge;
+use graphdef_versions::schema::{GraphDef, VersionDef};
 use graphdef_versions::{
-    Artifact, CHECKPOINT, Consumer, GRAPH_DEF, GraphDef, Kind, Producer, Registry, TF_VERSION,
-    Version, VersionDef, artifact, judge, sniff,
+    Artifact, CHECKPOINT, Consumer, GRAPH_DEF, Kind, Producer, Refusal, Registry,
+    TF_DEPRECATED_OPS, TF_VERSION, Version, decode_graphs, distinct_ops, judge, merge_on_import,
+    rewrite_graph_def_versions, rewrite_versions, scan_ops, sniff,
 };
 use prost::Message;
 use serde_json::Value;
@@ -126,7 +126,7 @@ fn every_recorded_case_agrees_to_the_byte() {
         assert_eq!(graph.summary.has_versions, present, "{name}");
         assert_eq!(verdict.accepted(), case["ok"].as_bool().unwrap(), "{name}");
         if verdict.accepted() {
-            let merged = merge(&fresh_graph, &graph.summary.versions);
+            let merged = merge_on_import(&fresh_graph, &graph.summary.versions);
             assert_eq!(
                 merged,
                 version_def(&case["imported_graph_versions"]),
@@ -145,7 +145,7 @@ fn every_recorded_case_agrees_to_the_byte() {
             // TensorFlow raised INVALID_ARGUMENT for versions, UNIMPLEMENTED for removed ops.
             let removed_op = matches!(
                 verdict.first_error(),
-                Some(graphdef_versions::Error::OpRemoved { .. })
+                Some(graphdef_versions::Error::Refused(Refusal::OpRemoved { .. }))
             );
             let code = if removed_op {
                 "UNIMPLEMENTED"
@@ -196,9 +196,9 @@ fn real_graphdefs_sniff_like_a_full_decode() {
             expected["bytes"].as_u64().unwrap(),
             "{name}"
         );
-        assert_eq!(artifact::detect(&bytes).unwrap(), Kind::GraphDef, "{name}");
+        assert_eq!(Kind::detect(&bytes).unwrap(), Kind::GraphDef, "{name}");
         let decoded = GraphDef::decode(bytes.as_slice()).unwrap();
-        let summary = sniff::sniff(&bytes).unwrap();
+        let summary = sniff(&bytes).unwrap();
         assert_eq!(
             summary.versions,
             version_def(&expected["versions"]),
@@ -216,7 +216,7 @@ fn real_graphdefs_sniff_like_a_full_decode() {
         assert_eq!(summary.library_functions, functions.len(), "{name}");
 
         // The op scan sees exactly the ops a full decode sees, graph and library.
-        let mut scanned: Vec<&str> = sniff::ops(&bytes).unwrap();
+        let mut scanned: Vec<&str> = distinct_ops(&bytes).unwrap();
         scanned.sort_unstable();
         let mut decoded_ops: Vec<&str> = decoded
             .node
@@ -246,7 +246,7 @@ fn real_graphdefs_sniff_like_a_full_decode() {
             .collect();
         assert_eq!(top, listed, "{name}");
         let mut graph_only = Vec::new();
-        sniff::scan_ops(&bytes, |site| {
+        scan_ops(&bytes, |site| {
             if !site.in_library {
                 graph_only.push(site.op);
             }
@@ -271,7 +271,7 @@ fn real_graphdefs_sniff_like_a_full_decode() {
 #[test]
 fn with_library_needs_consumer_12() {
     let bytes = data_bytes("graphdef/with_library.pb");
-    let summary = sniff::sniff(&bytes).unwrap();
+    let summary = sniff(&bytes).unwrap();
     assert_eq!(summary.versions.min_consumer, 12);
     let old = Consumer::new(
         graphdef_versions::Scheme::GraphDef,
@@ -293,11 +293,7 @@ fn with_library_needs_consumer_12() {
 fn saved_model_around_a_real_graph_is_detected_and_judged() {
     for (name, bytes, expected) in real_graphs() {
         let saved = saved_model_around(&bytes);
-        assert_eq!(
-            artifact::detect(&saved).unwrap(),
-            Kind::SavedModel,
-            "{name}"
-        );
+        assert_eq!(Kind::detect(&saved).unwrap(), Kind::SavedModel, "{name}");
         let opened = Artifact::open(&saved).unwrap();
         assert_eq!(opened.saved_model_schema_version(), Some(1));
         assert_eq!(opened.graphs().len(), 1);
@@ -306,13 +302,13 @@ fn saved_model_around_a_real_graph_is_detected_and_judged() {
         assert_eq!(info.tags, ["serve"]);
         assert_eq!(info.tensorflow_version, Some("2.21.0"));
         let summary = graph.sniff().unwrap();
-        assert_eq!(summary, sniff::sniff(&bytes).unwrap(), "{name}");
+        assert_eq!(summary, sniff(&bytes).unwrap(), "{name}");
         assert_eq!(summary.versions, version_def(&expected["versions"]));
         assert_eq!(
             graph.decode().unwrap(),
             GraphDef::decode(bytes.as_slice()).unwrap()
         );
-        let (kind, decoded) = artifact::decode_graphs(&saved).unwrap();
+        let (kind, decoded) = decode_graphs(&saved).unwrap();
         assert_eq!(kind, Kind::SavedModel);
         assert_eq!(decoded, vec![GraphDef::decode(bytes.as_slice()).unwrap()]);
 
@@ -332,8 +328,8 @@ fn saved_model_around_a_real_graph_is_detected_and_judged() {
 fn rewriting_a_real_file_changes_only_the_version_def() {
     let new = versions(2474, 2400, &[2401, 2450]);
     for (name, bytes, _) in real_graphs() {
-        let rewritten = sniff::rewrite_versions(&bytes, &new).unwrap();
-        assert_eq!(sniff::sniff(&rewritten).unwrap().versions, new, "{name}");
+        let rewritten = rewrite_graph_def_versions(&bytes, &new).unwrap();
+        assert_eq!(sniff(&rewritten).unwrap().versions, new, "{name}");
         let mut before = GraphDef::decode(bytes.as_slice()).unwrap();
         let after = GraphDef::decode(rewritten.as_slice()).unwrap();
         before.versions = Some(new.clone());
@@ -350,15 +346,15 @@ fn rewriting_a_real_file_changes_only_the_version_def() {
             "{name}: bytes after versions differ"
         );
         // Writing the original versions back gives the original file.
-        let original = sniff::sniff(&bytes).unwrap().versions;
+        let original = sniff(&bytes).unwrap().versions;
         assert!(
-            sniff::rewrite_versions(&rewritten, &original).unwrap() == bytes,
+            rewrite_graph_def_versions(&rewritten, &original).unwrap() == bytes,
             "{name}: not restored"
         );
 
         // The same through a SavedModel: the graph bytes change exactly as above.
         let saved = saved_model_around(&bytes);
-        let saved_rewritten = artifact::rewrite_versions(&saved, &new).unwrap();
+        let saved_rewritten = rewrite_versions(&saved, &new).unwrap();
         assert!(
             saved_rewritten == saved_model_around(&rewritten),
             "{name}: SavedModel rewrite differs"

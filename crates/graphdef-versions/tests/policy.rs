@@ -1,7 +1,9 @@
 //! The compatibility policy for moving from one release's constants to the next.
 
-use graphdef_versions::policy::{Release, ReleaseNumber, Rule, check_move};
-use graphdef_versions::{DeprecatedOp, Error, Version};
+use graphdef_versions::{
+    DeprecatedOp, Error, PolicyReport, PolicyRule, Release, ReleaseNumber, Version,
+    check_release_move,
+};
 
 fn tf(number: &str) -> Release {
     Release {
@@ -16,7 +18,7 @@ fn bump(mut release: Release, number: &str, graph_def_current: i32) -> Release {
     release
 }
 
-fn rules(report: &graphdef_versions::policy::PolicyReport) -> Vec<(Rule, bool)> {
+fn rules(report: &PolicyReport) -> Vec<(PolicyRule, bool)> {
     report
         .findings
         .iter()
@@ -28,7 +30,7 @@ fn rules(report: &graphdef_versions::policy::PolicyReport) -> Vec<(Rule, bool)> 
 fn an_ordinary_minor_release_is_allowed() {
     let from = tf("2.21.0");
     let to = bump(from.clone(), "2.22.0", 2530);
-    let report = check_move(&from, &to);
+    let report = check_release_move(&from, &to);
     assert!(report.allowed(), "{report:?}");
     assert!(report.findings.is_empty());
 }
@@ -38,8 +40,8 @@ fn min_producer_rises_only_at_a_major_release() {
     let from = tf("2.21.0");
     let mut minor = bump(from.clone(), "2.22.0", 2530);
     minor.graph_def.min_producer = Version::new(21);
-    let report = check_move(&from, &minor);
-    assert_eq!(rules(&report), [(Rule::MinProducerAtMajor, false)]);
+    let report = check_release_move(&from, &minor);
+    assert_eq!(rules(&report), [(PolicyRule::MinProducerAtMajor, false)]);
     assert!(
         report
             .violations()
@@ -51,14 +53,14 @@ fn min_producer_rises_only_at_a_major_release() {
 
     let mut major = bump(from.clone(), "3.0.0", 2600);
     major.graph_def.min_producer = Version::new(21);
-    let report = check_move(&from, &major);
+    let report = check_release_move(&from, &major);
     assert!(report.allowed());
-    assert_eq!(rules(&report), [(Rule::MinProducerAtMajor, true)]);
+    assert_eq!(rules(&report), [(PolicyRule::MinProducerAtMajor, true)]);
 
     // The checkpoint scheme is judged on its own.
     let mut checkpoint = bump(from.clone(), "2.22.0", 2530);
     checkpoint.checkpoint.min_producer = Version::new(1);
-    let report = check_move(&from, &checkpoint);
+    let report = check_release_move(&from, &checkpoint);
     assert_eq!(
         report.violations().next().unwrap().scheme,
         Some(graphdef_versions::Scheme::Checkpoint)
@@ -70,8 +72,11 @@ fn min_consumer_does_not_rise_within_a_patch_line() {
     let from = tf("2.21.0");
     let mut patch = bump(from.clone(), "2.21.1", 2474);
     patch.graph_def.min_consumer = Version::new(100);
-    let report = check_move(&from, &patch);
-    assert_eq!(rules(&report), [(Rule::MinConsumerWithinPatchLine, false)]);
+    let report = check_release_move(&from, &patch);
+    assert_eq!(
+        rules(&report),
+        [(PolicyRule::MinConsumerWithinPatchLine, false)]
+    );
     assert!(
         report.findings[0]
             .reason
@@ -80,7 +85,7 @@ fn min_consumer_does_not_rise_within_a_patch_line() {
 
     let mut minor = bump(from.clone(), "2.22.0", 2530);
     minor.graph_def.min_consumer = Version::new(100);
-    assert!(check_move(&from, &minor).allowed());
+    assert!(check_release_move(&from, &minor).allowed());
 }
 
 #[test]
@@ -88,22 +93,22 @@ fn versions_go_forward_and_releases_read_their_own_data() {
     let from = tf("2.21.0");
     let back = bump(from.clone(), "2.22.0", 2400);
     assert_eq!(
-        rules(&check_move(&from, &back)),
-        [(Rule::CurrentNeverDecreases, false)]
+        rules(&check_release_move(&from, &back)),
+        [(PolicyRule::CurrentNeverDecreases, false)]
     );
     let same = tf("2.21.0");
     assert_eq!(
-        rules(&check_move(&from, &same)),
-        [(Rule::ReleaseOrder, false)]
+        rules(&check_release_move(&from, &same)),
+        [(PolicyRule::ReleaseOrder, false)]
     );
     let mut unreadable = bump(from.clone(), "3.0.0", 2600);
     unreadable.graph_def.min_producer = Version::new(2700);
-    let report = check_move(&from, &unreadable);
+    let report = check_release_move(&from, &unreadable);
     assert!(
         report
             .findings
             .iter()
-            .any(|f| f.rule == Rule::ReadsOwnData && !f.allowed)
+            .any(|f| f.rule == PolicyRule::ReadsOwnData && !f.allowed)
     );
 }
 
@@ -118,17 +123,17 @@ fn deprecations_need_a_version_above_every_earlier_one() {
             "Use Conv2D",
         ))
         .unwrap();
-    let report = check_move(&from, &good);
+    let report = check_release_move(&from, &good);
     assert!(report.allowed(), "{report:?}");
-    assert_eq!(rules(&report), [(Rule::DeprecationVersion, true)]);
+    assert_eq!(rules(&report), [(PolicyRule::DeprecationVersion, true)]);
 
     // Not above the latest earlier deprecation (29, StatefulStandardNormal).
     let mut low = bump(from.clone(), "2.22.0", 2530);
     low.deprecations
         .register(DeprecatedOp::new("Ancient", Version::new(20), "no"))
         .unwrap();
-    let report = check_move(&from, &low);
-    assert_eq!(rules(&report), [(Rule::DeprecationVersion, false)]);
+    let report = check_release_move(&from, &low);
+    assert_eq!(rules(&report), [(PolicyRule::DeprecationVersion, false)]);
     assert!(
         report.findings[0]
             .reason
@@ -141,7 +146,7 @@ fn deprecations_need_a_version_above_every_earlier_one() {
         .deprecations
         .register(DeprecatedOp::new("Recent", Version::new(2400), "no"))
         .unwrap();
-    let report = check_move(&from, &retroactive);
+    let report = check_release_move(&from, &retroactive);
     assert!(!report.allowed());
     assert!(
         report.findings[0]
@@ -155,7 +160,7 @@ fn deprecations_need_a_version_above_every_earlier_one() {
         .deprecations
         .register(DeprecatedOp::new("Soon", Version::new(2600), "no"))
         .unwrap();
-    let report = check_move(&from, &scheduled);
+    let report = check_release_move(&from, &scheduled);
     assert!(report.allowed());
     assert!(report.findings[0].reason.contains("takes effect once"));
 }
@@ -179,7 +184,7 @@ fn released_deprecations_are_never_changed_or_withdrawn() {
         }
     }
     to.deprecations = moved;
-    let report = check_move(&from, &to);
+    let report = check_release_move(&from, &to);
     let violations: Vec<&str> = report.violations().map(|f| f.reason.as_str()).collect();
     assert_eq!(violations.len(), 2, "{violations:?}");
     assert!(violations[0].contains("TopK moves from version 7 to 8"));
@@ -191,7 +196,7 @@ fn banning_a_consumer_adds_it_and_bans_stay() {
     let from = tf("2.21.0");
     let mut to = bump(from.clone(), "2.21.1", 2474);
     to.banned_consumers = vec![Version::new(2470)];
-    let report = check_move(&from, &to);
+    let report = check_release_move(&from, &to);
     assert!(report.allowed());
     assert!(
         report.findings[0]
@@ -201,13 +206,13 @@ fn banning_a_consumer_adds_it_and_bans_stay() {
 
     let mut future = bump(from.clone(), "2.21.1", 2474);
     future.banned_consumers = vec![Version::new(2480)];
-    assert!(!check_move(&from, &future).allowed());
+    assert!(!check_release_move(&from, &future).allowed());
 
     let lifted = bump(to.clone(), "2.21.2", 2474);
     let mut lifted = lifted;
     lifted.banned_consumers.clear();
-    let report = check_move(&to, &lifted);
-    assert_eq!(rules(&report), [(Rule::ConsumerBan, false)]);
+    let report = check_release_move(&to, &lifted);
+    assert_eq!(rules(&report), [(PolicyRule::ConsumerBan, false)]);
 }
 
 #[test]

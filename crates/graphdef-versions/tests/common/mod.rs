@@ -3,10 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use graphdef_versions::generated::tensorflow::{
-    FunctionDef, FunctionDefLibrary, MetaGraphDef, OpDef, meta_graph_def::MetaInfoDef,
+use graphdef_versions::schema::{
+    FunctionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, NodeDef, OpDef, SavedModel,
+    VersionDef, meta_graph_def::MetaInfoDef,
 };
-use graphdef_versions::{GraphDef, NodeDef, SavedModel, VersionDef};
 use prost::Message;
 
 /// `tests/data/<name>`: TensorFlow reference data kept in the repository (listed in

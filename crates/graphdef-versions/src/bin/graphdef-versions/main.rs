@@ -1,0 +1,445 @@
+//! `graphdef-versions`: judge a GraphDef or SavedModel file the way TensorFlow would load it.
+//!
+//! ```text
+//! graphdef-versions check FILE [--consumer VERSION] [--min-producer VERSION] [--tf-version RELEASE] [--json]
+//! graphdef-versions history [--on YYYY-MM-DD]
+//! ```
+//!
+//! Exit status: 0 accepted, 1 rejected, 2 the input could not be read or the usage is wrong.
+//! Every message on stderr starts with `graphdef-versions: `.
+
+mod input;
+
+use std::fmt::Write as _;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand};
+use graphdef_versions::{
+    CivilDate, Consumer, Error, GRAPH_DEF, GraphVerdict, MAX_MESSAGE_LEN, Registry, ReleaseNumber,
+    Scheme, TF_VERSION, Verdict, Version, history, judge,
+};
+use serde_json::{Value, json};
+
+use crate::input::read_input;
+
+/// The binary's name, which starts every message it writes to stderr.
+const TOOL: &str = "graphdef-versions";
+
+#[derive(Parser)]
+#[command(
+    name = TOOL,
+    version,
+    about = "TensorFlow's GraphDef versioning: would this TensorFlow load this graph?",
+    after_help = "Exit status: 0 accepted, 1 rejected, 2 unreadable input or bad usage."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Judge a binary GraphDef or saved_model.pb (auto-detected) as a consumer would.
+    Check(CheckArgs),
+    /// Show the GraphDef version history, or the version TensorFlow had on a date.
+    History(HistoryArgs),
+}
+
+// Versions are int32 and may be negative: `--consumer -3` is a value, not a flag.
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct CheckArgs {
+    /// The file to judge: a binary GraphDef (.pb) or a saved_model.pb.
+    file: PathBuf,
+    /// The consumer's GraphDef version (default: TensorFlow 2.21's).
+    #[arg(long, value_parser = Version::from_str, default_value_t = GRAPH_DEF.current)]
+    consumer: Version,
+    /// The oldest producer version the consumer reads (default: TensorFlow 2.21's).
+    #[arg(long, value_parser = Version::from_str, default_value_t = GRAPH_DEF.min_producer)]
+    min_producer: Version,
+    /// The consumer's release, MAJOR.MINOR.PATCH[-SUFFIX], as TensorFlow names itself in its
+    /// messages (kept as written, suffix included).
+    #[arg(long, value_name = "RELEASE", value_parser = release_name, default_value = TF_VERSION)]
+    tf_version: String,
+    /// Print one JSON object instead of text (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct HistoryArgs {
+    /// A date, YYYY-MM-DD: print the GraphDef version of that day.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = CivilDate::from_str)]
+    on: Option<CivilDate>,
+}
+
+/// A release as TensorFlow names itself: checked as a [`ReleaseNumber`], kept as written, so
+/// that `2.21.0-rc1` keeps its suffix in the messages as TensorFlow's own does.
+fn release_name(text: &str) -> Result<String, Error> {
+    ReleaseNumber::from_str(text)?;
+    Ok(text.to_string())
+}
+
+/// What a run concluded; the exit code follows from it.
+enum Outcome {
+    /// Exit 0: done, accepted, compatible.
+    Accepted,
+    /// Exit 1: the input was read fine and is refused / incompatible / would not load.
+    Rejected,
+}
+
+/// Why a run could not conclude: exit 2.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// The file could not be opened, inspected or mapped.
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The file is larger than any protobuf message: nothing is read.
+    #[error(
+        "{} is {len} bytes, above protobuf's limit of {max} bytes (2 GiB) for one message: \
+         TensorFlow cannot parse it as a GraphDef or SavedModel",
+        path.display()
+    )]
+    TooLarge { path: PathBuf, len: u64, max: u64 },
+    /// The path names a directory, a pipe or a device.
+    #[error(
+        "{} is {what}, not a file: give a binary GraphDef or a SavedModel's saved_model.pb",
+        path.display()
+    )]
+    NotAFile { path: PathBuf, what: &'static str },
+    /// The bytes are not a GraphDef or SavedModel.
+    #[error("cannot read {} as a GraphDef or SavedModel", path.display())]
+    Input {
+        path: PathBuf,
+        #[source]
+        source: Error,
+    },
+    /// Standard output is closed or full.
+    #[error("cannot write to standard output")]
+    Output(#[source] io::Error),
+}
+
+fn run(cli: Cli) -> Result<Outcome, CliError> {
+    match cli.command {
+        Command::Check(args) => check(&args),
+        Command::History(args) => show_history(&args),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(Outcome::Accepted) => ExitCode::SUCCESS,
+        Ok(Outcome::Rejected) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("{TOOL}: {}", chain(&error));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// An error and its `source()` chain on one line, joined with ": ".
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Writes `text` to stdout.
+fn print(text: &str) -> Result<(), CliError> {
+    io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(CliError::Output)
+}
+
+/// Writes one JSON object and a newline to stdout.
+fn print_json(value: &Value) -> Result<(), CliError> {
+    print(&format!("{value}\n"))
+}
+
+fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
+    let consumer = Consumer::new(
+        Scheme::GraphDef,
+        args.consumer,
+        args.min_producer,
+        args.tf_version.clone(),
+    );
+    let verdict = match judge_file(&args.file, &consumer) {
+        Ok(verdict) => verdict,
+        Err(error) => {
+            if args.json {
+                print_json(&json!({
+                    "file": args.file.display().to_string(),
+                    "accepted": false,
+                    "unreadable": true,
+                    "error": chain(&error),
+                }))?;
+            }
+            return Err(error);
+        }
+    };
+    let file = args.file.display().to_string();
+    if args.json {
+        print_json(&verdict_json(&file, &consumer, &verdict))?;
+    } else {
+        print(&verdict_text(&file, &consumer, &verdict))?;
+    }
+    Ok(if verdict.accepted() {
+        Outcome::Accepted
+    } else {
+        Outcome::Rejected
+    })
+}
+
+/// Maps `path` and judges its bytes with TensorFlow's deprecated ops.
+fn judge_file(path: &Path, consumer: &Consumer) -> Result<Verdict, CliError> {
+    // MAX_MESSAGE_LEN is i32::MAX: it fits in a u64.
+    let bytes = read_input(path, MAX_MESSAGE_LEN as u64)?;
+    judge(&bytes, consumer, &Registry::tensorflow()).map_err(|source| CliError::Input {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+fn verdict_text(file: &str, consumer: &Consumer, verdict: &Verdict) -> String {
+    let mut text = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(text, "{file}: {}", verdict.kind.as_str());
+    let _ = writeln!(
+        text,
+        "consumer: TensorFlow {} (GraphDef version {}, min producer {})",
+        consumer.tf_version(),
+        consumer.version(),
+        consumer.min_producer()
+    );
+    for graph in &verdict.graphs {
+        let versions = &graph.summary.versions;
+        let label = match graph.meta_graph {
+            Some(index) => format!("meta graph {index}"),
+            None => "graph".to_string(),
+        };
+        let _ = writeln!(
+            text,
+            "{label}: {} nodes, {} library functions",
+            graph.summary.nodes, graph.summary.library_functions
+        );
+        let _ = writeln!(
+            text,
+            "  versions: producer {}, min_consumer {}, bad_consumers {:?}{}",
+            versions.producer,
+            versions.min_consumer,
+            versions.bad_consumers,
+            if graph.summary.has_versions {
+                ""
+            } else {
+                " (no versions field)"
+            }
+        );
+        for removed in &graph.ops.removed {
+            let _ = writeln!(
+                text,
+                "  removed op: {} (removed in version {}: {})",
+                removed.op, removed.removed_in, removed.explanation
+            );
+        }
+        for warning in &graph.ops.warnings {
+            let _ = writeln!(text, "  warning: {warning}");
+        }
+        let _ = match &graph.error {
+            None => writeln!(text, "  verdict: accepted"),
+            Some(error) => writeln!(text, "  verdict: rejected: {error}"),
+        };
+    }
+    text
+}
+
+/// The `check --json` object; the README lists its keys.
+fn verdict_json(file: &str, consumer: &Consumer, verdict: &Verdict) -> Value {
+    let versions = verdict
+        .graphs
+        .first()
+        .map(|graph| graph.summary.versions.clone())
+        .unwrap_or_default();
+    let deprecated_ops: Vec<Value> = verdict
+        .graphs
+        .iter()
+        .flat_map(|graph| &graph.ops.removed)
+        .map(|removed| {
+            json!({
+                "name": removed.op,
+                "version": removed.removed_in.get(),
+                "explanation": removed.explanation,
+            })
+        })
+        .collect();
+    let warnings: Vec<String> = verdict
+        .graphs
+        .iter()
+        .flat_map(|graph| &graph.ops.warnings)
+        .map(ToString::to_string)
+        .collect();
+    json!({
+        "file": file,
+        "kind": verdict.kind.as_str(),
+        "producer": versions.producer,
+        "min_consumer": versions.min_consumer,
+        "bad_consumers": versions.bad_consumers,
+        "accepted": verdict.accepted(),
+        "unreadable": false,
+        "error": verdict.first_error().map(ToString::to_string),
+        "deprecated_ops": deprecated_ops,
+        "warnings": warnings,
+        "consumer": {
+            "version": consumer.version().get(),
+            "min_producer": consumer.min_producer().get(),
+            "tf_version": consumer.tf_version(),
+        },
+        "graphs": verdict.graphs.iter().map(graph_json).collect::<Vec<_>>(),
+    })
+}
+
+fn graph_json(graph: &GraphVerdict) -> Value {
+    let versions = &graph.summary.versions;
+    json!({
+        "meta_graph": graph.meta_graph,
+        "producer": versions.producer,
+        "min_consumer": versions.min_consumer,
+        "bad_consumers": versions.bad_consumers,
+        "has_versions": graph.summary.has_versions,
+        "nodes": graph.summary.nodes,
+        "library_functions": graph.summary.library_functions,
+        "accepted": graph.error.is_none(),
+        "error": graph.error.as_ref().map(ToString::to_string),
+    })
+}
+
+fn show_history(args: &HistoryArgs) -> Result<Outcome, CliError> {
+    if let Some(date) = args.on {
+        print(&format!("{}\n", history::graph_def_version_on(date)))?;
+        return Ok(Outcome::Accepted);
+    }
+    let mut text = String::new();
+    for entry in history::GRAPH_DEF_HISTORY {
+        let date = entry
+            .date
+            .map_or_else(|| "undated".to_string(), |d| d.to_string());
+        let number = if entry.bumped {
+            entry.version.to_string()
+        } else {
+            format!("({})", entry.version)
+        };
+        let _ = writeln!(text, "{number:>5}  {date:<10}  {}", entry.change);
+    }
+    let _ = writeln!(
+        text,
+        "  ...  one version a day since {}: {} is TensorFlow {}'s",
+        history::FIRST_DATE_BASED_DAY,
+        GRAPH_DEF.current,
+        TF_VERSION
+    );
+    print(&text)?;
+    Ok(Outcome::Accepted)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn arguments_are_parsed_into_the_crates_types() {
+        let cli = Cli::try_parse_from([
+            TOOL,
+            "check",
+            "g.pb",
+            "--consumer",
+            "-3",
+            "--min-producer",
+            "10",
+            "--tf-version",
+            "2.21.0-rc1",
+        ])
+        .unwrap();
+        let Command::Check(args) = cli.command else {
+            panic!("not check");
+        };
+        assert_eq!(args.consumer, Version::new(-3));
+        assert_eq!(args.min_producer, Version::new(10));
+        assert_eq!(args.tf_version, "2.21.0-rc1");
+        assert!(!args.json);
+
+        let Command::Check(defaults) = Cli::try_parse_from([TOOL, "check", "g.pb"])
+            .unwrap()
+            .command
+        else {
+            panic!("not check");
+        };
+        assert_eq!(defaults.consumer, GRAPH_DEF.current);
+        assert_eq!(defaults.min_producer, GRAPH_DEF.min_producer);
+        assert_eq!(defaults.tf_version, TF_VERSION);
+
+        let Command::History(history) =
+            Cli::try_parse_from([TOOL, "history", "--on", "2022-07-05"])
+                .unwrap()
+                .command
+        else {
+            panic!("not history");
+        };
+        assert_eq!(history.on, Some("2022-07-05".parse().unwrap()));
+    }
+
+    #[test]
+    fn bad_values_are_usage_errors_that_say_why() {
+        for (args, reason) in [
+            (
+                &[TOOL, "check", "g.pb", "--consumer", "many"][..],
+                "write it as a whole number",
+            ),
+            (
+                &[TOOL, "check", "g.pb", "--min-producer", "99999999999"][..],
+                "write it as a whole number",
+            ),
+            (
+                &[TOOL, "check", "g.pb", "--tf-version", "latest"][..],
+                "write it as MAJOR.MINOR.PATCH",
+            ),
+            (
+                &[TOOL, "history", "--on", "2022-02-30"][..],
+                "is not a date",
+            ),
+        ] {
+            let error = Cli::try_parse_from(args).err().expect("refused");
+            assert_eq!(error.kind(), clap::error::ErrorKind::ValueValidation);
+            assert_eq!(error.exit_code(), 2);
+            assert!(error.to_string().contains(reason), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_chain_joins_every_source() {
+        let error = CliError::Read {
+            path: PathBuf::from("g.pb"),
+            source: io::Error::new(io::ErrorKind::NotFound, "gone"),
+        };
+        assert_eq!(chain(&error), "cannot read g.pb: gone");
+    }
+}
