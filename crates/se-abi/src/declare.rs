@@ -231,8 +231,8 @@ macro_rules! versioned_struct {
                         size: ::core::mem::size_of::<$fty>(),
                         align: ::core::mem::align_of::<$fty>(),
                         since: $crate::__private::version($since),
-                        deprecated: $crate::__versioned_struct_deprecated!($($dep)?),
-                        kind: <$crate::__versioned_struct_kind!($kind) as $crate::Kind<$fty>>::KIND,
+                        deprecated: $crate::__versioned_struct_support!(@deprecated $($dep)?),
+                        kind: <$crate::__versioned_struct_support!(@kind $kind) as $crate::Kind<$fty>>::KIND,
                     },
                 )+
             ];
@@ -287,7 +287,7 @@ macro_rules! versioned_struct {
                         "add that version's size to `sizes`"
                     )
                 );
-                $crate::__versioned_struct_check_deprecation!($name, $field, $since $(, $dep)?);
+                $crate::__versioned_struct_support!(@check_deprecation $name, $field, $since $(, $dep)?);
             )+
             ::core::assert!(
                 $crate::__private::sizes_match(
@@ -308,8 +308,8 @@ macro_rules! versioned_struct {
         #[allow(non_upper_case_globals)]
         impl $name {
             $(
-                $crate::__versioned_struct_field!(
-                    $name, $field, $fty, $kind, [$(#[doc = $fdoc])*] $(, $dep)?
+                $crate::__versioned_struct_support!(
+                    @field $name, $field, $fty, $kind, [$(#[doc = $fdoc])*] $(, $dep)?
                 );
             )+
 
@@ -357,72 +357,4 @@ macro_rules! versioned_struct {
             }
         }
     };
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __versioned_struct_kind {
-    (value) => {
-        $crate::Value
-    };
-    (nonzero) => {
-        $crate::NonZero
-    };
-    ($other:ident) => {
-        ::core::compile_error!(::core::concat!(
-            "se-abi: unknown member kind `",
-            ::core::stringify!($other),
-            "`: use `value` or `nonzero`"
-        ))
-    };
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __versioned_struct_deprecated {
-    () => {
-        ::core::option::Option::None
-    };
-    ($dep:literal) => {
-        ::core::option::Option::Some($crate::__private::version($dep))
-    };
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __versioned_struct_check_deprecation {
-    ($name:ident, $field:ident, $since:literal) => {};
-    ($name:ident, $field:ident, $since:literal, $dep:literal) => {
-        ::core::assert!(
-            $dep > $since && $dep as usize <= <$name as $crate::Versioned>::SIZES.len(),
-            ::core::concat!(
-                "se-abi layout lock: member `",
-                ::core::stringify!($field),
-                "` of `",
-                ::core::stringify!($name),
-                "` must be deprecated after the version that added it and no later than this build"
-            )
-        );
-    };
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __versioned_struct_field {
-    ($name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*]) => {
-        $(#[doc = $fdoc])*
-        #[doc = ""]
-        #[doc = ::core::concat!("Handle on member `", ::core::stringify!($field), "` (`", ::core::stringify!($kind), "`).")]
-        pub const $field: $crate::Field<$name, $fty, $crate::__versioned_struct_kind!($kind)> =
-            // SAFETY: `offset_of!` gives the offset of the field `$field`, declared with type
-            // `$fty`, and the layout lock keeps it within the struct's size.
-            unsafe {
-                $crate::Field::new_unchecked(
-                    ::core::mem::offset_of!($name, $field),
-                    ::core::stringify!($field),
-                )
-            };
-    };
-    // A deprecated member keeps its place but gets no handle: it is no longer read or written.
-    ($name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*], $dep:literal) => {};
 }

@@ -83,24 +83,50 @@
 //!
 //! `examples/tour.rs` walks the seed's `SE_Device` from version 1 to 5; the crate's tests run a
 //! matrix of C and Rust hosts and plugins of every version through `dlopen`, under valgrind in CI.
+//!
+//! # The API
+//!
+//! Every item is at the crate root, and only there: the two macros, the [`Versioned`] trait they
+//! implement with its layout facts, the member types and handles, [`View`], the copies, the
+//! version numbers and the registration check, and [`Error`]. The modules behind them are private.
+//! The one public module, `__private`, is hidden: the macros' expansions call into it from the
+//! user's crate, so it must be reachable, but it is not an API and may change in any release.
+//!
 #![no_std]
 #![warn(missing_docs)]
 
 mod copy;
 mod declare;
 mod error;
+mod header;
 mod layout;
 mod member;
 mod registration;
 mod version;
 mod view;
 
-pub use copy::{Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes};
-pub use error::Error;
+// The expansions of `versioned_struct!` and `offset_of_end!` in the user's crate call these; not
+// an API (serde names its own `__private` the same way).
 #[doc(hidden)]
-pub use layout::__private;
+#[path = "macro_support.rs"]
+pub mod __private;
+
+// Declaring a versioned struct: `versioned_struct!` and `offset_of_end!` (exported at the root by
+// `#[macro_export]`), the trait a declaration implements, and the layout facts it records.
 pub use layout::{MAX_STRUCT_SIZE, ProducerVersion, Versioned, struct_size_at, struct_size_of};
-pub use member::{AbiMember, Field, Kind, Member, MemberKind, NonZero, NonZeroMember, Value};
+pub use member::{Member, MemberKind};
+
+// Members: which types may be one, how a checked read treats zero, and the typed handle on each.
+pub use member::{AbiMember, Field, Kind, NonZero, NonZeroMember, Value};
+
+// Reading a foreign producer's struct in place, and copying or writing whole structs.
+pub use copy::{Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes};
+pub use view::View;
+
+// Version numbers: a struct header's revision, and the C API's `SE_MAJOR.SE_MINOR.SE_PATCH`
+// compared at registration.
 pub use registration::{Agreement, check_registration};
 pub use version::{ApiVersion, Major, Minor, Patch, Version};
-pub use view::View;
+
+// The crate's one error type.
+pub use error::Error;

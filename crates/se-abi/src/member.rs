@@ -239,10 +239,8 @@ impl<T, F: AbiMember, K: Kind<F>> Field<T, F, K> {
     /// # Safety
     ///
     /// `T` must have a field of type exactly `F` at byte `offset`, ending at or before
-    /// `T::STRUCT_SIZE`. [`versioned_struct!`](crate::versioned_struct) calls this with
-    /// `core::mem::offset_of!`; nothing else should.
-    #[doc(hidden)]
-    pub const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
+    /// `T::STRUCT_SIZE`: [`View::get`](crate::View::get) reads an `F` there.
+    pub(crate) const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
         Field {
             offset,
             name,
