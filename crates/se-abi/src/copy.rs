@@ -214,11 +214,14 @@ pub unsafe fn write_to<T: Versioned>(value: &T, dst: NonNull<u8>) {
             }
         }
     }
-    // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a `usize` (see
-    // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>): the field is the
-    // first `size_of::<usize>()` of the `struct_size` bytes the caller vouches for, which are at
-    // least version 1's size.
-    unsafe { dst.cast::<usize>().write_unaligned(struct_size) };
+    // A value whose `struct_size` is below the field's own end (an all-zero `T`, which
+    // `Versioned` allows) wrote nothing above and gets nothing here.
+    if struct_size >= size_of::<usize>() {
+        // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a `usize` (see
+        // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>): the field is the
+        // first `size_of::<usize>() <= struct_size` of the bytes the caller vouches for.
+        unsafe { dst.cast::<usize>().write_unaligned(struct_size) };
+    }
 }
 
 /// Writes `value` into `out` as a producer does (see [`write_to`]), returning how many bytes

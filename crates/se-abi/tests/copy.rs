@@ -279,3 +279,18 @@ fn torn_sizes_with_mixed_member_sizes() {
     }
     assert_eq!(Mixed::SIZES, &[17, 24, 32]);
 }
+
+/// An all-zero value, valid for every `Versioned` type, carries `struct_size` 0: written out, it
+/// is zero bytes long and touches nothing, not even the first 8 bytes of a larger buffer.
+#[test]
+fn all_zero_value_writes_nothing() {
+    // SAFETY: `mem::zeroed` needs the all-zero bit pattern to be a valid `D` (see
+    // <https://doc.rust-lang.org/core/mem/fn.zeroed.html>): `Versioned` promises it.
+    let zeroed: D = unsafe { std::mem::zeroed() };
+    assert_eq!(zeroed.struct_size(), 0);
+    assert_eq!(zeroed.get(D::name_len), None);
+    let mut buffer = [0xAAu8; 16];
+    assert_eq!(se_abi::write_to_bytes(&zeroed, &mut buffer), Ok(0));
+    assert_eq!(buffer, [0xAA; 16]);
+    assert_eq!(se_abi::write_to_bytes(&zeroed, &mut []), Ok(0));
+}
