@@ -92,6 +92,23 @@
 //! The one public module, `__private`, is hidden: the macros' expansions call into it from the
 //! user's crate, so it must be reachable, but it is not an API and may change in any release.
 //!
+//! # Why no command-line tool and no generated module
+//!
+//! Its sibling crates in the compat-versioning workspace (graphdef-versions, tflite-opver,
+//! ifrt-serdes) read files, graphs, models and serialized bytes, that a wire schema describes:
+//! their raw types are generated from the schema into a `schema` module, and a command-line tool
+//! inspects such files. se-abi has neither, and needs neither:
+//!
+//! - **Nothing is generated, because there is no schema.** The ABI is declared once, in Rust,
+//!   with [`versioned_struct!`], and at every build the layout lock checks the declaration
+//!   against the offsets and sizes written into it. The C header is the other side's copy of the
+//!   same ABI (the host's or the plugin's), and it could not be the input: the versions that added
+//!   and deprecated each member, which the scheme runs on, are only comments there.
+//! - **There is nothing to inspect from a command line.** A versioned struct exists only in the
+//!   memory of a running process, as a pointer and a `struct_size` handed across a `dlopen`
+//!   boundary; no file holds one. Its layout is checked by the compiler when the crate that
+//!   declares it builds, and a producer's `struct_size` by [`View`] and the copies at run time,
+//!   inside the host or plugin.
 #![no_std]
 #![warn(missing_docs)]
 
@@ -130,3 +147,8 @@ pub use version::{ApiVersion, Major, Minor, Patch, Version};
 
 // The crate's one error type.
 pub use error::Error;
+
+// The README's example is compiled and run as a doctest, so that it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
