@@ -13,12 +13,24 @@ use crate::version::Version;
 
 /// A type that may be a member of a versioned C struct.
 ///
+/// Implemented for the integers, raw pointers, and `Option<unsafe extern "C" fn(..) -> R>` (up
+/// to nine arguments), the C function pointers of a C API as bindgen writes them. Safe
+/// `extern "C" fn` pointers are not members: one read from a producer's bytes (which
+/// [`copy_from_bytes`](crate::copy_from_bytes) takes from safe code) could then be called from
+/// safe code.
+///
 /// # Safety
 ///
-/// Implementors promise that the type is `#[repr(C)]`-compatible, has no padding, no drop glue,
-/// and that **every** bit pattern of its size (including all zeros) is a valid value: a member is
-/// read from whatever bytes a foreign producer wrote. Alignment above 8 bytes is rejected by the
-/// layout lock of [`versioned_struct!`](crate::versioned_struct), not by this trait.
+/// Implementors promise that the type is `#[repr(C)]`-compatible, has no padding and no drop glue,
+/// and that **every** initialized bit pattern of its size (including all zeros) is a valid value
+/// that safe code may use: a member is read from whatever bytes a foreign producer wrote.
+/// Alignment above 8 bytes is rejected by the layout lock of
+/// [`versioned_struct!`](crate::versioned_struct), not by this trait.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a member of a versioned struct",
+    label = "not an `AbiMember`",
+    note = "members are integers, raw pointers, `Option<unsafe extern \"C\" fn(..)>`, or types that implement `se_abi::AbiMember`: valid, and safe to use, for every bit pattern a foreign producer may write"
+)]
 pub unsafe trait AbiMember: Copy + 'static {}
 
 macro_rules! abi_member_ints {
@@ -50,12 +62,6 @@ macro_rules! abi_member_fns {
         unsafe impl<R: 'static, $($arg: 'static),*> AbiMember for Option<unsafe extern "C" fn($($arg),*) -> R> {}
         impl<R: 'static, $($arg: 'static),*> NonZeroMember for Option<unsafe extern "C" fn($($arg),*) -> R> {
             type Out = unsafe extern "C" fn($($arg),*) -> R;
-            fn non_zero(self) -> Option<Self::Out> { self }
-        }
-        // SAFETY: as above, for safe `extern "C"` function pointers.
-        unsafe impl<R: 'static, $($arg: 'static),*> AbiMember for Option<extern "C" fn($($arg),*) -> R> {}
-        impl<R: 'static, $($arg: 'static),*> NonZeroMember for Option<extern "C" fn($($arg),*) -> R> {
-            type Out = extern "C" fn($($arg),*) -> R;
             fn non_zero(self) -> Option<Self::Out> { self }
         }
     )*};
