@@ -215,9 +215,18 @@ macro_rules! versioned_struct {
         )]
         $vis const $size: usize = <$name as $crate::Versioned>::STRUCT_SIZE;
 
-        // SAFETY: the struct is `#[repr(C)]`, starts with `struct_size: usize` and
-        // `next: *mut c_void`; every member's type is checked to be an `AbiMember` below, and the
-        // member table is built with `offset_of!` and `size_of` of the declared types.
+        // SAFETY: `Versioned` requires a `#[repr(C)]` struct starting with `struct_size: usize`
+        // and `next: *mut c_void`, valid when all-zero, and a member table of every field's true
+        // offset and size, in offset order, each an `AbiMember`, ending by
+        // `STRUCT_SIZE <= size_of::<Self>()`. The struct above is `#[repr(C)]` with those two
+        // fields first, and `repr(C)` lays fields out in declaration order (see
+        // <https://doc.rust-lang.org/reference/type-layout.html#reprc-structs>), so the table,
+        // listed in declaration order, is in offset order. Its rows are `offset_of!` and
+        // `size_of` of each declared field and type (see
+        // <https://doc.rust-lang.org/core/mem/macro.offset_of.html>); the lock below checks the
+        // two constant header rows against `offset_of!` too, and requires every member type to
+        // be an `AbiMember` (`usize` and `*mut c_void` are), so all-zero is valid for every
+        // field. `STRUCT_SIZE` is the largest member end, within the struct.
         unsafe impl $crate::Versioned for $name {
             const NAME: &'static str = ::core::stringify!($name);
             const SIZE_NAME: &'static str = ::core::stringify!($size);
@@ -298,6 +307,13 @@ macro_rules! versioned_struct {
                     "se-abi layout lock: the size of `", ::core::stringify!($name), "` at some version ",
                     "differs from its locked `sizes`: a member was removed, resized or re-tagged"
                 )
+            );
+            // The header rows of the member table are constants; `repr(C)` puts the fields
+            // there, and this keeps the `Versioned` impl's claim checked rather than argued.
+            ::core::assert!(
+                ::core::mem::offset_of!($name, struct_size) == $crate::Member::HEADER[0].offset
+                    && ::core::mem::offset_of!($name, next) == $crate::Member::HEADER[1].offset,
+                ::core::concat!("se-abi: the header of `", ::core::stringify!($name), "` is not where `Member::HEADER` says")
             );
             ::core::assert!(
                 <$name as $crate::Versioned>::STRUCT_SIZE <= $crate::MAX_STRUCT_SIZE,

@@ -35,7 +35,11 @@ pub unsafe trait AbiMember: Copy + 'static {}
 
 macro_rules! abi_member_ints {
     ($($t:ty),*) => {$(
-        // SAFETY: integers have no padding and every bit pattern is a valid integer.
+        // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit
+        // pattern valid and safe. An integer's size is its alignment's multiple with no padding
+        // (see <https://doc.rust-lang.org/reference/type-layout.html#r-layout.primitive.size>),
+        // it has no drop glue, and initialization is its only validity requirement (see
+        // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.scalar>).
         unsafe impl AbiMember for $t {}
 
         impl NonZeroMember for $t {
@@ -48,17 +52,26 @@ macro_rules! abi_member_ints {
 }
 abi_member_ints!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
-// SAFETY: a raw pointer is an address; every bit pattern is a valid (if not dereferenceable)
-// pointer value, and reading one never dereferences it.
+// SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit pattern valid
+// and safe. A raw pointer to a `Sized` `T` is thin, one `usize` with no padding (see
+// <https://doc.rust-lang.org/reference/type-layout.html#r-layout.pointer.thin>); like an integer,
+// it is valid when initialized (see
+// <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.scalar>),
+// dangling or null included, and only `unsafe` code can dereference it.
 unsafe impl<T: 'static> AbiMember for *const T {}
 // SAFETY: as for `*const T`.
 unsafe impl<T: 'static> AbiMember for *mut T {}
 
 macro_rules! abi_member_fns {
     ($(($($arg:ident),*)),*) => {$(
-        // SAFETY: `Option<fn>` has the size of a pointer (null niche); all-zero is `None` and any
-        // other bit pattern is a non-null function pointer value, which is valid to hold (calling
-        // it is the caller's `unsafe` business).
+        // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit
+        // pattern valid and safe. `Option<unsafe extern "C" fn>` has the size and alignment of a
+        // function pointer, and all-zero is `None` (see
+        // <https://doc.rust-lang.org/core/option/index.html#representation>). Any other bit
+        // pattern is `Some` of a non-null function pointer, which is a valid value (non-null is
+        // a fn pointer's only validity requirement:
+        // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.fn-pointer>),
+        // and calling an `unsafe fn` pointer is an `unsafe` act whose caller vouches for it.
         unsafe impl<R: 'static, $($arg: 'static),*> AbiMember for Option<unsafe extern "C" fn($($arg),*) -> R> {}
         impl<R: 'static, $($arg: 'static),*> NonZeroMember for Option<unsafe extern "C" fn($($arg),*) -> R> {
             type Out = unsafe extern "C" fn($($arg),*) -> R;
