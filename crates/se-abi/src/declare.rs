@@ -64,8 +64,7 @@
 /// # fn main() { assert_eq!(DEV_STRUCT_SIZE, 40); }
 /// ```
 ///
-/// Reordering two members fails the build (`E0080`: the lock's compile-time assertion, "member
-/// `data` of `Dev` no longer starts at its locked offset 32"):
+/// Reordering two members fails the build:
 ///
 /// ```compile_fail,E0080
 /// se_abi::versioned_struct! {
@@ -80,50 +79,22 @@
 /// # fn main() {}
 /// ```
 ///
-/// So does removing one ("member `data` of `Dev` no longer starts at its locked offset 32"):
-///
-/// ```compile_fail,E0080
-/// se_abi::versioned_struct! {
-///     /// Version 3, `handle` removed.
-///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40])]
-///     pub struct Dev {
-///         ordinal: u64 = value(since 1, at 16..24),
-///         data: *mut core::ffi::c_void = nonzero(since 3, at 32..40),
-///     }
-/// }
-/// # fn main() {}
+/// ```text
+/// error[E0080]: evaluation panicked: se-abi layout lock: member `data` of `Dev` no longer starts
+///               at its locked offset 32: members are never removed, reordered or resized
 /// ```
 ///
-/// and removing the last member ("the size of `Dev` at some version differs from its locked
-/// `sizes`"):
+/// Each breaking edit gets a message naming the struct and the member (the crate's `tests/ui/`
+/// pins every one of them with its exact compiler output):
 ///
-/// ```compile_fail,E0080
-/// se_abi::versioned_struct! {
-///     /// Version 3, `data` removed.
-///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40])]
-///     pub struct Dev {
-///         ordinal: u64 = value(since 1, at 16..24),
-///         handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
-///     }
-/// }
-/// # fn main() {}
-/// ```
-///
-/// and changing a member's type ("member `ordinal` of `Dev` no longer ends at its locked offset
-/// 24"):
-///
-/// ```compile_fail,E0080
-/// se_abi::versioned_struct! {
-///     /// Version 3, `ordinal` re-typed to u32.
-///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40])]
-///     pub struct Dev {
-///         ordinal: u32 = value(since 1, at 16..24),
-///         handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
-///         data: *mut core::ffi::c_void = nonzero(since 3, at 32..40),
-///     }
-/// }
-/// # fn main() {}
-/// ```
+/// | edit of the v3 header above | the lock says |
+/// |---|---|
+/// | reorder `handle` and `data`, or remove `handle` | member `data` of `Dev` no longer starts at its locked offset 32 |
+/// | remove the last member, `data` | the size of `Dev` at some version differs from its locked `sizes` |
+/// | re-type `ordinal` from `u64` to `u32` | member `ordinal` of `Dev` no longer ends at its locked offset 24: a member's type never changes; deprecate it and append a new member instead |
+/// | insert a version-3 member before `handle` | member `handle` of `Dev` (since 2) comes after a member added in a later version: members are only ever appended |
+/// | a member type aligned to 16 bytes | member `pair` of `Wide` is aligned to more than 8 bytes, the C API's maximum |
+/// | a safe `extern "C" fn` member | `Option<extern "C" fn()>` cannot be a member of a versioned struct |
 ///
 /// A 16-byte member aligned to 8 bytes is fine:
 ///
@@ -131,7 +102,8 @@
 /// #[repr(C, align(8))]
 /// #[derive(Clone, Copy, Debug)]
 /// pub struct Pair([u64; 2]);
-/// // SAFETY: two integers, no padding, every bit pattern valid.
+/// // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit pattern
+/// // valid: two integers filling the 16 bytes.
 /// unsafe impl se_abi::AbiMember for Pair {}
 ///
 /// se_abi::versioned_struct! {
@@ -144,44 +116,9 @@
 /// # fn main() { assert_eq!(WIDE_STRUCT_SIZE, 32); }
 /// ```
 ///
-/// but the same member aligned to 16 bytes is rejected ("member `pair` of `Wide` is aligned to
-/// more than 8 bytes, the C API's maximum"):
-///
-/// ```compile_fail,E0080
-/// #[repr(C, align(16))]
-/// #[derive(Clone, Copy, Debug)]
-/// pub struct Pair([u64; 2]);
-/// // SAFETY: two integers, no padding, every bit pattern valid.
-/// unsafe impl se_abi::AbiMember for Pair {}
-///
-/// se_abi::versioned_struct! {
-///     /// Version 1.
-///     #[abi(size = WIDE_STRUCT_SIZE, sizes = [32])]
-///     pub struct Wide {
-///         pair: Pair = value(since 1, at 16..32),
-///     }
-/// }
-/// # fn main() {}
-/// ```
-///
-/// A deprecated member has no handle, so a build that deprecated it cannot read it (`E0599`, no
-/// associated item `data`), while the same read compiles against the version before:
-///
-/// ```compile_fail,E0599
-/// se_abi::versioned_struct! {
-///     /// Version 4: `data` deprecated.
-///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40, 40])]
-///     pub struct Dev {
-///         ordinal: u64 = value(since 1, at 16..24),
-///         handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
-///         data: *mut core::ffi::c_void = nonzero(since 3, deprecated 4, at 32..40),
-///     }
-/// }
-/// # fn main() {
-/// let dev = Dev::new();
-/// let _ = dev.get(Dev::data);
-/// # }
-/// ```
+/// A deprecated member has no handle, so a build that deprecated it cannot read it: `Dev::data`
+/// is `E0599`, no associated item named `data`, in a version-4 build, while the same read
+/// compiles against version 3.
 ///
 /// Member kinds: `value` (every value meaningful) or `nonzero` (0 / NULL means not set; the read
 /// yields `None`); see [`Value`](crate::Value) and [`NonZero`](crate::NonZero).
