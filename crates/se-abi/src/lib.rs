@@ -89,8 +89,9 @@
 //! Every item is at the crate root, and only there: the two macros, the [`Versioned`] trait they
 //! implement with its layout facts, the member types and handles, [`View`], the copies, the
 //! version numbers and the registration check, and [`Error`]. The modules behind them are private.
-//! The one public module, `__private`, is hidden: the macros' expansions call into it from the
-//! user's crate, so it must be reachable, but it is not an API and may change in any release.
+//! The one public module, `__private`, and one helper macro, `__versioned_struct_support!`, are
+//! hidden: the macros' expansions call them from the user's crate, so they must be reachable, but
+//! they are not an API and may change in any release.
 //!
 //! # Why no command-line tool and no generated module
 //!
