@@ -36,12 +36,16 @@ fn export<T: Versioned>(value: &T) -> *mut c_void {
     let Ok(layout) = Layout::from_size_align(T::STRUCT_SIZE, 8) else {
         return std::ptr::null_mut();
     };
-    // SAFETY: the layout's size is a struct size, at least 32 bytes, never zero.
+    // SAFETY: `GlobalAlloc::alloc`, which `alloc` forwards to, requires a layout of non-zero size
+    // (see <https://doc.rust-lang.org/std/alloc/trait.GlobalAlloc.html#tymethod.alloc>): the size
+    // is a struct size, at least version 1's 32 bytes.
     let Some(dst) = NonNull::new(unsafe { alloc(layout) }) else {
         return std::ptr::null_mut();
     };
-    // SAFETY: `dst` is writable for `T::STRUCT_SIZE` bytes, the `struct_size` of a value built by
-    // `T::new()`, and a fresh allocation cannot overlap `value`.
+    // SAFETY: `se_abi::write_to` (see its `# Safety`) requires `dst` valid for writes of
+    // `value`'s `struct_size` bytes and disjoint from `value`. `dst` is a fresh allocation of
+    // `T::STRUCT_SIZE` bytes, the `struct_size` of a value built by `T::new()`, and a fresh
+    // allocation cannot overlap the borrowed `value`.
     unsafe { se_abi::write_to(value, dst) };
     dst.as_ptr().cast()
 }
@@ -55,7 +59,10 @@ unsafe fn release<T: Versioned>(ptr: *mut c_void) {
         return;
     };
     if !ptr.is_null() {
-        // SAFETY: allocated by `export::<T>` with this very layout (caller).
+        // SAFETY: `GlobalAlloc::dealloc`, which `dealloc` forwards to, requires a block
+        // currently allocated by this allocator with this very layout (see
+        // <https://doc.rust-lang.org/std/alloc/trait.GlobalAlloc.html#tymethod.dealloc>):
+        // `export::<T>` allocated it with the same layout, and it is freed once (caller).
         unsafe { dealloc(ptr.cast(), layout) };
     }
 }
@@ -80,7 +87,9 @@ macro_rules! plugin_version {
         /// `device` must be NULL or come from the matching create function, used only once.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $destroy(device: *mut c_void) {
-            // SAFETY: forwarded from the caller.
+            // SAFETY: `release` requires NULL or a pointer from `export` of the same type, not
+            // used afterwards: this function's contract, since the matching create function
+            // exported a `$m::SE_Device`.
             unsafe { release::<$m::SE_Device>(device) }
         }
     };

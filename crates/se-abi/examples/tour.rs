@@ -86,7 +86,11 @@ fn main() -> Result<(), Error> {
     old.set(v1::SE_Device::name, name.as_ptr())
         .set(v1::SE_Device::name_len, name.count_bytes());
     let n = write_to_bytes(&old, &mut wire)?;
-    // SAFETY: `wire` holds the plugin's `n` bytes, as long as its struct_size says.
+    // SAFETY: `View::from_ptr` (see its `# Safety`) requires the pointer to be valid for reads
+    // of the `struct_size` bytes it claims, all initialized but for padding, and unchanged while
+    // the view lives. `wire` is a local array of 64 initialized bytes whose first `n` hold the
+    // plugin's struct, `n` being the `struct_size` written there; it is not written while `view`
+    // is used.
     let view = unsafe { View::<v5::SE_Device>::from_ptr(wire.as_ptr().cast()) }?;
     if let Some(version) = view.producer_version() {
         println!("   struct_size {n}: the producer was built with {version}");
@@ -108,7 +112,7 @@ fn main() -> Result<(), Error> {
         .set(v5::SE_Device::device_handle, handle(0xd0))
         .set(v5::SE_Device::data2, handle(0xd2));
     let n = write_to_bytes(&new, &mut wire)?;
-    // SAFETY: as above.
+    // SAFETY: as above: `wire`'s first `n` bytes are the new plugin's whole struct.
     let view = unsafe { View::<v1::SE_Device>::from_ptr(wire.as_ptr().cast()) }?;
     assert_eq!(view.producer_version(), Some(ProducerVersion::Newer));
     println!(

@@ -10,9 +10,9 @@ use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
 use crate::error::Error;
+use crate::header;
 use crate::layout::Versioned;
 use crate::member::MemberKind;
-use crate::view::{View, check_struct_size};
 
 /// What to do with the bytes a newer producer has past this build's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,12 +33,15 @@ pub enum Tail {
 ///
 /// # Safety
 ///
-/// As for [`View::from_ptr`]; in addition, the bytes past this build's size must be initialized
-/// (producers zero-fill their structs) when `tail` is [`Tail::MustBeZero`].
+/// As for [`View::from_ptr`](crate::View::from_ptr), for the duration of the call.
 pub unsafe fn copy_from_ptr<T: Versioned>(ptr: *const T, tail: Tail) -> Result<T, Error> {
-    // SAFETY: forwarded from the caller.
-    let view = unsafe { View::from_ptr(ptr) }?;
-    view.versioned_copy(tail)
+    // SAFETY: `read_foreign` needs `ptr` null or valid for reads of an initialized
+    // `struct_size` field: part of this function's contract (`View::from_ptr`'s).
+    let (base, struct_size) = unsafe { header::read_foreign(ptr) }?;
+    // SAFETY: `copy_raw` needs `struct_size` bytes at `base`, readable and unchanged during the
+    // call, initialized for every member and past `T::STRUCT_SIZE`, and a validated size: the
+    // caller's contract covers the bytes, and `read_foreign` validated the size.
+    unsafe { copy_raw::<T>(base, struct_size, tail) }
 }
 
 /// Versioned copy from bytes whose first `usize` (native endian) is the producer's claimed
@@ -75,7 +78,7 @@ pub fn copy_from_bytes<T: Versioned>(bytes: &[u8], tail: Tail) -> Result<T, Erro
         });
     };
     let struct_size = usize::from_ne_bytes(*head);
-    check_struct_size::<T>(struct_size)?;
+    header::validate::<T>(struct_size)?;
     if struct_size > bytes.len() {
         return Err(Error::Truncated {
             name: T::NAME,
@@ -83,17 +86,22 @@ pub fn copy_from_bytes<T: Versioned>(bytes: &[u8], tail: Tail) -> Result<T, Erro
             available: bytes.len(),
         });
     }
-    // SAFETY: `bytes` is readable and initialized for `struct_size <= bytes.len()` bytes for the
-    // duration of this call.
+    // SAFETY: `copy_raw` needs `struct_size` bytes readable and initialized at `base` for the
+    // call, and a validated size. A `&[u8]` is valid for reads of its whole length and every byte
+    // of it is initialized (see <https://doc.rust-lang.org/core/primitive.slice.html> and
+    // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.scalar>),
+    // `struct_size <= bytes.len()` was checked just above, and `validate` accepted the size.
     unsafe { copy_raw::<T>(NonNull::from(bytes).cast::<u8>(), struct_size, tail) }
 }
 
-/// The copy itself, for a `struct_size` that [`check_struct_size`] accepted.
+/// The copy itself, for a `struct_size` that [`header::validate`] accepted.
 ///
 /// # Safety
 ///
-/// `base` must be readable for `struct_size` bytes, and the bytes past `T::STRUCT_SIZE` must be
-/// initialized when `tail` is [`Tail::MustBeZero`].
+/// For the duration of the call, `base` must be valid for reads of `struct_size` bytes, which
+/// nobody writes meanwhile; the bytes of every member of `T` below `struct_size` must be
+/// initialized, and so must every byte past `T::STRUCT_SIZE` when `tail` is [`Tail::MustBeZero`].
+/// `struct_size` must have passed [`header::validate`] for `T`.
 pub(crate) unsafe fn copy_raw<T: Versioned>(
     base: NonNull<u8>,
     struct_size: usize,
@@ -102,8 +110,15 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
     let ours = T::STRUCT_SIZE;
     if struct_size > ours && tail == Tail::MustBeZero {
         let extra_start = base.as_ptr().wrapping_add(ours).cast_const();
-        // SAFETY: `ours < struct_size`, so the `struct_size - ours` bytes after `ours` are within
-        // the readable, initialized bytes the caller vouches for; `u8` needs no alignment.
+        // SAFETY: `slice::from_raw_parts` requires `data` to be non-null, aligned and valid for
+        // reads of `len` bytes inside one allocation, `len` initialized values, no mutation for
+        // the slice's lifetime, and `len <= isize::MAX` (see
+        // <https://doc.rust-lang.org/core/slice/fn.from_raw_parts.html#safety>). `ours <
+        // struct_size`, so these `struct_size - ours` bytes are the tail of the `struct_size`
+        // bytes at `base` that the caller vouches are readable (a range valid for reads lies in
+        // one allocation: <https://doc.rust-lang.org/core/ptr/index.html#safety>), initialized
+        // (`Tail::MustBeZero`) and unchanged during this call; the slice does not outlive it.
+        // `u8` has alignment 1, and `len < MAX_STRUCT_SIZE` is far below `isize::MAX`.
         let extra = unsafe { core::slice::from_raw_parts(extra_start, struct_size - ours) };
         // Or-ing every byte (no early exit) vectorizes; the position is looked up only on error.
         let any_set = extra.iter().fold(0u8, |acc, &byte| acc | byte) != 0;
@@ -125,25 +140,41 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
         // SAFETY: as below, with `kept == ours`.
         unsafe { core::ptr::copy_nonoverlapping(base.as_ptr().cast_const(), dst, ours) };
     } else {
-        // SAFETY: `kept <= struct_size` bytes are readable at `base`; `kept <= T::STRUCT_SIZE <=
-        // size_of::<T>()` bytes are writable at `dst`; a local cannot overlap foreign memory. A
-        // byte copy carries pointer provenance along.
+        // SAFETY: `ptr::copy_nonoverlapping` requires `src` valid for reads and `dst` valid for
+        // writes of `count` bytes, both aligned, and the two ranges disjoint (see
+        // <https://doc.rust-lang.org/core/ptr/fn.copy_nonoverlapping.html#safety>). `kept <=
+        // struct_size` bytes at `base` are readable (caller); `kept <= T::STRUCT_SIZE <=
+        // size_of::<T>()` (`Versioned`) bytes at `dst` are writable, as `out` is a local `T`;
+        // `u8` has alignment 1; and `out`, a new local, is no part of memory the caller handed
+        // over. The copy is untyped: it carries padding and pointer bytes over as they are.
         unsafe { core::ptr::copy_nonoverlapping(base.as_ptr().cast_const(), dst, kept) };
     }
-    // SAFETY: `struct_size` is a `usize` at offset 0 of `T` (`Versioned`), inside `out`.
+    // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a `usize` (see
+    // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>). `Versioned` puts the
+    // `struct_size: usize` field at offset 0 of `T`, so those bytes lie inside `out`.
     unsafe { dst.cast::<usize>().write_unaligned(kept) };
     for member in T::MEMBERS
         .iter()
         .filter(|member| member.deprecated.is_some())
     {
         if member.kind != MemberKind::Header {
-            // SAFETY: the member lies within `T` (`Versioned`), so within `out`.
+            // SAFETY: `ptr::write_bytes` requires `dst` valid for writes of `count` bytes and
+            // aligned (see <https://doc.rust-lang.org/core/ptr/fn.write_bytes.html#safety>).
+            // `Versioned` lists every member with its true offset and size inside `T`, so the
+            // member's bytes lie inside `out`; `u8` has alignment 1. Zero is a valid value of the
+            // member (`AbiMember`), as `write_bytes` leaves the validity of the result to us.
             unsafe { dst.wrapping_add(member.offset).write_bytes(0, member.size) };
         }
     }
-    // SAFETY: `out` started all-zero, which is valid for every member (`AbiMember`), and every
-    // member's bytes were then overwritten with bytes of the same member from the producer, also
-    // valid for any bit pattern.
+    // SAFETY: `MaybeUninit::assume_init` requires the value to be initialized and valid for `T`
+    // (see <https://doc.rust-lang.org/core/mem/union.MaybeUninit.html#method.assume_init>); a
+    // struct is valid when every field is (see
+    // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.struct>).
+    // `out` started all-zero, valid for `T` (`Versioned`). Each member's bytes then either stayed
+    // zero or were overwritten, whole (the validated `struct_size` cuts no member), with the
+    // producer's initialized bytes of the same member, and every initialized bit pattern is a
+    // valid `AbiMember`. Only padding may have received uninitialized bytes, which padding may
+    // hold (<https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.undef>).
     Ok(unsafe { out.assume_init() })
 }
 
@@ -153,21 +184,27 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
 ///
 /// # Safety
 ///
-/// `dst` must be writable for `value`'s `struct_size` bytes (see
-/// [`View::struct_size`] of [`View::of`]) and must not overlap `value`.
+/// `dst` must be valid for writes of `value`'s `struct_size` bytes (its
+/// [`struct_size`](crate::View::struct_size), at most `T::STRUCT_SIZE`) and must not overlap
+/// `value`.
 pub unsafe fn write_to<T: Versioned>(value: &T, dst: NonNull<u8>) {
-    let struct_size = View::of(value).struct_size();
+    let struct_size = header::of_owned(value);
     let src = core::ptr::from_ref(value).cast::<u8>();
     let dst = dst.as_ptr();
-    // SAFETY: the caller vouches for `struct_size` writable bytes at `dst`.
+    // SAFETY: `ptr::write_bytes` requires `dst` valid for writes of `count` bytes and aligned (see
+    // <https://doc.rust-lang.org/core/ptr/fn.write_bytes.html#safety>): the caller vouches for
+    // `struct_size` writable bytes at `dst`, and `u8` has alignment 1.
     unsafe { dst.write_bytes(0, struct_size) };
     for member in T::MEMBERS {
         let live = member.deprecated.is_none() || member.kind == MemberKind::Header;
         if live && member.end() <= struct_size {
-            // SAFETY: the member lies within `value` (`Versioned`) and within the
-            // `struct_size` writable bytes at `dst`; the two do not overlap (caller). Members are
-            // initialized (they are `AbiMember` fields of a live value), unlike padding, which
-            // is never copied.
+            // SAFETY: `ptr::copy_nonoverlapping` requires `src` valid for reads and `dst` valid
+            // for writes of `count` bytes, both aligned, and the ranges disjoint (see
+            // <https://doc.rust-lang.org/core/ptr/fn.copy_nonoverlapping.html#safety>). The
+            // member lies inside `value` (`Versioned` lists true offsets and sizes), which is
+            // borrowed for the call, and it ends within the `struct_size` writable bytes at
+            // `dst`; `u8` has alignment 1; `dst` does not overlap `value` (caller). Only member
+            // bytes are copied, never padding, so `dst` receives only initialized bytes.
             unsafe {
                 core::ptr::copy_nonoverlapping(
                     src.wrapping_add(member.offset),
@@ -177,39 +214,20 @@ pub unsafe fn write_to<T: Versioned>(value: &T, dst: NonNull<u8>) {
             }
         }
     }
-    // SAFETY: `struct_size` (a `usize` at offset 0) is within the writable bytes, which are at
-    // least version 1's size.
-    unsafe { dst.cast::<usize>().write_unaligned(struct_size) };
-}
-
-/// Writes `value` into `field`'s place in `target`, extending `target`'s `struct_size` to cover it.
-pub fn set<T: Versioned, F: crate::AbiMember, K: crate::Kind<F>>(
-    target: &mut T,
-    field: crate::Field<T, F, K>,
-    value: F,
-) {
-    let base = core::ptr::from_mut(target).cast::<u8>();
-    let end = field.offset() + size_of::<F>();
-    // SAFETY: `field` names a member of type `F` at that offset inside `T` (only
-    // `versioned_struct!` makes `Field`s), and `target` is a live, exclusively borrowed `T`.
-    unsafe {
-        base.wrapping_add(field.offset())
-            .cast::<F>()
-            .write_unaligned(value)
-    };
-    let size_at = base.cast::<usize>();
-    // SAFETY: `struct_size` is the `usize` at offset 0 of `T`, inside `target`.
-    let current = unsafe { size_at.read() };
-    if current < end {
-        // SAFETY: as above.
-        unsafe { size_at.write(end) };
+    // A value whose `struct_size` is below the field's own end (an all-zero `T`, which
+    // `Versioned` allows) wrote nothing above and gets nothing here.
+    if struct_size >= size_of::<usize>() {
+        // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a `usize` (see
+        // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>): the field is the
+        // first `size_of::<usize>() <= struct_size` of the bytes the caller vouches for.
+        unsafe { dst.cast::<usize>().write_unaligned(struct_size) };
     }
 }
 
 /// Writes `value` into `out` as a producer does (see [`write_to`]), returning how many bytes
 /// that is: `value`'s `struct_size`. A buffer shorter than that is [`Error::Truncated`].
 pub fn write_to_bytes<T: Versioned>(value: &T, out: &mut [u8]) -> Result<usize, Error> {
-    let struct_size = View::of(value).struct_size();
+    let struct_size = header::of_owned(value);
     if out.len() < struct_size {
         return Err(Error::Truncated {
             name: T::NAME,
@@ -217,8 +235,10 @@ pub fn write_to_bytes<T: Versioned>(value: &T, out: &mut [u8]) -> Result<usize, 
             available: out.len(),
         });
     }
-    // SAFETY: `out` is writable for at least `struct_size` bytes and, being a unique borrow,
-    // cannot overlap `value`.
+    // SAFETY: `write_to` needs `struct_size` writable bytes at `dst`, disjoint from `value`. A
+    // `&mut [u8]` is valid for writes of its whole length, at least `struct_size` (checked
+    // above), and, being a unique borrow, cannot alias the shared borrow `value` (see
+    // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.alias>).
     unsafe { write_to(value, NonNull::from(out).cast::<u8>()) };
     Ok(struct_size)
 }

@@ -64,8 +64,7 @@
 /// # fn main() { assert_eq!(DEV_STRUCT_SIZE, 40); }
 /// ```
 ///
-/// Reordering two members fails the build (`E0080`: the lock's compile-time assertion, "member
-/// `data` of `Dev` no longer starts at its locked offset 32"):
+/// Reordering two members fails the build:
 ///
 /// ```compile_fail,E0080
 /// se_abi::versioned_struct! {
@@ -80,50 +79,22 @@
 /// # fn main() {}
 /// ```
 ///
-/// So does removing one ("member `data` of `Dev` no longer starts at its locked offset 32"):
-///
-/// ```compile_fail,E0080
-/// se_abi::versioned_struct! {
-///     /// Version 3, `handle` removed.
-///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40])]
-///     pub struct Dev {
-///         ordinal: u64 = value(since 1, at 16..24),
-///         data: *mut core::ffi::c_void = nonzero(since 3, at 32..40),
-///     }
-/// }
-/// # fn main() {}
+/// ```text
+/// error[E0080]: evaluation panicked: se-abi layout lock: member `data` of `Dev` no longer starts
+///               at its locked offset 32: members are never removed, reordered or resized
 /// ```
 ///
-/// and removing the last member ("the size of `Dev` at some version differs from its locked
-/// `sizes`"):
+/// Each breaking edit gets a message naming the struct and the member (the crate's `tests/ui/`
+/// pins every one of them with its exact compiler output):
 ///
-/// ```compile_fail,E0080
-/// se_abi::versioned_struct! {
-///     /// Version 3, `data` removed.
-///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40])]
-///     pub struct Dev {
-///         ordinal: u64 = value(since 1, at 16..24),
-///         handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
-///     }
-/// }
-/// # fn main() {}
-/// ```
-///
-/// and changing a member's type ("member `ordinal` of `Dev` no longer ends at its locked offset
-/// 24"):
-///
-/// ```compile_fail,E0080
-/// se_abi::versioned_struct! {
-///     /// Version 3, `ordinal` re-typed to u32.
-///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40])]
-///     pub struct Dev {
-///         ordinal: u32 = value(since 1, at 16..24),
-///         handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
-///         data: *mut core::ffi::c_void = nonzero(since 3, at 32..40),
-///     }
-/// }
-/// # fn main() {}
-/// ```
+/// | edit of the v3 header above | the lock says |
+/// |---|---|
+/// | reorder `handle` and `data`, or remove `handle` | member `data` of `Dev` no longer starts at its locked offset 32 |
+/// | remove the last member, `data` | the size of `Dev` at some version differs from its locked `sizes` |
+/// | re-type `ordinal` from `u64` to `u32` | member `ordinal` of `Dev` no longer ends at its locked offset 24: a member's type never changes; deprecate it and append a new member instead |
+/// | insert a version-3 member before `handle` | member `handle` of `Dev` (since 2) comes after a member added in a later version: members are only ever appended |
+/// | a member type aligned to 16 bytes | member `pair` of `Wide` is aligned to more than 8 bytes, the C API's maximum |
+/// | a safe `extern "C" fn` member | `Option<extern "C" fn()>` cannot be a member of a versioned struct |
 ///
 /// A 16-byte member aligned to 8 bytes is fine:
 ///
@@ -131,7 +102,8 @@
 /// #[repr(C, align(8))]
 /// #[derive(Clone, Copy, Debug)]
 /// pub struct Pair([u64; 2]);
-/// // SAFETY: two integers, no padding, every bit pattern valid.
+/// // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit pattern
+/// // valid: two integers filling the 16 bytes.
 /// unsafe impl se_abi::AbiMember for Pair {}
 ///
 /// se_abi::versioned_struct! {
@@ -144,44 +116,9 @@
 /// # fn main() { assert_eq!(WIDE_STRUCT_SIZE, 32); }
 /// ```
 ///
-/// but the same member aligned to 16 bytes is rejected ("member `pair` of `Wide` is aligned to
-/// more than 8 bytes, the C API's maximum"):
-///
-/// ```compile_fail,E0080
-/// #[repr(C, align(16))]
-/// #[derive(Clone, Copy, Debug)]
-/// pub struct Pair([u64; 2]);
-/// // SAFETY: two integers, no padding, every bit pattern valid.
-/// unsafe impl se_abi::AbiMember for Pair {}
-///
-/// se_abi::versioned_struct! {
-///     /// Version 1.
-///     #[abi(size = WIDE_STRUCT_SIZE, sizes = [32])]
-///     pub struct Wide {
-///         pair: Pair = value(since 1, at 16..32),
-///     }
-/// }
-/// # fn main() {}
-/// ```
-///
-/// A deprecated member has no handle, so a build that deprecated it cannot read it (`E0599`, no
-/// associated item `data`), while the same read compiles against the version before:
-///
-/// ```compile_fail,E0599
-/// se_abi::versioned_struct! {
-///     /// Version 4: `data` deprecated.
-///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40, 40])]
-///     pub struct Dev {
-///         ordinal: u64 = value(since 1, at 16..24),
-///         handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
-///         data: *mut core::ffi::c_void = nonzero(since 3, deprecated 4, at 32..40),
-///     }
-/// }
-/// # fn main() {
-/// let dev = Dev::new();
-/// let _ = dev.get(Dev::data);
-/// # }
-/// ```
+/// A deprecated member has no handle, so a build that deprecated it cannot read it: `Dev::data`
+/// is `E0599`, no associated item named `data`, in a version-4 build, while the same read
+/// compiles against version 3.
 ///
 /// Member kinds: `value` (every value meaningful) or `nonzero` (0 / NULL means not set; the read
 /// yields `None`); see [`Value`](crate::Value) and [`NonZero`](crate::NonZero).
@@ -215,9 +152,18 @@ macro_rules! versioned_struct {
         )]
         $vis const $size: usize = <$name as $crate::Versioned>::STRUCT_SIZE;
 
-        // SAFETY: the struct is `#[repr(C)]`, starts with `struct_size: usize` and
-        // `next: *mut c_void`; every member's type is checked to be an `AbiMember` below, and the
-        // member table is built with `offset_of!` and `size_of` of the declared types.
+        // SAFETY: `Versioned` requires a `#[repr(C)]` struct starting with `struct_size: usize`
+        // and `next: *mut c_void`, valid when all-zero, and a member table of every field's true
+        // offset and size, in offset order, each an `AbiMember`, ending by
+        // `STRUCT_SIZE <= size_of::<Self>()`. The struct above is `#[repr(C)]` with those two
+        // fields first, and `repr(C)` lays fields out in declaration order (see
+        // <https://doc.rust-lang.org/reference/type-layout.html#reprc-structs>), so the table,
+        // listed in declaration order, is in offset order. Its rows are `offset_of!` and
+        // `size_of` of each declared field and type (see
+        // <https://doc.rust-lang.org/core/mem/macro.offset_of.html>); the lock below checks the
+        // two constant header rows against `offset_of!` too, and requires every member type to
+        // be an `AbiMember` (`usize` and `*mut c_void` are), so all-zero is valid for every
+        // field. `STRUCT_SIZE` is the largest member end, within the struct.
         unsafe impl $crate::Versioned for $name {
             const NAME: &'static str = ::core::stringify!($name);
             const SIZE_NAME: &'static str = ::core::stringify!($size);
@@ -231,8 +177,8 @@ macro_rules! versioned_struct {
                         size: ::core::mem::size_of::<$fty>(),
                         align: ::core::mem::align_of::<$fty>(),
                         since: $crate::__private::version($since),
-                        deprecated: $crate::__versioned_struct_deprecated!($($dep)?),
-                        kind: <$crate::__versioned_struct_kind!($kind) as $crate::Kind<$fty>>::KIND,
+                        deprecated: $crate::__versioned_struct_support!(@deprecated $($dep)?),
+                        kind: <$crate::__versioned_struct_support!(@kind $kind) as $crate::Kind<$fty>>::KIND,
                     },
                 )+
             ];
@@ -287,7 +233,7 @@ macro_rules! versioned_struct {
                         "add that version's size to `sizes`"
                     )
                 );
-                $crate::__versioned_struct_check_deprecation!($name, $field, $since $(, $dep)?);
+                $crate::__versioned_struct_support!(@check_deprecation $name, $field, $since $(, $dep)?);
             )+
             ::core::assert!(
                 $crate::__private::sizes_match(
@@ -299,6 +245,13 @@ macro_rules! versioned_struct {
                     "differs from its locked `sizes`: a member was removed, resized or re-tagged"
                 )
             );
+            // The header rows of the member table are constants; `repr(C)` puts the fields
+            // there, and this keeps the `Versioned` impl's claim checked rather than argued.
+            ::core::assert!(
+                ::core::mem::offset_of!($name, struct_size) == $crate::Member::HEADER[0].offset
+                    && ::core::mem::offset_of!($name, next) == $crate::Member::HEADER[1].offset,
+                ::core::concat!("se-abi: the header of `", ::core::stringify!($name), "` is not where `Member::HEADER` says")
+            );
             ::core::assert!(
                 <$name as $crate::Versioned>::STRUCT_SIZE <= $crate::MAX_STRUCT_SIZE,
                 ::core::concat!("se-abi: `", ::core::stringify!($name), "` is larger than MAX_STRUCT_SIZE")
@@ -308,8 +261,8 @@ macro_rules! versioned_struct {
         #[allow(non_upper_case_globals)]
         impl $name {
             $(
-                $crate::__versioned_struct_field!(
-                    $name, $field, $fty, $kind, [$(#[doc = $fdoc])*] $(, $dep)?
+                $crate::__versioned_struct_support!(
+                    @field $name, $field, $fty, $kind, [$(#[doc = $fdoc])*] $(, $dep)?
                 );
             )+
 
@@ -357,72 +310,4 @@ macro_rules! versioned_struct {
             }
         }
     };
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __versioned_struct_kind {
-    (value) => {
-        $crate::Value
-    };
-    (nonzero) => {
-        $crate::NonZero
-    };
-    ($other:ident) => {
-        ::core::compile_error!(::core::concat!(
-            "se-abi: unknown member kind `",
-            ::core::stringify!($other),
-            "`: use `value` or `nonzero`"
-        ))
-    };
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __versioned_struct_deprecated {
-    () => {
-        ::core::option::Option::None
-    };
-    ($dep:literal) => {
-        ::core::option::Option::Some($crate::__private::version($dep))
-    };
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __versioned_struct_check_deprecation {
-    ($name:ident, $field:ident, $since:literal) => {};
-    ($name:ident, $field:ident, $since:literal, $dep:literal) => {
-        ::core::assert!(
-            $dep > $since && $dep as usize <= <$name as $crate::Versioned>::SIZES.len(),
-            ::core::concat!(
-                "se-abi layout lock: member `",
-                ::core::stringify!($field),
-                "` of `",
-                ::core::stringify!($name),
-                "` must be deprecated after the version that added it and no later than this build"
-            )
-        );
-    };
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __versioned_struct_field {
-    ($name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*]) => {
-        $(#[doc = $fdoc])*
-        #[doc = ""]
-        #[doc = ::core::concat!("Handle on member `", ::core::stringify!($field), "` (`", ::core::stringify!($kind), "`).")]
-        pub const $field: $crate::Field<$name, $fty, $crate::__versioned_struct_kind!($kind)> =
-            // SAFETY: `offset_of!` gives the offset of the field `$field`, declared with type
-            // `$fty`, and the layout lock keeps it within the struct's size.
-            unsafe {
-                $crate::Field::new_unchecked(
-                    ::core::mem::offset_of!($name, $field),
-                    ::core::stringify!($field),
-                )
-            };
-    };
-    // A deprecated member keeps its place but gets no handle: it is no longer read or written.
-    ($name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*], $dep:literal) => {};
 }

@@ -112,79 +112,16 @@ pub const fn struct_size_of(members: &[Member]) -> usize {
     end
 }
 
-/// The size at `version`: the end of the last member that exists at that version.
-pub const fn struct_size_at(members: &[Member], version: u16) -> usize {
+/// The size at `version`, computed from a member table: the end of the last member that exists at
+/// that version (compare [`Versioned::struct_size_at`], which looks up the locked `sizes`).
+pub const fn struct_size_at(members: &[Member], version: Version) -> usize {
     let mut end = 0;
     let mut i = 0;
     while i < members.len() {
-        if members[i].since.get() <= version && members[i].end() > end {
+        if members[i].since.get() <= version.get() && members[i].end() > end {
             end = members[i].end();
         }
         i += 1;
     }
     end
-}
-
-/// Compile-time helpers for the macros. Not a public API.
-#[doc(hidden)]
-pub mod __private {
-    use super::{Member, Versioned, struct_size_at};
-
-    pub use crate::copy::set;
-    pub use crate::member::AbiMember;
-
-    /// Size of the field a projection closure points at.
-    pub const fn field_size<T, F>(_project: fn(&T) -> &F) -> usize {
-        size_of::<F>()
-    }
-
-    /// A bound check: fails to compile unless `F` is an [`AbiMember`].
-    pub const fn assert_member<F: AbiMember>() {}
-
-    /// The all-zero value of a versioned struct.
-    pub const fn zeroed<T: Versioned>() -> T {
-        // SAFETY: `Versioned` promises that every field is an `AbiMember`, for which the all-zero
-        // bit pattern is valid, and padding may hold anything.
-        unsafe { core::mem::zeroed() }
-    }
-
-    /// Whether every member placed before `offset` was added no later than `since`.
-    pub const fn appended_in_order(members: &[Member], offset: usize, since: u16) -> bool {
-        let mut i = 0;
-        while i < members.len() {
-            if members[i].offset < offset && members[i].since.get() > since {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
-
-    /// Whether the sizes computed from the members equal the locked sizes, version by version.
-    pub const fn sizes_match(members: &[Member], locked: &[usize]) -> bool {
-        let mut v = 0;
-        while v < locked.len() {
-            if struct_size_at(members, (v + 1) as u16) != locked[v] {
-                return false;
-            }
-            v += 1;
-        }
-        true
-    }
-
-    /// `Some(version)` for a literal version number; fails the build for 0 or a huge number.
-    pub const fn version(n: u64) -> crate::Version {
-        if n > u16::MAX as u64 {
-            panic!("se-abi: a version number must fit in u16");
-        }
-        match crate::Version::new(n as u16) {
-            Some(v) => v,
-            None => panic!("se-abi: versions start at 1"),
-        }
-    }
-
-    /// The version of a build with `count` locked sizes.
-    pub const fn build_version(count: usize) -> crate::Version {
-        version(count as u64)
-    }
 }

@@ -83,24 +83,73 @@
 //!
 //! `examples/tour.rs` walks the seed's `SE_Device` from version 1 to 5; the crate's tests run a
 //! matrix of C and Rust hosts and plugins of every version through `dlopen`, under valgrind in CI.
+//!
+//! # The API
+//!
+//! Every item is at the crate root, and only there: the two macros, the [`Versioned`] trait they
+//! implement with its layout facts, the member types and handles, [`View`], the copies, the
+//! version numbers and the registration check, and [`Error`]. The modules behind them are private.
+//! The one public module, `__private`, and one helper macro, `__versioned_struct_support!`, are
+//! hidden: the macros' expansions call them from the user's crate, so they must be reachable, but
+//! they are not an API and may change in any release.
+//!
+//! # Why no command-line tool and no generated module
+//!
+//! Its sibling crates in the compat-versioning workspace (graphdef-versions, tflite-opver,
+//! ifrt-serdes) read files, graphs, models and serialized bytes, that a wire schema describes:
+//! their raw types are generated from the schema into a `schema` module, and a command-line tool
+//! inspects such files. se-abi has neither, and needs neither:
+//!
+//! - **Nothing is generated, because there is no schema.** The ABI is declared once, in Rust,
+//!   with [`versioned_struct!`], and at every build the layout lock checks the declaration
+//!   against the offsets and sizes written into it. The C header is the other side's copy of the
+//!   same ABI (the host's or the plugin's), and it could not be the input: the versions that added
+//!   and deprecated each member, which the scheme runs on, are only comments there.
+//! - **There is nothing to inspect from a command line.** A versioned struct exists only in the
+//!   memory of a running process, as a pointer and a `struct_size` handed across a `dlopen`
+//!   boundary; no file holds one. Its layout is checked by the compiler when the crate that
+//!   declares it builds, and a producer's `struct_size` by [`View`] and the copies at run time,
+//!   inside the host or plugin.
 #![no_std]
 #![warn(missing_docs)]
 
 mod copy;
 mod declare;
 mod error;
+mod header;
 mod layout;
 mod member;
 mod registration;
 mod version;
 mod view;
 
-pub use copy::{Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes};
-pub use error::Error;
+// The expansions of `versioned_struct!` and `offset_of_end!` in the user's crate call these; not
+// an API (serde names its own `__private` the same way).
 #[doc(hidden)]
-pub use layout::__private;
+#[path = "macro_support.rs"]
+pub mod __private;
+
+// Declaring a versioned struct: `versioned_struct!` and `offset_of_end!` (exported at the root by
+// `#[macro_export]`), the trait a declaration implements, and the layout facts it records.
 pub use layout::{MAX_STRUCT_SIZE, ProducerVersion, Versioned, struct_size_at, struct_size_of};
-pub use member::{AbiMember, Field, Kind, Member, MemberKind, NonZero, NonZeroMember, Value};
+pub use member::{Member, MemberKind};
+
+// Members: which types may be one, how a checked read treats zero, and the typed handle on each.
+pub use member::{AbiMember, Field, Kind, NonZero, NonZeroMember, Value};
+
+// Reading a foreign producer's struct in place, and copying or writing whole structs.
+pub use copy::{Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes};
+pub use view::View;
+
+// Version numbers: a struct header's revision, and the C API's `SE_MAJOR.SE_MINOR.SE_PATCH`
+// compared at registration.
 pub use registration::{Agreement, check_registration};
 pub use version::{ApiVersion, Major, Minor, Patch, Version};
-pub use view::View;
+
+// The crate's one error type.
+pub use error::Error;
+
+// The README's example is compiled and run as a doctest, so that it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

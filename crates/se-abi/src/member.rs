@@ -13,17 +13,33 @@ use crate::version::Version;
 
 /// A type that may be a member of a versioned C struct.
 ///
+/// Implemented for the integers, raw pointers, and `Option<unsafe extern "C" fn(..) -> R>` (up
+/// to nine arguments), the C function pointers of a C API as bindgen writes them. Safe
+/// `extern "C" fn` pointers are not members: one read from a producer's bytes (which
+/// [`copy_from_bytes`](crate::copy_from_bytes) takes from safe code) could then be called from
+/// safe code.
+///
 /// # Safety
 ///
-/// Implementors promise that the type is `#[repr(C)]`-compatible, has no padding, no drop glue,
-/// and that **every** bit pattern of its size (including all zeros) is a valid value: a member is
-/// read from whatever bytes a foreign producer wrote. Alignment above 8 bytes is rejected by the
-/// layout lock of [`versioned_struct!`](crate::versioned_struct), not by this trait.
+/// Implementors promise that the type is `#[repr(C)]`-compatible, has no padding and no drop glue,
+/// and that **every** initialized bit pattern of its size (including all zeros) is a valid value
+/// that safe code may use: a member is read from whatever bytes a foreign producer wrote.
+/// Alignment above 8 bytes is rejected by the layout lock of
+/// [`versioned_struct!`](crate::versioned_struct), not by this trait.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a member of a versioned struct",
+    label = "not an `AbiMember`",
+    note = "members are integers, raw pointers, `Option<unsafe extern \"C\" fn(..)>`, or types that implement `se_abi::AbiMember`: valid, and safe to use, for every bit pattern a foreign producer may write"
+)]
 pub unsafe trait AbiMember: Copy + 'static {}
 
 macro_rules! abi_member_ints {
     ($($t:ty),*) => {$(
-        // SAFETY: integers have no padding and every bit pattern is a valid integer.
+        // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit
+        // pattern valid and safe. An integer's size is its alignment's multiple with no padding
+        // (see <https://doc.rust-lang.org/reference/type-layout.html#r-layout.primitive.size>),
+        // it has no drop glue, and initialization is its only validity requirement (see
+        // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.scalar>).
         unsafe impl AbiMember for $t {}
 
         impl NonZeroMember for $t {
@@ -36,26 +52,29 @@ macro_rules! abi_member_ints {
 }
 abi_member_ints!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
-// SAFETY: a raw pointer is an address; every bit pattern is a valid (if not dereferenceable)
-// pointer value, and reading one never dereferences it.
+// SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit pattern valid
+// and safe. A raw pointer to a `Sized` `T` is thin, one `usize` with no padding (see
+// <https://doc.rust-lang.org/reference/type-layout.html#r-layout.pointer.thin>); like an integer,
+// it is valid when initialized (see
+// <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.scalar>),
+// dangling or null included, and only `unsafe` code can dereference it.
 unsafe impl<T: 'static> AbiMember for *const T {}
 // SAFETY: as for `*const T`.
 unsafe impl<T: 'static> AbiMember for *mut T {}
 
 macro_rules! abi_member_fns {
     ($(($($arg:ident),*)),*) => {$(
-        // SAFETY: `Option<fn>` has the size of a pointer (null niche); all-zero is `None` and any
-        // other bit pattern is a non-null function pointer value, which is valid to hold (calling
-        // it is the caller's `unsafe` business).
+        // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit
+        // pattern valid and safe. `Option<unsafe extern "C" fn>` has the size and alignment of a
+        // function pointer, and all-zero is `None` (see
+        // <https://doc.rust-lang.org/core/option/index.html#representation>). Any other bit
+        // pattern is `Some` of a non-null function pointer, which is a valid value (non-null is
+        // a fn pointer's only validity requirement:
+        // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.fn-pointer>),
+        // and calling an `unsafe fn` pointer is an `unsafe` act whose caller vouches for it.
         unsafe impl<R: 'static, $($arg: 'static),*> AbiMember for Option<unsafe extern "C" fn($($arg),*) -> R> {}
         impl<R: 'static, $($arg: 'static),*> NonZeroMember for Option<unsafe extern "C" fn($($arg),*) -> R> {
             type Out = unsafe extern "C" fn($($arg),*) -> R;
-            fn non_zero(self) -> Option<Self::Out> { self }
-        }
-        // SAFETY: as above, for safe `extern "C"` function pointers.
-        unsafe impl<R: 'static, $($arg: 'static),*> AbiMember for Option<extern "C" fn($($arg),*) -> R> {}
-        impl<R: 'static, $($arg: 'static),*> NonZeroMember for Option<extern "C" fn($($arg),*) -> R> {
-            type Out = extern "C" fn($($arg),*) -> R;
             fn non_zero(self) -> Option<Self::Out> { self }
         }
     )*};
@@ -239,10 +258,8 @@ impl<T, F: AbiMember, K: Kind<F>> Field<T, F, K> {
     /// # Safety
     ///
     /// `T` must have a field of type exactly `F` at byte `offset`, ending at or before
-    /// `T::STRUCT_SIZE`. [`versioned_struct!`](crate::versioned_struct) calls this with
-    /// `core::mem::offset_of!`; nothing else should.
-    #[doc(hidden)]
-    pub const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
+    /// `T::STRUCT_SIZE`: [`View::get`](crate::View::get) reads an `F` there.
+    pub(crate) const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
         Field {
             offset,
             name,

@@ -9,7 +9,8 @@ use core::ptr::NonNull;
 
 use crate::copy::{Tail, copy_raw};
 use crate::error::Error;
-use crate::layout::{MAX_STRUCT_SIZE, ProducerVersion, Versioned};
+use crate::header;
+use crate::layout::{ProducerVersion, Versioned};
 use crate::member::{AbiMember, Field, Kind};
 
 /// A read-only view of a `T` as its producer wrote it: a base pointer and the producer's
@@ -41,14 +42,10 @@ impl<'a, T: Versioned> View<'a, T> {
     /// A view of a Rust-owned value (one built with `T::new()` or a versioned copy).
     #[inline(always)]
     pub fn of(value: &'a T) -> View<'a, T> {
-        let base = NonNull::from(value).cast::<u8>();
-        // SAFETY: `Versioned` puts `struct_size: usize` at offset 0 of `T`, and `value` is a live,
-        // aligned `T`.
-        let claimed = unsafe { base.cast::<usize>().read() };
         View {
-            base,
+            base: NonNull::from(value).cast::<u8>(),
             // Never more than the memory behind `value`, whatever the field says.
-            struct_size: claimed.min(T::STRUCT_SIZE),
+            struct_size: header::of_owned(value),
             _borrow: PhantomData,
         }
     }
@@ -56,35 +53,22 @@ impl<'a, T: Versioned> View<'a, T> {
     /// A view of a struct a foreign producer handed over.
     ///
     /// The producer's `struct_size` is validated first: 0 gives TensorFlow's "Expected initialized
-    /// ..." error, and a size below version 1's, above [`MAX_STRUCT_SIZE`] or ending inside a
-    /// member this build knows is refused with a typed [`Error`].
+    /// ..." error, and a size below version 1's, above [`MAX_STRUCT_SIZE`](crate::MAX_STRUCT_SIZE)
+    /// or ending inside a member this build knows is refused with a typed [`Error`].
     ///
     /// # Safety
     ///
-    /// `ptr` must be null (refused) or point to memory that stays readable and unmodified for
-    /// `'a`: at least the `struct_size` field, and then as many bytes as that field says. The
-    /// memory need not be aligned nor as long as `T`.
+    /// `ptr` must be null (refused), or valid for reads for `'a` of the `struct_size` field (the
+    /// `usize` at offset 0) and then of as many bytes as that field says, and nothing may write
+    /// those bytes during `'a`. Those bytes must be initialized, except padding between the
+    /// members of `T`: a C producer that zero-fills its struct, as TensorFlow's
+    /// `SE_Device device{SE_DEVICE_STRUCT_SIZE}` does, meets this. (A newer producer's bytes past
+    /// this build's size are read, as bytes, by [`View::versioned_copy`] with
+    /// [`Tail::MustBeZero`].) The memory need not be aligned nor as long as `T`.
     pub unsafe fn from_ptr(ptr: *const T) -> Result<View<'a, T>, Error> {
-        let Some(base) = NonNull::new(ptr.cast_mut().cast::<u8>()) else {
-            return Err(Error::NullStruct { name: T::NAME });
-        };
-        // SAFETY: the caller guarantees the `struct_size` field (a `usize` at offset 0) is
-        // readable; `read_unaligned` needs no alignment.
-        let struct_size = unsafe { base.cast::<usize>().read_unaligned() };
-        // SAFETY: forwarded from the caller: `struct_size` bytes are readable for `'a`.
-        unsafe { View::from_raw_parts(base, struct_size) }
-    }
-
-    /// A view of `struct_size` bytes at `base`, after validating the size.
-    ///
-    /// # Safety
-    ///
-    /// `base` must be readable for `struct_size` bytes for `'a` (only once the size is valid).
-    pub(crate) unsafe fn from_raw_parts(
-        base: NonNull<u8>,
-        struct_size: usize,
-    ) -> Result<View<'a, T>, Error> {
-        check_struct_size::<T>(struct_size)?;
+        // SAFETY: `read_foreign` needs `ptr` null or valid for reads of an initialized
+        // `struct_size` field: part of this function's contract.
+        let (base, struct_size) = unsafe { header::read_foreign(ptr) }?;
         Ok(View {
             base,
             struct_size,
@@ -115,11 +99,15 @@ impl<'a, T: Versioned> View<'a, T> {
     pub fn get<F: AbiMember, K: Kind<F>>(&self, field: Field<T, F, K>) -> Option<K::Out> {
         if self.struct_size > field.offset() {
             let at = self.base.as_ptr().wrapping_add(field.offset()).cast::<F>();
-            // SAFETY: `field` is a member of `T` at that offset with type `F` (only
-            // `versioned_struct!` makes `Field`s). The producer's struct reaches it, and since
-            // the size was validated not to end inside any member of `T` (or is clamped to the
-            // owned value), the whole member lies within the readable bytes. `F` is an
-            // `AbiMember`, valid for any bit pattern; `read_unaligned` needs no alignment.
+            // SAFETY: `ptr::read_unaligned` requires `src` valid for reads of an `F` and pointing
+            // to an initialized, valid `F`, with no alignment requirement (see
+            // <https://doc.rust-lang.org/core/ptr/fn.read_unaligned.html#safety>). `field` names
+            // a member of `T` of type `F` at that offset (only `versioned_struct!` makes
+            // `Field`s, from `offset_of!`). The producer's struct reaches it, and its
+            // `struct_size` cuts no member of `T` (validated by `from_ptr`, or clamped to the
+            // owned value by `of`), so the whole member lies within the bytes the view may read,
+            // where members are initialized (`from_ptr`'s contract; a live `T` for `of`). `F` is
+            // an `AbiMember`: every initialized bit pattern is a valid `F`.
             let value = unsafe { at.read_unaligned() };
             K::accept(value)
         } else {
@@ -142,49 +130,10 @@ impl<'a, T: Versioned> View<'a, T> {
     /// A versioned copy of the viewed struct into an owned `T` of this build (see
     /// [`copy_from_ptr`](crate::copy_from_ptr)).
     pub fn versioned_copy(&self, tail: Tail) -> Result<T, Error> {
-        // SAFETY: the view's invariant: `struct_size` bytes at `base` are readable for `'a`.
+        // SAFETY: `copy_raw` needs `struct_size` bytes at `base`, readable, unchanged during the
+        // call, initialized for every member and, with `Tail::MustBeZero`, past `T::STRUCT_SIZE`,
+        // and a validated size: the view's invariant, which `from_ptr`'s contract (or, for `of`,
+        // the borrow of a live `T`, whose size is clamped to `T::STRUCT_SIZE`) upholds for `'a`.
         unsafe { copy_raw::<T>(self.base, self.struct_size, tail) }
     }
-}
-
-/// Validates a producer's `struct_size` for `T` before anything past it is read.
-pub(crate) fn check_struct_size<T: Versioned>(struct_size: usize) -> Result<(), Error> {
-    if struct_size == 0 {
-        return Err(Error::Uninitialized {
-            name: T::NAME,
-            size_name: T::SIZE_NAME,
-        });
-    }
-    if struct_size > MAX_STRUCT_SIZE {
-        return Err(Error::Oversized {
-            name: T::NAME,
-            found: struct_size,
-            limit: MAX_STRUCT_SIZE,
-        });
-    }
-    let minimum = T::SIZES.first().copied().unwrap_or(T::STRUCT_SIZE);
-    if struct_size < minimum {
-        return Err(Error::TooSmall {
-            name: T::NAME,
-            found: struct_size,
-            minimum,
-        });
-    }
-    // A version's own size, or a size past every member of this build, cuts no member.
-    if struct_size > T::STRUCT_SIZE || T::SIZES.contains(&struct_size) {
-        return Ok(());
-    }
-    if let Some(member) = T::MEMBERS
-        .iter()
-        .find(|member| member.offset < struct_size && struct_size < member.end())
-    {
-        return Err(Error::Torn {
-            name: T::NAME,
-            found: struct_size,
-            member: member.name,
-            offset: member.offset,
-            end: member.end(),
-        });
-    }
-    Ok(())
 }

@@ -102,7 +102,10 @@ proptest! {
     fn view_over_exact_bytes_agrees_with_copy((bytes, _) in input()) {
         if let Ok(claim) = model(&bytes, Tail::Ignore) {
             let exact: Box<[u8]> = bytes[..claim].into();
-            // SAFETY: `exact` holds `claim` readable bytes, the struct's own size.
+            // SAFETY: `View::from_ptr` (see its `# Safety`) requires the pointer to be valid for
+            // reads of the `struct_size` bytes it claims, initialized, and unchanged while the view
+            // lives. `exact` is a heap block of exactly `claim` initialized bytes, the claimed
+            // size, and outlives `view` unchanged; alignment does not matter.
             let view = unsafe { View::<D>::from_ptr(exact.as_ptr().cast()) }.unwrap();
             let copy = view.versioned_copy(Tail::Ignore).unwrap();
             prop_assert_eq!(view.struct_size(), claim);
@@ -122,7 +125,9 @@ proptest! {
             .set(D::device_handle, std::ptr::without_provenance_mut(handle))
             .set(D::data2, std::ptr::without_provenance_mut(data2));
         let mut out = vec![0xAAu8; 56];
-        // SAFETY: `out` has the 56 writable bytes of `device`'s struct_size; no overlap.
+        // SAFETY: `se_abi::write_to` (see its `# Safety`) requires `dst` valid for writes of
+        // `value`'s `struct_size` bytes and disjoint from it: `out` is a separate heap block of
+        // 56 bytes, `device`'s `struct_size`.
         unsafe { se_abi::write_to(&device, std::ptr::NonNull::new(out.as_mut_ptr()).unwrap()) };
         let back: D = copy_from_bytes(&out, Tail::MustBeZero).unwrap();
         prop_assert_eq!(back.get(D::name_len), Some(len));
@@ -161,7 +166,9 @@ fn deprecated_member_is_zeroed_in_a_copy() {
     let bytes = device_bytes(48, &[(40, 0x77)]);
     let v5_copy: D = copy_from_bytes(&bytes, Tail::MustBeZero).unwrap();
     let mut out = vec![0xFFu8; 48];
-    // SAFETY: 48 writable bytes for a copy whose struct_size is 48.
+    // SAFETY: `se_abi::write_to` (see its `# Safety`) requires `dst` valid for writes of
+    // `value`'s `struct_size` bytes and disjoint from it: `out` is a separate heap block of 48
+    // bytes, the copy's `struct_size`.
     unsafe { se_abi::write_to(&v5_copy, std::ptr::NonNull::new(out.as_mut_ptr()).unwrap()) };
     assert_eq!(word(&out, 40), 0);
     // A v3 build still reads it.
@@ -235,7 +242,8 @@ fn every_error_says_what_is_wrong() {
         let err = copy_from_bytes::<D>(&bytes, Tail::Ignore).unwrap_err();
         assert_eq!(err.to_string(), message);
     }
-    // SAFETY: a null pointer is refused before anything is read.
+    // SAFETY: `View::from_ptr` (see its `# Safety`) accepts a null pointer, which it refuses
+    // before reading anything.
     let err = unsafe { View::<D>::from_ptr(std::ptr::null()) }.unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -278,4 +286,19 @@ fn torn_sizes_with_mixed_member_sizes() {
         }
     }
     assert_eq!(Mixed::SIZES, &[17, 24, 32]);
+}
+
+/// An all-zero value, valid for every `Versioned` type, carries `struct_size` 0: written out, it
+/// is zero bytes long and touches nothing, not even the first 8 bytes of a larger buffer.
+#[test]
+fn all_zero_value_writes_nothing() {
+    // SAFETY: `mem::zeroed` needs the all-zero bit pattern to be a valid `D` (see
+    // <https://doc.rust-lang.org/core/mem/fn.zeroed.html>): `Versioned` promises it.
+    let zeroed: D = unsafe { std::mem::zeroed() };
+    assert_eq!(zeroed.struct_size(), 0);
+    assert_eq!(zeroed.get(D::name_len), None);
+    let mut buffer = [0xAAu8; 16];
+    assert_eq!(se_abi::write_to_bytes(&zeroed, &mut buffer), Ok(0));
+    assert_eq!(buffer, [0xAA; 16]);
+    assert_eq!(se_abi::write_to_bytes(&zeroed, &mut []), Ok(0));
 }

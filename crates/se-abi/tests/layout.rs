@@ -28,7 +28,7 @@ fn size_at_every_earlier_version() {
         let version = v(u16::try_from(i + 1).unwrap());
         assert_eq!(v5::SE_Device::struct_size_at(version), Some(*size));
         assert_eq!(
-            se_abi::struct_size_at(v5::SE_Device::MEMBERS, version.get()),
+            se_abi::struct_size_at(v5::SE_Device::MEMBERS, version),
             *size
         );
     }

@@ -151,8 +151,11 @@ fn c_libraries() -> &'static CLibraries {
 }
 
 fn symbol<T: Copy>(library: &'static Library, name: &[u8]) -> T {
-    // SAFETY: each name below is looked up with the signature `tests/c/*.c` defines for it; the
-    // library stays loaded for the whole process (a static `OnceLock`).
+    // SAFETY: `Library::get` requires `T` to be the symbol's true type (see
+    // <https://docs.rs/libloading/0.9/libloading/struct.Library.html#method.get>).
+    // Each name below is looked up with the signature `tests/c/*.c` (or the `rust_plugin`
+    // example) defines for it. The function pointer copied out of the `Symbol` must not be used
+    // once the library is unloaded: a static `OnceLock` keeps it loaded for the whole process.
     let symbol = unsafe { library.get::<T>(name) };
     *symbol.unwrap_or_else(|e| panic!("dlsym {}: {e}", String::from_utf8_lossy(name)))
 }
@@ -164,7 +167,9 @@ fn plugins() -> Vec<Plugin> {
         let library = &libs.plugins[version as usize - 1];
         let header_version: unsafe extern "C" fn() -> u32 =
             symbol(library, b"se_plugin_header_version\0");
-        // SAFETY: a C function without arguments returning `unsigned`.
+        // SAFETY: calling a function through a pointer of the wrong ABI or signature is UB (see
+        // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
+        // `se_plugin_header_version` is `unsigned se_plugin_header_version(void)` in plugin.c.
         assert_eq!(unsafe { header_version() }, version);
         all.push(Plugin {
             lang: Lang::C,
@@ -216,8 +221,11 @@ fn open_view<'a, T: Versioned>(
     device: *const c_void,
     out: &mut Observation,
 ) -> Option<View<'a, T>> {
-    // SAFETY: every plugin of the matrix hands over a live struct of exactly its `struct_size`
-    // bytes, which stays alive until the matrix destroys it after the host returns.
+    // SAFETY: `View::from_ptr` (see its `# Safety`) requires the pointer to be valid for reads of
+    // the `struct_size` bytes it claims, initialized but for padding, and unchanged while the
+    // view lives. Every plugin of the matrix hands over a zero-filled, then set, allocation of
+    // exactly its `struct_size` bytes, which nothing writes and which the matrix destroys only
+    // after the host, and its view, are done.
     match unsafe { View::<T>::from_ptr(device.cast()) } {
         Ok(view) => {
             out.struct_size = view.struct_size() as u64;
@@ -347,8 +355,11 @@ fn consume(host: Host, device: *const c_void) -> Observation {
     match host.consume {
         HostImpl::C(consume) => {
             let mut out = Observation::empty(0);
-            // SAFETY: `se_host_consume(const SE_Device*, SE_Observation*)` with a live struct and
-            // a writable observation.
+            // SAFETY: calling a function of the wrong ABI or signature is UB (see
+            // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
+            // `consume` is host.c's `int se_host_consume(const SE_Device*, SE_Observation*)`,
+            // called with a live plugin struct and a writable `Observation`, whose `#[repr(C)]`
+            // layout is `SE_Observation`'s.
             let rc = unsafe { consume(device, &mut out) };
             assert_eq!(rc != 0, out.status != STATUS_OK, "C host return code");
             out
@@ -402,7 +413,9 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
     let mut hazards = 0;
     for &host in &hosts {
         for &plugin in &plugins {
-            // SAFETY: a plugin create function without arguments.
+            // SAFETY: calling a function of the wrong ABI or signature is UB (see
+            // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
+            // every plugin's create function is `void* create(void)`, C or Rust.
             let device = unsafe { (plugin.create)() };
             assert!(
                 !device.is_null(),
@@ -411,7 +424,9 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
                 plugin.version
             );
             let mut seen = consume(host, device);
-            // SAFETY: `device` came from this plugin's create function and is released once.
+            // SAFETY: a plugin's destroy function is `void destroy(void*)` and takes what its
+            // create function returned, once: `device` came from this plugin's create function and
+            // is not used again.
             unsafe { (plugin.destroy)(device) };
 
             let cell = format!("{host} x {:?} plugin v{}", plugin.lang, plugin.version);
@@ -421,8 +436,11 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
             if seen.name.is_null() {
                 failures.push(format!("{cell}: name not read"));
             } else {
-                // SAFETY: the plugin's name is a NUL-terminated static of the still-loaded
-                // plugin library (C) or of this binary (Rust).
+                // SAFETY: `CStr::from_ptr` requires a pointer to a NUL-terminated string that
+                // is valid for reads and unchanged while the `CStr` lives (see
+                // <https://doc.rust-lang.org/std/ffi/struct.CStr.html#method.from_ptr>): the
+                // plugin's name is a NUL-terminated static string of the plugin library, which
+                // stays loaded for the whole process.
                 let name = unsafe { CStr::from_ptr(seen.name) };
                 if name.to_bytes() != want_name.as_bytes() {
                     failures.push(format!("{cell}: name {name:?}, want {want_name:?}"));
@@ -459,7 +477,9 @@ fn uninitialized_struct_is_refused_by_every_host() {
         assert_eq!(seen.status, STATUS_UNINITIALIZED, "{host}");
         assert_eq!(seen.seen, 0, "{host}");
     }
-    // SAFETY: `zeros` is 56 readable bytes.
+    // SAFETY: `View::from_ptr` (see its `# Safety`) requires at least the `struct_size` field
+    // to be readable and initialized: `zeros` is 56 initialized bytes, and the claimed size, 0,
+    // is refused before anything past it is read.
     let err = unsafe { View::<seed::v5::SE_Device>::from_ptr(device.cast()) }.unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -479,9 +499,11 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
     ) -> Result<(), String> {
         let h_size = T::STRUCT_SIZE;
         let p_size = SIZES[plugin.version as usize - 1] as usize;
-        // SAFETY: the plugin's live struct of `p_size` bytes.
+        // SAFETY: `copy_from_ptr` has `View::from_ptr`'s contract (see its `# Safety`): the
+        // plugin's live, zero-filled-then-set allocation of exactly its `p_size`-byte struct,
+        // which nothing writes during the call.
         let strict = unsafe { se_abi::copy_from_ptr::<T>(device.cast(), Tail::MustBeZero) };
-        // SAFETY: as above.
+        // SAFETY: as above, for the same struct.
         let lenient = unsafe { se_abi::copy_from_ptr::<T>(device.cast(), Tail::Ignore) };
         // The first non-zero byte past the host's size: a member the plugin set (pointers are
         // little-endian with a non-zero low byte).
@@ -520,7 +542,9 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
     let mut failures = Vec::new();
     for plugin in plugins() {
         for host_version in 1..=5 {
-            // SAFETY: a plugin create function without arguments.
+            // SAFETY: calling a function of the wrong ABI or signature is UB (see
+            // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
+            // every plugin's create function is `void* create(void)`, C or Rust.
             let device = unsafe { (plugin.create)() };
             let result = match host_version {
                 1 => check::<seed::v1::SE_Device>(plugin, device),
@@ -529,7 +553,9 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
                 4 => check::<seed::v4::SE_Device>(plugin, device),
                 _ => check::<seed::v5::SE_Device>(plugin, device),
             };
-            // SAFETY: made by this plugin's create function, released once.
+            // SAFETY: a plugin's destroy function is `void destroy(void*)` and takes what its
+            // create function returned, once: `device` came from this plugin's create function and
+            // is not used again.
             unsafe { (plugin.destroy)(device) };
             if let Err(e) = result {
                 failures.push(format!(
@@ -553,7 +579,10 @@ fn canary_c_host_over_read() {
         "host_v5_over_read",
         &["-DSE_DEVICE_VERSION=5", "-DSE_HOST_OVER_READ"],
     );
-    // SAFETY: `se_host_consume` as declared in host.c; the library outlives the call.
+    // SAFETY: `Library::get` requires `T` to be the symbol's true type (see
+    // <https://docs.rs/libloading/0.9/libloading/struct.Library.html#method.get>):
+    // `ConsumeFn` is `se_host_consume`'s signature in host.c; `host` stays loaded until the end of
+    // this function, after the last call.
     let consume = unsafe { host.get::<ConsumeFn>(b"se_host_consume\0") }.expect("dlsym");
     // A 32-byte v1 struct from the C plugin and one from the Rust plugin.
     let libs = c_libraries();
@@ -573,11 +602,16 @@ fn canary_c_host_over_read() {
         let create: CreateFn = symbol(library, create);
         let destroy: DestroyFn = symbol(library, destroy);
         let mut out = Observation::empty(0);
-        // SAFETY: the functions as declared; the over-read inside is the point of this test.
+        // SAFETY: calling a function of the wrong ABI or signature is UB (see
+        // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
+        // `create` is the plugin's `void* create(void)`.
         let device = unsafe { create() };
-        // SAFETY: as above.
+        // SAFETY: as above, `consume` is host.c's `se_host_consume`, given a live plugin struct
+        // and a writable `Observation`. Its deliberate over-read of the C heap block is the point
+        // of this test, run only under valgrind, which reports it.
         unsafe { consume(device, &mut out) };
-        // SAFETY: released once.
+        // SAFETY: `destroy` is the plugin's `void destroy(void*)`, given what `create` returned,
+        // once.
         unsafe { destroy(device) };
         assert_eq!(out.seen & SEEN_DATA2, SEEN_DATA2);
     }

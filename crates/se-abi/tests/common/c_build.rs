@@ -47,7 +47,10 @@ pub fn build_and_load(source: &str, name: &str, defines: &[&str]) -> Library {
         "compiling {source} {defines:?} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    // SAFETY: the library is our own test C code; its initializers do nothing.
+    // SAFETY: `Library::new` runs the library's initialization routines, and unloading runs its
+    // termination routines, either of which may impose arbitrary requirements (see
+    // <https://docs.rs/libloading/0.9/libloading/struct.Library.html#method.new>).
+    // The library is this test's own C code, built just above, with no such routines.
     unsafe { Library::new(&out) }.unwrap_or_else(|e| panic!("dlopen {}: {e}", out.display()))
 }
 
@@ -72,7 +75,10 @@ pub fn build_and_load_rust_plugin() -> Library {
         .join("debug")
         .join("examples")
         .join("librust_plugin.so");
-    // SAFETY: the library is this crate's own example; it has no initializers.
+    // SAFETY: `Library::new` runs the library's initialization routines, and unloading runs its
+    // termination routines, either of which may impose arbitrary requirements (see
+    // <https://docs.rs/libloading/0.9/libloading/struct.Library.html#method.new>).
+    // The library is this crate's own `rust_plugin` example, which has no such routines.
     unsafe { Library::new(&library) }
         .unwrap_or_else(|e| panic!("dlopen {}: {e}", library.display()))
 }

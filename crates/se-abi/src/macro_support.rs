@@ -1,0 +1,180 @@
+//! What the expansions of [`versioned_struct!`](crate::versioned_struct) and
+//! [`offset_of_end!`](crate::offset_of_end) call, in the user's crate. Public only because macro
+//! expansions must reach it (as `se_abi::__private`); hidden from the docs and outside the semver
+//! promise. Nothing here is a second path to a public item.
+//!
+//! The layout lock's compile-time checks are `const fn`s here, so that the macro stays a list of
+//! assertions, each with its own message.
+
+use crate::layout::{Versioned, struct_size_at};
+use crate::member::{AbiMember, Field, Kind, Member};
+use crate::version::Version;
+
+/// Size of the field a projection closure points at (for `offset_of_end!`).
+pub const fn field_size<T, F>(_project: fn(&T) -> &F) -> usize {
+    size_of::<F>()
+}
+
+/// A bound check: fails to compile unless `F` is an [`AbiMember`].
+pub const fn assert_member<F: AbiMember>() {}
+
+/// The all-zero value of a versioned struct: `new()` starts from it.
+pub const fn zeroed<T: Versioned>() -> T {
+    // SAFETY: `mem::zeroed` is sound only for a type whose all-zero bit pattern is a valid value
+    // (see <https://doc.rust-lang.org/core/mem/fn.zeroed.html>); `Versioned` promises exactly that
+    // for `T`: every field is an `AbiMember`, valid when all-zero.
+    unsafe { core::mem::zeroed() }
+}
+
+/// The handle on the member `name` of type `F` at `offset` in `T`.
+///
+/// # Safety
+///
+/// `T` must have a field of type exactly `F` at byte `offset`, ending at or before
+/// `T::STRUCT_SIZE`. `versioned_struct!` calls this with `core::mem::offset_of!` on the field it
+/// declared with that type; nothing else should.
+pub const unsafe fn field<T, F: AbiMember, K: Kind<F>>(
+    offset: usize,
+    name: &'static str,
+) -> Field<T, F, K> {
+    // SAFETY: `Field::new_unchecked` has the same contract, forwarded from the caller.
+    unsafe { Field::new_unchecked(offset, name) }
+}
+
+/// Writes `value` into `field`'s place in `target`, extending `target`'s `struct_size` to cover it
+/// (the generated `set`).
+pub fn set<T: Versioned, F: AbiMember, K: Kind<F>>(
+    target: &mut T,
+    field: Field<T, F, K>,
+    value: F,
+) {
+    let base = core::ptr::from_mut(target).cast::<u8>();
+    let end = field.offset() + size_of::<F>();
+    // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of an `F`, with no alignment
+    // requirement (see <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>).
+    // `field` names a member of `T` of type `F` at that offset (only `versioned_struct!` makes
+    // `Field`s, from `offset_of!`), and `target` is a live `T`, exclusively borrowed, so the
+    // member's bytes are writable through `base`. An `F` written over an `F` keeps `T` valid.
+    unsafe {
+        base.wrapping_add(field.offset())
+            .cast::<F>()
+            .write_unaligned(value)
+    };
+    let size_at = base.cast::<usize>();
+    // SAFETY: `ptr::read` requires `src` valid for reads, aligned, and pointing to an initialized
+    // `usize` (see <https://doc.rust-lang.org/core/ptr/fn.read.html#safety>). `Versioned` puts
+    // `struct_size: usize` at offset 0 of the `#[repr(C)]` `T`, so it is aligned as `T` is (see
+    // <https://doc.rust-lang.org/reference/type-layout.html#reprc-structs>), inside the live,
+    // exclusively borrowed `target`.
+    let current = unsafe { size_at.read() };
+    if current < end {
+        // SAFETY: `ptr::write` requires `dst` valid for writes and aligned (see
+        // <https://doc.rust-lang.org/core/ptr/fn.write.html#safety>): the same field as above.
+        unsafe { size_at.write(end) };
+    }
+}
+
+/// Whether every member placed before `offset` was added no later than `since`.
+pub const fn appended_in_order(members: &[Member], offset: usize, since: u16) -> bool {
+    let mut i = 0;
+    while i < members.len() {
+        if members[i].offset < offset && members[i].since.get() > since {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether the sizes computed from the members equal the locked sizes, version by version.
+pub const fn sizes_match(members: &[Member], locked: &[usize]) -> bool {
+    let mut v = 0;
+    while v < locked.len() {
+        if struct_size_at(members, build_version(v + 1)) != locked[v] {
+            return false;
+        }
+        v += 1;
+    }
+    true
+}
+
+/// The version a literal number names; fails the build for 0 or a number past `u16::MAX`.
+pub const fn version(n: u64) -> Version {
+    if n > u16::MAX as u64 {
+        panic!("se-abi: a version number must fit in u16");
+    }
+    match Version::new(n as u16) {
+        Some(v) => v,
+        None => panic!("se-abi: versions start at 1"),
+    }
+}
+
+/// The version of a build with `count` locked sizes.
+pub const fn build_version(count: usize) -> Version {
+    version(count as u64)
+}
+
+/// The parts of [`versioned_struct!`](crate::versioned_struct)'s expansion that depend on a
+/// member's optional parts (its kind, its deprecation), one rule per part.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __versioned_struct_support {
+    // The `Kind` type of a member kind keyword.
+    (@kind value) => {
+        $crate::Value
+    };
+    (@kind nonzero) => {
+        $crate::NonZero
+    };
+    (@kind $other:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "se-abi: unknown member kind `",
+            ::core::stringify!($other),
+            "`: use `value` or `nonzero`"
+        ))
+    };
+
+    // The member table's `deprecated` entry.
+    (@deprecated) => {
+        ::core::option::Option::None
+    };
+    (@deprecated $dep:literal) => {
+        ::core::option::Option::Some($crate::__private::version($dep))
+    };
+
+    // The lock's check of a deprecation's version.
+    (@check_deprecation $name:ident, $field:ident, $since:literal) => {};
+    (@check_deprecation $name:ident, $field:ident, $since:literal, $dep:literal) => {
+        ::core::assert!(
+            $dep > $since && $dep as usize <= <$name as $crate::Versioned>::SIZES.len(),
+            ::core::concat!(
+                "se-abi layout lock: member `",
+                ::core::stringify!($field),
+                "` of `",
+                ::core::stringify!($name),
+                "` must be deprecated after the version that added it and no later than this build"
+            )
+        );
+    };
+
+    // A live member's handle: an associated constant named like the member.
+    (@field $name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*]) => {
+        $(#[doc = $fdoc])*
+        #[doc = ""]
+        #[doc = ::core::concat!("Handle on member `", ::core::stringify!($field), "` (`", ::core::stringify!($kind), "`).")]
+        pub const $field: $crate::Field<$name, $fty, $crate::__versioned_struct_support!(@kind $kind)> =
+            // SAFETY: `__private::field` requires a field of type exactly `$fty` at that offset,
+            // ending within the struct's size: `offset_of!` gives the offset of the field
+            // `$field`, which this expansion declared with type `$fty` (see
+            // <https://doc.rust-lang.org/core/mem/macro.offset_of.html>), and the size constant is
+            // the end of the last member, so no member ends past it.
+            unsafe {
+                $crate::__private::field(
+                    ::core::mem::offset_of!($name, $field),
+                    ::core::stringify!($field),
+                )
+            };
+    };
+    // A deprecated member keeps its place but gets no handle: it is no longer read or written.
+    (@field $name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*], $dep:literal) => {};
+}
