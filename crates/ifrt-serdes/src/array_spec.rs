@@ -8,15 +8,15 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
+    encode_message,
+};
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::generated::xla::ifrt::ArraySpecProto;
-use crate::registry::{
-    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, Sharding, decode_message,
-    encode_message,
-};
+use crate::registry::Registry;
 use crate::shape::Shape;
-use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
 use crate::spare::{Slot, with_spare};
 use crate::version::SerDesVersionNumber;
 
@@ -93,14 +93,4 @@ impl Codec for ArraySpec {
             sharding,
         })
     }
-}
-
-/// Registers every type of this crate.
-pub(crate) fn register_builtin_types(registry: &mut Registry) -> Result<(), Error> {
-    registry.register::<DType>()?;
-    registry.register::<Shape>()?;
-    registry.register_sharding::<SingleDeviceSharding>()?;
-    registry.register_sharding::<ShardingParamSharding>()?;
-    registry.register::<ArraySpec>()?;
-    Ok(())
 }

@@ -1,10 +1,11 @@
 //! Element types. One format in every version so far: `{ version_number, kind }`.
 
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
+};
 use crate::error::Error;
 use crate::generated::xla::ifrt::DTypeProto;
-use crate::registry::{
-    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, encode_message,
-};
+use crate::registry::Registry;
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
 /// The element type of an array (IFRT's `DType::Kind`).
@@ -156,7 +157,7 @@ impl Codec for DType {
         options: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
-        let proto = crate::registry::decode_message::<DTypeProto>(data, options, "DTypeProto")?;
+        let proto = decode_message::<DTypeProto>(data, options, "DTypeProto")?;
         DType::from_proto(&proto, registry)
     }
 }

@@ -80,6 +80,7 @@
 
 mod array_spec;
 mod clock;
+mod codec;
 mod date;
 mod dtype;
 mod envelope;
@@ -100,11 +101,12 @@ pub mod proto {
 
 pub use array_spec::ArraySpec;
 pub use clock::{Clock, FixedClock, SystemClock};
+pub use codec::{Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding};
 pub use date::{CivilDate, DateError};
 pub use dtype::{DTYPE_KINDS, DType};
 pub use error::Error;
 pub use negotiation::{VersionRange, negotiate};
-pub use registry::{Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, Sharding};
+pub use registry::Registry;
 pub use shape::Shape;
 pub use sharding::{
     MEMORY_KIND_ID_SINCE, MemoryKind, ShardingParam, ShardingParamSharding, SingleDeviceSharding,

@@ -2,11 +2,12 @@
 
 use std::cell::Cell;
 
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
+};
 use crate::error::Error;
 use crate::generated::xla::ifrt::ShapeProto;
-use crate::registry::{
-    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, encode_message,
-};
+use crate::registry::Registry;
 use crate::spare::{Slot, refill, with_spare};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
@@ -80,7 +81,7 @@ impl Codec for Shape {
         options: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
-        let proto = crate::registry::decode_message::<ShapeProto>(data, options, "ShapeProto")?;
+        let proto = decode_message::<ShapeProto>(data, options, "ShapeProto")?;
         Shape::from_proto(proto, registry)
     }
 }

@@ -11,14 +11,15 @@
 use std::any::Any;
 use std::cell::Cell;
 
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
+    encode_message,
+};
 use crate::error::Error;
 use crate::generated::xla::ifrt::{
     MemoryKindId, ShardingParamProto, ShardingParamShardingProto, SingleDeviceShardingProto,
 };
-use crate::registry::{
-    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, Sharding, decode_message,
-    encode_message,
-};
+use crate::registry::Registry;
 use crate::spare::{Slot, refill, with_spare};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
