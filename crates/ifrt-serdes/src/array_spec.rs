@@ -5,7 +5,6 @@
 //! default), inside a `Serialized` envelope, so the reader picks the sharding kind by name. On
 //! the way back each inner value is read by the version recorded in its own bytes.
 
-use std::cell::Cell;
 use std::sync::Arc;
 
 use crate::codec::{
@@ -17,7 +16,7 @@ use crate::error::Error;
 use crate::generated::xla::ifrt::ArraySpecProto;
 use crate::registry::Registry;
 use crate::shape::Shape;
-use crate::spare::{Slot, with_spare};
+use crate::spare::Spare;
 use crate::version::SerDesVersionNumber;
 
 /// Element type, shape and sharding of an array (IFRT's `ArraySpec`,
@@ -51,11 +50,8 @@ impl Codec for ArraySpec {
         registry: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        thread_local! {
-            static SPARE: Slot<ArraySpecProto> = const { Cell::new(None) };
-        }
         let version = options.version();
-        with_spare(&SPARE, |proto| {
+        ArraySpecProto::with_spare(|proto| {
             proto.version_number = version.number().value();
             proto.dtype = Some(self.dtype.to_proto(version));
             self.shape

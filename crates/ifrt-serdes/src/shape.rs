@@ -1,14 +1,12 @@
 //! Static shapes. One format in every version so far: `{ version_number, dims }`.
 
-use std::cell::Cell;
-
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
 };
 use crate::error::Error;
 use crate::generated::xla::ifrt::ShapeProto;
 use crate::registry::Registry;
-use crate::spare::{Slot, refill, with_spare};
+use crate::spare::{Spare, refill};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
 /// A static shape: every dimension size is at least 0 (xla/python/ifrt/shape.proto).
@@ -66,10 +64,7 @@ impl Codec for Shape {
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        thread_local! {
-            static SPARE: Slot<ShapeProto> = const { Cell::new(None) };
-        }
-        with_spare(&SPARE, |proto| {
+        ShapeProto::with_spare(|proto| {
             self.fill_proto(options.version(), proto);
             encode_message(proto, out);
         });

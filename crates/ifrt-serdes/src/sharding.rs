@@ -8,9 +8,6 @@
 //!   unreduced axes cannot be written in version 0.
 //! - version 2: a well-known memory kind is written as `memory_kind_id` instead of its name.
 
-use std::any::Any;
-use std::cell::Cell;
-
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
     encode_message,
@@ -20,8 +17,9 @@ use crate::generated::xla::ifrt::{
     MemoryKindId, ShardingParamProto, ShardingParamShardingProto, SingleDeviceShardingProto,
 };
 use crate::registry::Registry;
-use crate::spare::{Slot, refill, with_spare};
+use crate::spare::{Spare, refill};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
+use std::any::Any;
 
 /// The first version that writes `ShardingParamProto.unreduced_axes`.
 pub const UNREDUCED_AXES_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(1);
@@ -474,12 +472,9 @@ impl Codec for ShardingParamSharding {
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        thread_local! {
-            static SPARE: Slot<ShardingParamShardingProto> = const { Cell::new(None) };
-        }
         let version = options.version();
         let number = version.number();
-        with_spare(&SPARE, |proto| {
+        ShardingParamShardingProto::with_spare(|proto| {
             proto.version_number = number.value();
             // Nested values are written in the requested version.
             self.param
