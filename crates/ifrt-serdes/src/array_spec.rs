@@ -12,7 +12,7 @@ use crate::codec::{
     encode_message,
 };
 use crate::dtype::DType;
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::generated::xla::ifrt::ArraySpecProto;
 use crate::registry::Registry;
 use crate::shape::Shape;
@@ -75,7 +75,7 @@ impl Codec for ArraySpec {
         const WHAT: &str = "ArraySpec";
         let proto: ArraySpecProto = decode_message(data, options, "ArraySpecProto")?;
         registry.check_readable(SerDesVersionNumber::new(proto.version_number), WHAT)?;
-        let missing = |field| Error::MissingField { what: WHAT, field };
+        let missing = |field| DecodeError::MissingField { what: WHAT, field };
         let dtype = DType::from_proto(&proto.dtype.ok_or_else(|| missing("dtype"))?, registry)?;
         let shape = Shape::from_proto(proto.shape.ok_or_else(|| missing("shape"))?, registry)?;
         let sharding = proto

@@ -12,7 +12,7 @@ use std::fmt::Debug;
 
 use prost::Message;
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::registry::Registry;
 use crate::version::{DefaultVersionAccessor, SerDesVersion};
 
@@ -110,19 +110,17 @@ pub(crate) fn decode_message<M: Message + Default>(
     what: &'static str,
 ) -> Result<M, Error> {
     check_size(bytes, options)?;
-    M::decode(bytes).map_err(|e| Error::Malformed {
-        what,
-        reason: e.to_string(),
-    })
+    M::decode(bytes).map_err(|source| DecodeError::Malformed { what, source }.into())
 }
 
 /// Refuses inputs over the caller's limit, before anything is parsed.
 pub(crate) fn check_size(bytes: &[u8], options: &DeserializeOptions) -> Result<(), Error> {
     if bytes.len() > options.max_bytes {
-        return Err(Error::TooLarge {
+        return Err(DecodeError::TooLarge {
             len: bytes.len(),
             limit: options.max_bytes,
-        });
+        }
+        .into());
     }
     Ok(())
 }

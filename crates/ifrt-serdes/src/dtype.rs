@@ -3,7 +3,7 @@
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
 };
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::generated::xla::ifrt::DTypeProto;
 use crate::registry::Registry;
 use crate::version::{SerDesVersion, SerDesVersionNumber};
@@ -130,10 +130,8 @@ impl DType {
     /// Reads a message of any version `registry` supports.
     pub fn from_proto(proto: &DTypeProto, registry: &Registry) -> Result<Self, Error> {
         registry.check_readable(SerDesVersionNumber::new(proto.version_number), "DType")?;
-        DType::from_kind_number(proto.kind).ok_or_else(|| Error::Invalid {
-            what: "DType",
-            reason: format!("unknown kind {}", proto.kind),
-        })
+        DType::from_kind_number(proto.kind)
+            .ok_or_else(|| DecodeError::UnknownDType { kind: proto.kind }.into())
     }
 }
 

@@ -9,11 +9,13 @@
 //! below hold them to it), but borrow the payload when reading and encode it in place when
 //! writing.
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::wire::{
     WireType, put_key, put_varint, put_varint_at, read_key, read_varint, skip_field, varint_len,
 };
 
+/// The message, as errors name it.
+const WHAT: &str = "Serialized";
 const TYPE_NAME: u32 = 1;
 const DATA: u32 = 2;
 
@@ -99,34 +101,40 @@ pub(crate) fn read_raw(bytes: &[u8]) -> Result<(&[u8], &[u8]), Error> {
 
 /// The type name as text, or the error `Serialized::decode` gives for it.
 pub(crate) fn type_name_str(type_name: &[u8]) -> Result<&str, Error> {
-    std::str::from_utf8(type_name).map_err(|_| Error::Malformed {
-        what: "Serialized",
-        reason: "the type name is not UTF-8".to_string(),
+    std::str::from_utf8(type_name).map_err(|_| {
+        DecodeError::NotUtf8 {
+            what: WHAT,
+            field: "type_name",
+        }
+        .into()
     })
 }
 
 /// Bytes that are not protobuf at all.
 fn malformed(source: prost::DecodeError) -> Error {
-    Error::Malformed {
-        what: "Serialized",
-        reason: source.to_string(),
-    }
+    DecodeError::Malformed { what: WHAT, source }.into()
 }
 
 /// A known field framed as something else than bytes.
 fn wrong_wire_type(field: u32, found: WireType) -> Error {
-    Error::Malformed {
-        what: "Serialized",
-        reason: format!("field {field} has wire type {found} instead of LengthDelimited"),
+    DecodeError::WrongWireType {
+        what: WHAT,
+        field,
+        found,
+        wanted: WireType::LengthDelimited,
     }
+    .into()
 }
 
 /// A length that runs past the end of the input.
 fn past_the_end(field: u32, len: u64, available: usize) -> Error {
-    Error::Malformed {
-        what: "Serialized",
-        reason: format!("field {field} claims {len} bytes but only {available} remain"),
+    DecodeError::Truncated {
+        what: WHAT,
+        field,
+        len,
+        available,
     }
+    .into()
 }
 
 #[cfg(test)]
@@ -166,8 +174,17 @@ mod tests {
         // `type_name = "\x80"`, then `type_name = ""`: prost refuses the first occurrence.
         let bytes = [10, 1, 128, 10, 0];
         assert!(Serialized::decode(bytes.as_slice()).is_err());
-        assert!(matches!(read(&bytes), Err(Error::Malformed { .. })));
-        assert!(matches!(read_raw(&bytes), Err(Error::Malformed { .. })));
+        assert!(matches!(
+            read(&bytes),
+            Err(Error::Decode(DecodeError::NotUtf8 {
+                field: "type_name",
+                ..
+            }))
+        ));
+        assert!(matches!(
+            read_raw(&bytes),
+            Err(Error::Decode(DecodeError::NotUtf8 { .. }))
+        ));
     }
 
     proptest! {

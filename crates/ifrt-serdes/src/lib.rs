@@ -105,7 +105,7 @@ pub use clock::{Clock, FixedClock, SystemClock};
 pub use codec::{Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding};
 pub use date::{CivilDate, DateError};
 pub use dtype::{DTYPE_KINDS, DType};
-pub use error::Error;
+pub use error::{DecodeError, Error, Incompatible, InvalidValue, RegistryError};
 pub use negotiation::{VersionRange, negotiate};
 pub use registry::Registry;
 pub use shape::Shape;

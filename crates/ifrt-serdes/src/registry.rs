@@ -19,7 +19,7 @@ use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, check_size, decode_message,
 };
 use crate::dtype::DType;
-use crate::error::Error;
+use crate::error::{Error, Incompatible, RegistryError};
 use crate::generated::xla::ifrt::Serialized;
 use crate::shape::Shape;
 use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
@@ -166,7 +166,8 @@ impl Registry {
         self.supported
     }
 
-    /// Registers `T`. Registering a type, or a type name, twice is [`Error::AlreadyRegistered`].
+    /// Registers `T`. Registering a type, or a type name, twice is
+    /// [`RegistryError::AlreadyRegistered`].
     pub fn register<T: Codec>(&mut self) -> Result<(), Error> {
         self.insert(Codecs::of::<T>())
     }
@@ -181,9 +182,10 @@ impl Registry {
         let taken =
             |t: &Registered| t.type_id == new.type_id || t.codecs.type_name == new.codecs.type_name;
         if self.types.iter().any(taken) {
-            return Err(Error::AlreadyRegistered {
+            return Err(RegistryError::AlreadyRegistered {
                 type_name: codecs.type_name,
-            });
+            }
+            .into());
         }
         self.types.push(new);
         Ok(())
@@ -241,7 +243,7 @@ impl Registry {
             .iter()
             .find(|t| t.type_id == type_id)
             .map(|t| t.codecs)
-            .ok_or(Error::NoSerDesForValue)
+            .ok_or(RegistryError::NoSerDesForValue.into())
     }
 
     /// Whether the Rust type `T` is registered.
@@ -262,10 +264,11 @@ impl Registry {
             // Errors name the type as IFRT does: without its namespace (`DType`).
             let type_name = codecs.type_name;
             let what = type_name.rsplit("::").next().unwrap_or(type_name);
-            return Err(Error::UnsupportedSerializationVersion {
+            return Err(Incompatible::UnsupportedSerializationVersion {
                 version: options.version().number(),
                 what,
-            });
+            }
+            .into());
         }
         (codecs.serialize)(value, options, self, out)
     }
@@ -320,10 +323,11 @@ impl Registry {
         if type_name != T::TYPE_NAME || !self.has_type::<T>() {
             // Say why: the reader lacks the named type, or the data holds another type.
             self.codecs_named(type_name)?;
-            return Err(Error::WrongType {
+            return Err(RegistryError::WrongType {
                 expected: T::TYPE_NAME,
                 found: type_name.to_string(),
-            });
+            }
+            .into());
         }
         T::deserialize(data, options, self)
     }
@@ -337,7 +341,7 @@ impl Registry {
         let codecs = self.codecs_named(&serialized.type_name)?;
         let read = codecs
             .deserialize_sharding
-            .ok_or_else(|| Error::NotASharding {
+            .ok_or_else(|| RegistryError::NotASharding {
                 type_name: serialized.type_name.clone(),
             })?;
         read(&serialized.data, options, self)
@@ -388,7 +392,7 @@ impl Registry {
         if self.supported.contains(version) {
             Ok(())
         } else {
-            Err(Error::UnsupportedSerializationVersion { version, what })
+            Err(Incompatible::UnsupportedSerializationVersion { version, what }.into())
         }
     }
 
@@ -401,16 +405,18 @@ impl Registry {
         if self.supported.contains(version) {
             Ok(())
         } else {
-            Err(Error::UnsupportedDeserializationVersion { version, what })
+            Err(Incompatible::UnsupportedDeserializationVersion { version, what }.into())
         }
     }
 
     /// The codecs registered under `type_name`.
     fn codecs_named(&self, type_name: &str) -> Result<Codecs, Error> {
-        self.by_name(type_name)
-            .ok_or_else(|| Error::NoSerDesForTypeName {
+        self.by_name(type_name).ok_or_else(|| {
+            RegistryError::NoSerDesForTypeName {
                 type_name: type_name.to_string(),
-            })
+            }
+            .into()
+        })
     }
 
     fn by_name(&self, type_name: &str) -> Option<Codecs> {
@@ -438,7 +444,7 @@ fn serialize_as<T: Codec>(
 ) -> Result<(), Error> {
     let value = (value as &dyn Any)
         .downcast_ref::<T>()
-        .ok_or(Error::NoSerDesForValue)?;
+        .ok_or(RegistryError::NoSerDesForValue)?;
     value.serialize_into(options, registry, out)
 }
 

@@ -3,7 +3,7 @@
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
 };
-use crate::error::Error;
+use crate::error::{Error, InvalidValue};
 use crate::generated::xla::ifrt::ShapeProto;
 use crate::registry::Registry;
 use crate::spare::{Spare, refill};
@@ -16,13 +16,10 @@ pub struct Shape {
 }
 
 impl Shape {
-    /// The shape with `dims`, or [`Error::Invalid`] if a size is negative.
+    /// The shape with `dims`, or [`InvalidValue::NegativeDimension`] if a size is negative.
     pub fn new(dims: Vec<i64>) -> Result<Self, Error> {
-        if let Some(bad) = dims.iter().find(|d| **d < 0) {
-            return Err(Error::Invalid {
-                what: "Shape",
-                reason: format!("dimension size {bad} is negative; sizes must be >= 0"),
-            });
+        if let Some(&dim) = dims.iter().find(|d| **d < 0) {
+            return Err(InvalidValue::NegativeDimension { dim }.into());
         }
         Ok(Shape { dims })
     }

@@ -44,7 +44,7 @@ use std::fmt;
 
 use crate::clock::Clock;
 use crate::date::CivilDate;
-use crate::error::Error;
+use crate::error::{Error, Incompatible};
 
 /// A bare version number, as recorded in serialized data. It can come from anywhere (including
 /// hostile bytes); turning it into a [`SerDesVersion`] goes through a range check.
@@ -185,18 +185,20 @@ impl SupportedVersions {
         self.minimum <= number && number <= self.current
     }
 
-    /// The version `number`, if this build supports it; [`Error::VersionOutOfRange`] otherwise.
+    /// The version `number`, if this build supports it; [`Incompatible::VersionOutOfRange`]
+    /// otherwise.
     /// This is IFRT's `SerDesAnyVersionAccessor::Get`, with the range check IFRT leaves to the
     /// caller.
     pub fn version(&self, number: SerDesVersionNumber) -> Result<SerDesVersion, Error> {
         if self.contains(number) {
             Ok(SerDesVersion(number))
         } else {
-            Err(Error::VersionOutOfRange {
+            Err(Incompatible::VersionOutOfRange {
                 number,
                 minimum: self.minimum,
                 current: self.current,
-            })
+            }
+            .into())
         }
     }
 
@@ -334,11 +336,11 @@ mod tests {
         let too_new = SerDesVersionNumber(CURRENT.value() + 1);
         assert_eq!(
             AnyVersionAccessor::get(too_new),
-            Err(Error::VersionOutOfRange {
+            Err(Error::Incompatible(Incompatible::VersionOutOfRange {
                 number: too_new,
                 minimum: MINIMUM,
                 current: CURRENT
-            })
+            }))
         );
         assert!(AnyVersionAccessor::get(SerDesVersionNumber(-1)).is_err());
         assert_eq!(AnyVersionAccessor::get_minimum().number(), MINIMUM);

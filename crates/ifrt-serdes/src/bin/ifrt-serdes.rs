@@ -14,8 +14,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use ifrt_serdes::{
-    CivilDate, Clock, DeserializeOptions, Error, HISTORY, Registry, SerDesVersionNumber,
-    SupportedVersions, SystemClock, VersionRange, negotiate,
+    CivilDate, Clock, DeserializeOptions, Error, HISTORY, Incompatible, Registry,
+    SerDesVersionNumber, SupportedVersions, SystemClock, VersionRange, negotiate,
 };
 use serde_json::json;
 
@@ -154,7 +154,7 @@ fn inspect(file: &PathBuf, minimum: Option<i32>, current: Option<i32>, json: boo
     let result = registry.deserialize_dyn_from_bytes(&bytes, &options);
     let code = match &result {
         Ok(_) => 0,
-        Err(Error::UnsupportedDeserializationVersion { .. }) => 1,
+        Err(Error::Incompatible(Incompatible::UnsupportedDeserializationVersion { .. })) => 1,
         Err(_) => 2,
     };
     if json {
