@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use common::{GOLDEN_DIR, GOLDEN_TYPES, built_in, golden_name, versions};
-use ifrt_serdes::proto::{ArraySpecProto, DTypeProto, Serialized, ShardingProto};
+use ifrt_serdes::schema::{ArraySpecProto, DTypeProto, Serialized, ShardingProto};
 use ifrt_serdes::{
     ArraySpec, DType, DecodeError, DeserializeOptions, Error, RegistryError, SingleDeviceSharding,
 };
@@ -200,7 +200,7 @@ fn structurally_wrong_messages_are_refused() {
             },
         ),
     ] {
-        let proto = ifrt_serdes::proto::SingleDeviceShardingProto {
+        let proto = ifrt_serdes::schema::SingleDeviceShardingProto {
             version_number: 2,
             device_id: 0,
             memory_kind: name,
@@ -244,7 +244,7 @@ proptest! {
     fn flipped_bytes_in_goldens_never_panic(pick in 0usize..15, at in any::<usize>(), to in any::<u8>()) {
         let registry = built_in();
         let (short, _) = GOLDEN_TYPES[pick / 3];
-        let name = golden_name(short, ifrt_serdes::SerDesVersionNumber::new((pick % 3) as i32));
+        let name = golden_name(short, ifrt_serdes::version::SerDesVersionNumber::new((pick % 3) as i32));
         let mut bytes = fs::read(Path::new(GOLDEN_DIR).join(name)).unwrap();
         let at = at % bytes.len();
         bytes[at] = to;

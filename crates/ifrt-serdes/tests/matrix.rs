@@ -5,7 +5,8 @@
 mod common;
 
 use common::{GOLDEN_TYPES, build, serialize_sample, versions};
-use ifrt_serdes::{Error, HISTORY, Incompatible, SerDesVersionNumber, SupportedVersions};
+use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
+use ifrt_serdes::{Error, Incompatible};
 
 /// Every valid `[minimum, current]` range of the history: builds past, present and future.
 fn all_builds() -> Vec<(i32, i32)> {

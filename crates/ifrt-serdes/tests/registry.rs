@@ -6,11 +6,12 @@ mod common;
 use std::sync::Arc;
 
 use common::{build, built_in, options, sample_param_sharding, versions};
-use ifrt_serdes::proto::{ArraySpecProto, Serialized, ShardingProto, SingleDeviceShardingProto};
+use ifrt_serdes::schema::{ArraySpecProto, Serialized, ShardingProto, SingleDeviceShardingProto};
+use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
     ArraySpec, Codec, DType, DecodeError, DeserializeOptions, Error, InvalidValue, MemoryKind,
-    Registry, RegistryError, SerDesVersionNumber, Serializable, SerializeOptions, Shape,
-    ShardingParamSharding, SingleDeviceSharding, SupportedVersions,
+    Registry, RegistryError, Serializable, SerializeOptions, Shape, ShardingParamSharding,
+    SingleDeviceSharding,
 };
 use prost::Message;
 
@@ -123,7 +124,7 @@ fn nested_sharding_is_written_in_the_requested_version() {
         let inner = proto.sharding.unwrap().serialized_sharding.unwrap();
         assert_eq!(inner.type_name, ShardingParamSharding::TYPE_NAME);
         let inner =
-            ifrt_serdes::proto::ShardingParamShardingProto::decode(inner.data.as_slice()).unwrap();
+            ifrt_serdes::schema::ShardingParamShardingProto::decode(inner.data.as_slice()).unwrap();
         assert_eq!(inner.version_number, want);
         assert_eq!(inner.sharding_param.unwrap().version_number, want);
         assert_eq!(inner.devices.unwrap().version_number, want);
@@ -364,7 +365,7 @@ impl Codec for ReplicatedSharding {
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let proto = ifrt_serdes::proto::DeviceListProto {
+        let proto = ifrt_serdes::schema::DeviceListProto {
             version_number: options.version().number().value(),
             device_ids: self.devices.clone(),
         };
@@ -377,7 +378,7 @@ impl Codec for ReplicatedSharding {
         _: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
-        let proto = ifrt_serdes::proto::DeviceListProto::decode(data).map_err(|source| {
+        let proto = ifrt_serdes::schema::DeviceListProto::decode(data).map_err(|source| {
             DecodeError::Malformed {
                 what: "DeviceListProto",
                 source,

@@ -7,9 +7,9 @@ use std::fs;
 use std::path::Path;
 
 use common::{GOLDEN_DIR, GOLDEN_TYPES, build, golden_name};
-use ifrt_serdes::{
-    CivilDate, Error, Incompatible, SerDesVersionNumber, SupportedVersions, proto::Serialized,
-};
+use ifrt_serdes::schema::Serialized;
+use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
+use ifrt_serdes::{CivilDate, Error, Incompatible};
 use prost::Message;
 
 #[test]

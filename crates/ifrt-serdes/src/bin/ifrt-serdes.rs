@@ -13,9 +13,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    CivilDate, Clock, DeserializeOptions, Error, HISTORY, Incompatible, Registry,
-    SerDesVersionNumber, SupportedVersions, SystemClock, VersionRange, negotiate,
+    CivilDate, Clock, DeserializeOptions, Error, Incompatible, Registry, SystemClock, VersionRange,
+    negotiate,
 };
 use serde_json::json;
 
