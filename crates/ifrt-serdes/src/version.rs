@@ -41,6 +41,7 @@
 //!    test that the bytes are now rejected (see `tests/removal.rs`).
 
 use std::fmt;
+use std::str::FromStr;
 
 use crate::clock::Clock;
 use crate::date::CivilDate;
@@ -67,6 +68,23 @@ impl SerDesVersionNumber {
 impl fmt::Display for SerDesVersionNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "IFRT SerDes version {}", self.0)
+    }
+}
+
+/// Reads a whole number (`2`, `-1`), or the number as it displays (`IFRT SerDes version 2`),
+/// so that printing and parsing round-trip. Whether the build supports it is checked later, by
+/// [`SupportedVersions::version`].
+impl FromStr for SerDesVersionNumber {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let number = text.strip_prefix("IFRT SerDes version ").unwrap_or(text);
+        number
+            .parse()
+            .map(SerDesVersionNumber)
+            .map_err(|_| Error::InvalidVersionNumber {
+                input: text.chars().take(32).collect(),
+            })
     }
 }
 
@@ -374,5 +392,37 @@ mod tests {
     #[test]
     fn numbers_print_as_ifrt_does() {
         assert_eq!(SerDesVersionNumber(1).to_string(), "IFRT SerDes version 1");
+    }
+
+    #[test]
+    fn numbers_parse_bare_or_as_they_print() {
+        for n in [0, 2, -1, i32::MAX, i32::MIN] {
+            let number = SerDesVersionNumber(n);
+            assert_eq!(number.to_string().parse(), Ok(number));
+            assert_eq!(n.to_string().parse(), Ok(number));
+        }
+        for bad in [
+            "",
+            "two",
+            "1.5",
+            "IFRT SerDes version ",
+            "version 2",
+            "4294967296",
+        ] {
+            assert_eq!(
+                bad.parse::<SerDesVersionNumber>(),
+                Err(Error::InvalidVersionNumber {
+                    input: bad.to_string()
+                }),
+                "{bad:?}"
+            );
+        }
+        let long = "9".repeat(40);
+        assert_eq!(
+            long.parse::<SerDesVersionNumber>(),
+            Err(Error::InvalidVersionNumber {
+                input: "9".repeat(32)
+            })
+        );
     }
 }
