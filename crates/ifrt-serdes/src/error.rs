@@ -207,7 +207,7 @@ pub enum RegistryError {
 pub enum DecodeError {
     /// The bytes are not a valid protobuf message of the expected kind (truncated, corrupt, a
     /// length running past the end...).
-    #[error("cannot parse {what}: the bytes are damaged, cut short, or not a serialized {what}")]
+    #[error("cannot parse {what}: the bytes are damaged, cut short, or not a {what} message")]
     Malformed {
         /// The message being parsed.
         what: &'static str,
@@ -231,7 +231,7 @@ pub enum DecodeError {
     /// A known field arrived with the wrong wire type.
     #[error(
         "field {field} of {what} has wire type {found} but must be {wanted}; the bytes are \
-         damaged or not a serialized {what}"
+         damaged or not a {what} message"
     )]
     WrongWireType {
         /// The message being read.
