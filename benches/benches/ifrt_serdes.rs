@@ -21,12 +21,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ifrt_serdes::proto::{
+use ifrt_serdes::schema::{
     ArraySpecProto, DTypeProto, Serialized, ShapeProto, ShardingParamShardingProto, ShardingProto,
 };
+use ifrt_serdes::version::SupportedVersions;
 use ifrt_serdes::{
     ArraySpec, Codec, DType, DeserializeOptions, MemoryKind, Registry, SerializeOptions, Shape,
-    ShardingParam, ShardingParamSharding, SupportedVersions,
+    ShardingParam, ShardingParamSharding,
 };
 use prost::Message;
 

@@ -3,7 +3,8 @@
 //! written again in every version the build supports, and written-then-read must be stable.
 #![no_main]
 
-use ifrt_serdes::{DeserializeOptions, Registry, SerializeOptions, SupportedVersions};
+use ifrt_serdes::version::SupportedVersions;
+use ifrt_serdes::{DeserializeOptions, Registry, SerializeOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

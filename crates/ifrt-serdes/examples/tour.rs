@@ -4,11 +4,14 @@
 
 use std::sync::Arc;
 
-use ifrt_serdes::proto::{ArraySpecProto, Serialized};
+use ifrt_serdes::schema::{ArraySpecProto, Serialized};
+use ifrt_serdes::version::{
+    DefaultVersionAccessor, HISTORY, SerDesVersionNumber, SupportedVersions,
+    Week4OldVersionAccessor,
+};
 use ifrt_serdes::{
-    ArraySpec, CivilDate, DType, DefaultVersionAccessor, DeserializeOptions, FixedClock, HISTORY,
-    MemoryKind, Registry, SerDesVersionNumber, SerializeOptions, Shape, ShardingParam,
-    ShardingParamSharding, SupportedVersions, SystemClock, VersionRange, Week4OldVersionAccessor,
+    ArraySpec, CivilDate, DType, DeserializeOptions, FixedClock, MemoryKind, Registry,
+    SerializeOptions, Shape, ShardingParam, ShardingParamSharding, SystemClock, VersionRange,
     negotiate,
 };
 use prost::Message;

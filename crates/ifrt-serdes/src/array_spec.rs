@@ -5,19 +5,18 @@
 //! default), inside a `Serialized` envelope, so the reader picks the sharding kind by name. On
 //! the way back each inner value is read by the version recorded in its own bytes.
 
-use std::cell::Cell;
 use std::sync::Arc;
 
-use crate::dtype::DType;
-use crate::error::Error;
-use crate::generated::xla::ifrt::ArraySpecProto;
-use crate::registry::{
-    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, Sharding, decode_message,
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
     encode_message,
 };
+use crate::dtype::DType;
+use crate::error::{DecodeError, Error};
+use crate::generated::xla::ifrt::ArraySpecProto;
+use crate::registry::Registry;
 use crate::shape::Shape;
-use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
-use crate::spare::{Slot, with_spare};
+use crate::spare::Spare;
 use crate::version::SerDesVersionNumber;
 
 /// Element type, shape and sharding of an array (IFRT's `ArraySpec`,
@@ -51,11 +50,8 @@ impl Codec for ArraySpec {
         registry: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        thread_local! {
-            static SPARE: Slot<ArraySpecProto> = const { Cell::new(None) };
-        }
         let version = options.version();
-        with_spare(&SPARE, |proto| {
+        ArraySpecProto::with_spare(|proto| {
             proto.version_number = version.number().value();
             proto.dtype = Some(self.dtype.to_proto(version));
             self.shape
@@ -79,7 +75,7 @@ impl Codec for ArraySpec {
         const WHAT: &str = "ArraySpec";
         let proto: ArraySpecProto = decode_message(data, options, "ArraySpecProto")?;
         registry.check_readable(SerDesVersionNumber::new(proto.version_number), WHAT)?;
-        let missing = |field| Error::MissingField { what: WHAT, field };
+        let missing = |field| DecodeError::MissingField { what: WHAT, field };
         let dtype = DType::from_proto(&proto.dtype.ok_or_else(|| missing("dtype"))?, registry)?;
         let shape = Shape::from_proto(proto.shape.ok_or_else(|| missing("shape"))?, registry)?;
         let sharding = proto
@@ -93,14 +89,4 @@ impl Codec for ArraySpec {
             sharding,
         })
     }
-}
-
-/// Registers every type of this crate.
-pub(crate) fn register_builtin_types(registry: &mut Registry) -> Result<(), Error> {
-    registry.register::<DType>()?;
-    registry.register::<Shape>()?;
-    registry.register_sharding::<SingleDeviceSharding>()?;
-    registry.register_sharding::<ShardingParamSharding>()?;
-    registry.register::<ArraySpec>()?;
-    Ok(())
 }

@@ -1,10 +1,11 @@
 //! Element types. One format in every version so far: `{ version_number, kind }`.
 
-use crate::error::Error;
-use crate::generated::xla::ifrt::DTypeProto;
-use crate::registry::{
-    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, encode_message,
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
 };
+use crate::error::{DecodeError, Error};
+use crate::generated::xla::ifrt::DTypeProto;
+use crate::registry::Registry;
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
 /// The element type of an array (IFRT's `DType::Kind`).
@@ -129,10 +130,8 @@ impl DType {
     /// Reads a message of any version `registry` supports.
     pub fn from_proto(proto: &DTypeProto, registry: &Registry) -> Result<Self, Error> {
         registry.check_readable(SerDesVersionNumber::new(proto.version_number), "DType")?;
-        DType::from_kind_number(proto.kind).ok_or_else(|| Error::Invalid {
-            what: "DType",
-            reason: format!("unknown kind {}", proto.kind),
-        })
+        DType::from_kind_number(proto.kind)
+            .ok_or_else(|| DecodeError::UnknownDType { kind: proto.kind }.into())
     }
 }
 
@@ -156,7 +155,7 @@ impl Codec for DType {
         options: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
-        let proto = crate::registry::decode_message::<DTypeProto>(data, options, "DTypeProto")?;
+        let proto = decode_message::<DTypeProto>(data, options, "DTypeProto")?;
         DType::from_proto(&proto, registry)
     }
 }

@@ -4,18 +4,18 @@
 //! prost's generated `Serialized` owns a `String` and a `Vec<u8>`, so decoding it copies the
 //! whole payload once more before the payload is itself decoded, and encoding it needs the
 //! payload in a buffer of its own first. The registry's byte-level entry points use these
-//! functions instead: built from prost's own wire primitives, they accept and produce exactly
-//! what `Serialized::decode` and `Serialized::encode_to_vec` do (property tests below hold them
-//! to it), but borrow the payload when reading and encode it in place when writing.
+//! functions instead: built from prost's own wire primitives (through `wire`), they accept and
+//! produce exactly what `Serialized::decode` and `Serialized::encode_to_vec` do (property tests
+//! below hold them to it), but borrow the payload when reading and encode it in place when
+//! writing.
 
-use prost::bytes::BufMut;
-use prost::encoding::{
-    DecodeContext, WireType, check_wire_type, decode_key, decode_varint, encode_key, encode_varint,
-    encoded_len_varint, skip_field,
+use crate::error::{DecodeError, Error};
+use crate::wire::{
+    WireType, put_key, put_varint, put_varint_at, read_key, read_varint, skip_field, varint_len,
 };
 
-use crate::error::Error;
-
+/// The message, as errors name it.
+const WHAT: &str = "Serialized";
 const TYPE_NAME: u32 = 1;
 const DATA: u32 = 2;
 
@@ -30,12 +30,12 @@ pub(crate) fn write_with(
     // Room for the header and a typical payload; larger ones grow the buffer as they go.
     let mut out = Vec::with_capacity(type_name.len() + 128);
     if !type_name.is_empty() {
-        encode_key(TYPE_NAME, WireType::LengthDelimited, &mut out);
-        encode_varint(type_name.len() as u64, &mut out);
-        out.put_slice(type_name.as_bytes());
+        put_key(TYPE_NAME, WireType::LengthDelimited, &mut out);
+        put_varint(type_name.len() as u64, &mut out);
+        out.extend_from_slice(type_name.as_bytes());
     }
     let key_at = out.len();
-    encode_key(DATA, WireType::LengthDelimited, &mut out);
+    put_key(DATA, WireType::LengthDelimited, &mut out);
     let len_at = out.len();
     out.push(0);
     let start = out.len();
@@ -46,13 +46,13 @@ pub(crate) fn write_with(
         out.truncate(key_at);
         return Ok(out);
     }
-    let len_bytes = encoded_len_varint(len as u64);
+    let len_bytes = varint_len(len as u64);
     if len_bytes > 1 {
         let extra = len_bytes - 1;
         out.resize(out.len() + extra, 0);
         out.copy_within(start..start + len, start + extra);
     }
-    encode_varint(len as u64, &mut &mut out[len_at..len_at + len_bytes]);
+    put_varint_at(len as u64, &mut out[len_at..len_at + len_bytes]);
     Ok(out)
 }
 
@@ -71,18 +71,19 @@ pub(crate) fn read_raw(bytes: &[u8]) -> Result<(&[u8], &[u8]), Error> {
     let mut type_name: Option<&[u8]> = None;
     let mut data: &[u8] = &[];
     while !buf.is_empty() {
-        let (tag, wire_type) = decode_key(&mut buf).map_err(|e| malformed(e.to_string()))?;
-        if tag == TYPE_NAME || tag == DATA {
-            check_wire_type(WireType::LengthDelimited, wire_type)
-                .map_err(|e| malformed(e.to_string()))?;
-            let len = decode_varint(&mut buf).map_err(|e| malformed(e.to_string()))?;
+        let (field, wire_type) = read_key(&mut buf).map_err(malformed)?;
+        if field == TYPE_NAME || field == DATA {
+            if wire_type != WireType::LengthDelimited {
+                return Err(wrong_wire_type(field, wire_type));
+            }
+            let len = read_varint(&mut buf).map_err(malformed)?;
             let len = usize::try_from(len)
                 .ok()
                 .filter(|len| *len <= buf.len())
-                .ok_or_else(|| malformed(format!("field {tag} runs past the end of the input")))?;
+                .ok_or_else(|| past_the_end(field, len, buf.len()))?;
             let (value, rest) = buf.split_at(len);
             buf = rest;
-            if tag == TYPE_NAME {
+            if field == TYPE_NAME {
                 // prost checks every occurrence of a string field, even one a later occurrence
                 // replaces, so a replaced name must be UTF-8 too.
                 if let Some(replaced) = type_name.replace(value) {
@@ -92,8 +93,7 @@ pub(crate) fn read_raw(bytes: &[u8]) -> Result<(&[u8], &[u8]), Error> {
                 data = value;
             }
         } else {
-            skip_field(wire_type, tag, &mut buf, DecodeContext::default())
-                .map_err(|e| malformed(e.to_string()))?;
+            skip_field(wire_type, field, &mut buf).map_err(malformed)?;
         }
     }
     Ok((type_name.unwrap_or_default(), data))
@@ -101,14 +101,40 @@ pub(crate) fn read_raw(bytes: &[u8]) -> Result<(&[u8], &[u8]), Error> {
 
 /// The type name as text, or the error `Serialized::decode` gives for it.
 pub(crate) fn type_name_str(type_name: &[u8]) -> Result<&str, Error> {
-    std::str::from_utf8(type_name).map_err(|_| malformed("the type name is not UTF-8".to_string()))
+    std::str::from_utf8(type_name).map_err(|_| {
+        DecodeError::NotUtf8 {
+            what: WHAT,
+            field: "type_name",
+        }
+        .into()
+    })
 }
 
-fn malformed(reason: String) -> Error {
-    Error::Malformed {
-        what: "Serialized",
-        reason,
+/// Bytes that are not protobuf at all.
+fn malformed(source: prost::DecodeError) -> Error {
+    DecodeError::Malformed { what: WHAT, source }.into()
+}
+
+/// A known field framed as something else than bytes.
+fn wrong_wire_type(field: u32, found: WireType) -> Error {
+    DecodeError::WrongWireType {
+        what: WHAT,
+        field,
+        found,
+        wanted: WireType::LengthDelimited,
     }
+    .into()
+}
+
+/// A length that runs past the end of the input.
+fn past_the_end(field: u32, len: u64, available: usize) -> Error {
+    DecodeError::Truncated {
+        what: WHAT,
+        field,
+        len,
+        available,
+    }
+    .into()
 }
 
 #[cfg(test)]
@@ -128,11 +154,11 @@ mod tests {
         )
             .prop_map(|(tag, wire, payload, well_formed)| {
                 let mut out = Vec::new();
-                encode_varint(u64::from(tag << 3 | u32::from(wire)), &mut out);
+                put_varint(u64::from(tag << 3 | u32::from(wire)), &mut out);
                 match (wire, well_formed) {
-                    (0, true) => encode_varint(payload.len() as u64 * 1000, &mut out),
+                    (0, true) => put_varint(payload.len() as u64 * 1000, &mut out),
                     (2, true) => {
-                        encode_varint(payload.len() as u64, &mut out);
+                        put_varint(payload.len() as u64, &mut out);
                         out.extend(&payload);
                     }
                     (1, true) => out.extend([7; 8]),
@@ -148,8 +174,17 @@ mod tests {
         // `type_name = "\x80"`, then `type_name = ""`: prost refuses the first occurrence.
         let bytes = [10, 1, 128, 10, 0];
         assert!(Serialized::decode(bytes.as_slice()).is_err());
-        assert!(matches!(read(&bytes), Err(Error::Malformed { .. })));
-        assert!(matches!(read_raw(&bytes), Err(Error::Malformed { .. })));
+        assert!(matches!(
+            read(&bytes),
+            Err(Error::Decode(DecodeError::NotUtf8 {
+                field: "type_name",
+                ..
+            }))
+        ));
+        assert!(matches!(
+            read_raw(&bytes),
+            Err(Error::Decode(DecodeError::NotUtf8 { .. }))
+        ));
     }
 
     proptest! {

@@ -1,14 +1,50 @@
-//! The crate's one error type. Messages use IFRT's own words where IFRT has them; each variant
-//! names the IFRT source file its wording comes from.
+//! The crate's one error type, [`Error`], and the families it groups.
+//!
+//! As in rustls, the top-level enum is small and each large group of causes is an enum of its
+//! own that a caller can match on:
+//!
+//! - [`Incompatible`]: the versions do not fit, the answer of the scheme itself (data too old or
+//!   too new for this build, a value the requested version cannot hold, two builds without a
+//!   common version);
+//! - [`RegistryError`]: the registry has no codec for a value or a name, or the data holds
+//!   another type than the one asked for;
+//! - [`DecodeError`]: the bytes are not a readable serialized value;
+//! - [`InvalidValue`]: a value breaks its type's rules, whether it was being built or read.
+//!
+//! Every family displays as itself: the family variants of [`Error`] are transparent, so
+//! `error.to_string()` is the family's message, byte for byte. Messages use IFRT's own words
+//! where IFRT has them; each such variant names the IFRT source file its wording comes from. A
+//! variant that keeps an underlying error as its [`source`](std::error::Error::source) does not
+//! repeat that error's text: print the chain to see both.
+
+use std::fmt::Display;
 
 use crate::date::DateError;
 use crate::negotiation::VersionRange;
 use crate::version::SerDesVersionNumber;
+use crate::wire::WireType;
 
 /// Everything that can go wrong when choosing versions, serializing or deserializing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The versions do not fit: this build cannot read or write the version at hand, or two
+    /// builds share none.
+    #[error(transparent)]
+    Incompatible(#[from] Incompatible),
+
+    /// The registry cannot serve the value or type name.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+
+    /// The bytes are not a readable serialized value.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+
+    /// A value breaks its type's rules.
+    #[error(transparent)]
+    Invalid(#[from] InvalidValue),
+
     /// The default version was asked for while the `testing-bad-default-version` feature is on.
     /// Wording: xla/python/ifrt/serdes_default_version_accessor.h.
     #[error(
@@ -17,20 +53,6 @@ pub enum Error {
          requested version explicitly"
     )]
     DefaultVersionDisallowed,
-
-    /// A version number outside the build's `[minimum, current]` range was asked for.
-    #[error(
-        "{number} is not supported by this build: supported versions are [{minimum}, {current}]; \
-         choose a version inside that range (e.g. by negotiating with the peer)"
-    )]
-    VersionOutOfRange {
-        /// The number asked for.
-        number: SerDesVersionNumber,
-        /// The build's oldest readable version.
-        minimum: SerDesVersionNumber,
-        /// The build's newest version.
-        current: SerDesVersionNumber,
-    },
 
     /// A build's version range is not a valid part of the version history.
     #[error(
@@ -44,31 +66,23 @@ pub enum Error {
         current: SerDesVersionNumber,
     },
 
-    /// The value's type has no serializer in this registry. Wording: xla/python/ifrt/serdes.cc.
-    #[error(
-        "Serialize call failed. Serializable has no associated SerDes implementation \
-         (register the type with `Registry::register` first)"
-    )]
-    NoSerDesForValue,
-
-    /// The data names a type this registry cannot read. Wording: xla/python/ifrt/serdes.cc.
-    #[error(
-        "Deserialize call failed. Serializable has no associated SerDes implementation. \
-         type_name: {type_name}"
-    )]
-    NoSerDesForTypeName {
-        /// The type name found in the data.
-        type_name: String,
+    /// Text that should name a version number does not.
+    #[error("invalid IFRT SerDes version number {input:?}: write it as a whole number, e.g. 2")]
+    InvalidVersionNumber {
+        /// The offending text (at most its first 32 characters).
+        input: String,
     },
 
-    /// A type or type name was registered twice. Wording: xla/python/ifrt/serdes.cc (a CHECK
-    /// there; an error value here).
-    #[error("xla::ifrt::SerDes cannot be registered more than once for the same name: {type_name}")]
-    AlreadyRegistered {
-        /// The type name registered twice.
-        type_name: &'static str,
-    },
+    /// A calendar date does not exist or could not be parsed.
+    #[error(transparent)]
+    Date(#[from] DateError),
+}
 
+/// The versions do not fit. This is the scheme's own verdict, the one a caller most often
+/// branches on: the data is fine, but this build (or its peer) cannot use that version.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Incompatible {
     /// The data was written in a version this build cannot read (too old: its format was
     /// removed; or too new: written by a newer build). Wording: e.g. xla/python/ifrt/dtype.cc,
     /// xla/python/ifrt/ir/sharding_param.cc.
@@ -108,60 +122,18 @@ pub enum Error {
         needed: SerDesVersionNumber,
     },
 
-    /// The bytes are not a valid protobuf message of the expected kind (truncated, corrupt,
-    /// a length running past the end...).
-    #[error("cannot parse {what} from its serialized bytes: {reason}")]
-    Malformed {
-        /// The message being parsed.
-        what: &'static str,
-        /// What prost reported.
-        reason: String,
-    },
-
-    /// The input is larger than the caller's limit; nothing was parsed.
+    /// A version number outside the build's `[minimum, current]` range was asked for.
     #[error(
-        "serialized input of {len} bytes exceeds the limit of {limit} bytes; raise \
-         `DeserializeOptions::max_bytes` if the input is trusted"
+        "{number} is not supported by this build: supported versions are [{minimum}, {current}]; \
+         choose a version inside that range (e.g. by negotiating with the peer)"
     )]
-    TooLarge {
-        /// Input length.
-        len: usize,
-        /// The limit in force.
-        limit: usize,
-    },
-
-    /// A typed deserialize found data of another type.
-    #[error("expected serialized {expected} but the data holds {found}")]
-    WrongType {
-        /// The type asked for.
-        expected: &'static str,
-        /// The type name found in the data.
-        found: String,
-    },
-
-    /// A sharding was expected but the type is registered as something else.
-    #[error("{type_name} is not registered as a sharding; register it with `register_sharding`")]
-    NotASharding {
-        /// The type name found in the data.
-        type_name: String,
-    },
-
-    /// A required field is absent.
-    #[error("{what} is missing its `{field}` field")]
-    MissingField {
-        /// The message.
-        what: &'static str,
-        /// The field.
-        field: &'static str,
-    },
-
-    /// A value breaks its type's rules (on construction or in decoded data).
-    #[error("invalid {what}: {reason}")]
-    Invalid {
-        /// The kind of value.
-        what: &'static str,
-        /// What is wrong.
-        reason: String,
+    VersionOutOfRange {
+        /// The number asked for.
+        number: SerDesVersionNumber,
+        /// The build's oldest readable version.
+        minimum: SerDesVersionNumber,
+        /// The build's newest version.
+        current: SerDesVersionNumber,
     },
 
     /// The two builds' version ranges do not overlap. Wording:
@@ -178,8 +150,378 @@ pub enum Error {
         /// The server's `[min, max]`.
         server: VersionRange,
     },
+}
 
-    /// A calendar date does not exist or could not be parsed.
-    #[error(transparent)]
-    Date(#[from] DateError),
+/// The registry cannot serve a value or a type name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The value's type has no serializer in this registry. Wording: xla/python/ifrt/serdes.cc.
+    #[error(
+        "Serialize call failed. Serializable has no associated SerDes implementation \
+         (register the type with `Registry::register` first)"
+    )]
+    NoSerDesForValue,
+
+    /// The data names a type this registry cannot read. Wording: xla/python/ifrt/serdes.cc.
+    #[error(
+        "Deserialize call failed. Serializable has no associated SerDes implementation. \
+         type_name: {type_name}"
+    )]
+    NoSerDesForTypeName {
+        /// The type name found in the data.
+        type_name: String,
+    },
+
+    /// A type or type name was registered twice. Wording: xla/python/ifrt/serdes.cc (a CHECK
+    /// there; an error value here).
+    #[error("xla::ifrt::SerDes cannot be registered more than once for the same name: {type_name}")]
+    AlreadyRegistered {
+        /// The type name registered twice.
+        type_name: &'static str,
+    },
+
+    /// A typed deserialize found data of another type.
+    #[error(
+        "expected serialized {expected} but the data holds {found}; read it as {found}, or with \
+         `Registry::deserialize_dyn`"
+    )]
+    WrongType {
+        /// The type asked for.
+        expected: &'static str,
+        /// The type name found in the data.
+        found: String,
+    },
+
+    /// A sharding was expected but the type is registered as something else.
+    #[error("{type_name} is not registered as a sharding; register it with `register_sharding`")]
+    NotASharding {
+        /// The type name found in the data.
+        type_name: String,
+    },
+}
+
+/// Why bytes could not be read as the serialized value they should be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The bytes are not a valid protobuf message of the expected kind (truncated, corrupt, a
+    /// length running past the end...).
+    #[error("cannot parse {what}: the bytes are damaged, cut short, or not a {what} message")]
+    Malformed {
+        /// The message being parsed.
+        what: &'static str,
+        /// What prost reported.
+        #[source]
+        source: prost::DecodeError,
+    },
+
+    /// The input is larger than the caller's limit; nothing was parsed.
+    #[error(
+        "serialized input of {len} bytes exceeds the limit of {limit} bytes; raise \
+         `DeserializeOptions::max_bytes` if the input is trusted"
+    )]
+    TooLarge {
+        /// Input length.
+        len: usize,
+        /// The limit in force.
+        limit: usize,
+    },
+
+    /// A known field arrived with the wrong wire type.
+    #[error(
+        "field {field} of {what} has wire type {found} but must be {wanted}; the bytes are \
+         damaged or not a {what} message"
+    )]
+    WrongWireType {
+        /// The message being read.
+        what: &'static str,
+        /// The field number.
+        field: u32,
+        /// The wire type found.
+        found: WireType,
+        /// The wire type the field needs.
+        wanted: WireType,
+    },
+
+    /// A field's length runs past the end of the input.
+    #[error(
+        "field {field} of {what} claims {len} bytes but only {available} remain; the bytes are \
+         cut short or damaged"
+    )]
+    Truncated {
+        /// The message being read.
+        what: &'static str,
+        /// The field number.
+        field: u32,
+        /// The length the field claims.
+        len: u64,
+        /// The bytes left in the input.
+        available: usize,
+    },
+
+    /// A string field does not hold UTF-8.
+    #[error("`{field}` of {what} is not valid UTF-8; protobuf strings must be UTF-8")]
+    NotUtf8 {
+        /// The message being read.
+        what: &'static str,
+        /// The field.
+        field: &'static str,
+    },
+
+    /// A required field is absent.
+    #[error(
+        "{what} is missing its `{field}` field; the data is damaged or was not written by a codec of {what}"
+    )]
+    MissingField {
+        /// The message.
+        what: &'static str,
+        /// The field.
+        field: &'static str,
+    },
+
+    /// The data names an element type this build does not know.
+    #[error(
+        "unknown DType kind {kind}: none of the kinds this build knows (`DTYPE_KINDS`); the \
+         data is damaged or names a kind added after this build"
+    )]
+    UnknownDType {
+        /// The kind number found in the data.
+        kind: i32,
+    },
+
+    /// The data names a well-known memory kind by an id this build does not know.
+    #[error(
+        "unknown memory_kind_id {id} in {what}; the data is damaged or names a memory kind \
+         added after this build"
+    )]
+    UnknownMemoryKindId {
+        /// The message being read.
+        what: &'static str,
+        /// The id found in the data.
+        id: i32,
+    },
+
+    /// The data gives a memory kind both by name and by id.
+    #[error(
+        "{what} sets both `memory_kind` and `memory_kind_id`; a memory kind is written one way \
+         or the other, so the data is damaged"
+    )]
+    ConflictingMemoryKind {
+        /// The message being read.
+        what: &'static str,
+    },
+}
+
+/// A value breaks its type's rules: when it is built, or when it is read from data.
+///
+/// Where IFRT checks the same rule, the message is IFRT's (xla/python/ifrt/shape.cc,
+/// xla/python/ifrt/ir/sharding_param.cc).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvalidValue {
+    /// A shape has a negative dimension size. Wording: xla/python/ifrt/shape.cc.
+    #[error("Shape expects non-negative dimension sizes, but got {dim}")]
+    NegativeDimension {
+        /// The dimension size.
+        dim: i64,
+    },
+
+    /// A sharding names a negative device id.
+    #[error("device id {device_id} is negative; device ids are >= 0")]
+    NegativeDeviceId {
+        /// The device id.
+        device_id: i32,
+    },
+
+    /// A sharding lists a device twice.
+    #[error("device {device_id} is listed more than once; each mesh position needs its own device")]
+    DuplicateDeviceId {
+        /// The device listed twice.
+        device_id: i32,
+    },
+
+    /// A sharding lists as many devices as its mesh has positions. Wording:
+    /// xla/python/ifrt/ir/sharding_param.cc (`ShardingParam::CanApplyTo`).
+    #[error(
+        "Requires the same amount of `devices` and from `sharding`. Actual: {devices} vs {mesh}"
+    )]
+    DeviceCountMismatch {
+        /// How many devices are listed.
+        devices: usize,
+        /// How many positions the mesh has.
+        mesh: i64,
+    },
+
+    /// A param's permutation and axis sizes describe different numbers of mesh axes.
+    #[error(
+        "`permutation` has {permutation} axes but `axis_sizes` has {axis_sizes}; give one \
+         permutation entry per mesh axis"
+    )]
+    AxisCountMismatch {
+        /// Entries in `permutation`.
+        permutation: usize,
+        /// Entries in `axis_sizes`.
+        axis_sizes: usize,
+    },
+
+    /// A param's permutation names an axis twice. Wording:
+    /// xla/python/ifrt/ir/sharding_param.cc (`MinorToMajor::verify`).
+    #[error("`permutation` [{}] has duplicate values", join(permutation, ","))]
+    DuplicatePermutationAxis {
+        /// The permutation.
+        permutation: Vec<i32>,
+    },
+
+    /// A param's permutation names an axis the mesh does not have. Wording:
+    /// xla/python/ifrt/ir/sharding_param.cc (`MinorToMajor::verify`).
+    #[error(
+        "Out of range axis {axis} to the mesh of [{}] on {}",
+        join(permutation, ","),
+        join(axis_sizes, "x")
+    )]
+    PermutationAxisOutOfRange {
+        /// The axis.
+        axis: i32,
+        /// The permutation.
+        permutation: Vec<i32>,
+        /// The mesh's axis sizes.
+        axis_sizes: Vec<i32>,
+    },
+
+    /// A mesh axis has no devices.
+    #[error("mesh axis size {size} is not positive; every axis holds at least one device")]
+    NonPositiveAxisSize {
+        /// The axis size.
+        size: i32,
+    },
+
+    /// A dimension is cut into no shards.
+    #[error("dimension shard count {count} is not positive; an unsharded dimension has 1")]
+    NonPositiveDimShards {
+        /// The shard count.
+        count: i64,
+    },
+
+    /// The mesh's device count does not fit in an `i64`.
+    #[error("the mesh has more devices than fit in an i64")]
+    TooManyDevices,
+
+    /// The total shard count does not fit in an `i64`.
+    #[error("the total shard count does not fit in an i64")]
+    TooManyShards,
+
+    /// The shards cannot be spread evenly over the mesh.
+    #[error(
+        "{shards} shards do not divide a mesh of {devices} devices; choose dimension shard \
+         counts whose product divides the mesh size"
+    )]
+    ShardsDoNotDivideMesh {
+        /// The total shard count.
+        shards: i64,
+        /// The mesh's device count.
+        devices: i64,
+    },
+
+    /// A param lists an unreduced axis twice. Wording: xla/python/ifrt/ir/sharding_param.cc
+    /// (`ShardingParam::verify`).
+    #[error("`unreduced_axes` has duplicate value: {axis}")]
+    DuplicateUnreducedAxis {
+        /// The axis.
+        axis: i32,
+    },
+
+    /// A param lists an unreduced axis the mesh does not have. Wording:
+    /// xla/python/ifrt/ir/sharding_param.cc (`ShardingParam::verify`).
+    #[error(
+        "`unreduced_axes` must contain non-negative values less than the number of mesh \
+         dimensions (={mesh_axes}). Saw: {axis}"
+    )]
+    UnreducedAxisOutOfRange {
+        /// The axis.
+        axis: i32,
+        /// The mesh's number of axes.
+        mesh_axes: usize,
+    },
+
+    /// A param lists its unreduced axes out of order (this crate keeps them sorted, so that
+    /// equal params have equal bytes).
+    #[error("`unreduced_axes` [{}] must be in increasing order", join(axes, ","))]
+    UnreducedAxesNotIncreasing {
+        /// The axes.
+        axes: Vec<i32>,
+    },
+}
+
+/// `items` joined with `separator`, as IFRT's `absl::StrJoin` prints them.
+fn join(items: &[impl Display], separator: &str) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_display_as_themselves() {
+        let family = Incompatible::UnsupportedDeserializationVersion {
+            version: SerDesVersionNumber::new(3),
+            what: "DType",
+        };
+        assert_eq!(Error::from(family.clone()).to_string(), family.to_string());
+        assert_eq!(
+            family.to_string(),
+            "Unsupported IFRT SerDes version 3 for DType deserialization"
+        );
+        // A transparent family is not its own source: the chain does not repeat it.
+        let error = Error::from(family);
+        assert!(std::error::Error::source(&error).is_none());
+    }
+
+    #[test]
+    fn ifrt_wording_of_the_value_rules() {
+        assert_eq!(
+            InvalidValue::PermutationAxisOutOfRange {
+                axis: 2,
+                permutation: vec![2, 0],
+                axis_sizes: vec![2, 3],
+            }
+            .to_string(),
+            "Out of range axis 2 to the mesh of [2,0] on 2x3"
+        );
+        assert_eq!(
+            InvalidValue::DuplicatePermutationAxis {
+                permutation: vec![1, 1]
+            }
+            .to_string(),
+            "`permutation` [1,1] has duplicate values"
+        );
+        assert_eq!(
+            InvalidValue::UnreducedAxisOutOfRange {
+                axis: 4,
+                mesh_axes: 2
+            }
+            .to_string(),
+            "`unreduced_axes` must contain non-negative values less than the number of mesh \
+             dimensions (=2). Saw: 4"
+        );
+    }
+
+    #[test]
+    fn a_malformed_message_keeps_prosts_error_as_its_source() {
+        use prost::Message;
+        let source =
+            crate::generated::xla::ifrt::DTypeProto::decode([0x08].as_slice()).unwrap_err();
+        let error = Error::from(DecodeError::Malformed {
+            what: "DTypeProto",
+            source: source.clone(),
+        });
+        let cause = std::error::Error::source(&error).expect("prost's error");
+        assert_eq!(cause.to_string(), source.to_string());
+        assert!(!error.to_string().contains(&source.to_string()));
+    }
 }

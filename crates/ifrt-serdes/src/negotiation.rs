@@ -7,7 +7,7 @@
 //! ([`SupportedVersions::version`](crate::SupportedVersions::version)) and serialize everything
 //! they send with it; each side reads whatever it receives by the versions recorded in the data.
 
-use crate::error::Error;
+use crate::error::{Error, Incompatible};
 use crate::version::{SerDesVersionNumber, SupportedVersions};
 
 /// A `[min, max]` pair as announced by a peer. Unlike [`SupportedVersions`] it is not checked
@@ -30,11 +30,11 @@ impl From<SupportedVersions> for VersionRange {
 }
 
 /// The version client and server agree on: `min(client.max, server.max)` if it is at least both
-/// minimums, else [`Error::NegotiationFailed`] with IFRT Proxy's message.
+/// minimums, else [`Incompatible::NegotiationFailed`] with IFRT Proxy's message.
 pub fn negotiate(client: VersionRange, server: VersionRange) -> Result<SerDesVersionNumber, Error> {
     let version = client.max.min(server.max);
     if version < client.min || version < server.min {
-        return Err(Error::NegotiationFailed { client, server });
+        return Err(Incompatible::NegotiationFailed { client, server }.into());
     }
     Ok(version)
 }

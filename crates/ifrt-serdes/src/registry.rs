@@ -1,107 +1,29 @@
-//! The registry: type name to serializer and deserializer, and the `Serialized` envelope.
+//! The registry: type names to codecs, and the `Serialized { type_name, data }` envelope.
 //!
 //! Serializing a value looks up its Rust type, checks the requested version against the build's
 //! range, asks the type's [`Codec`] for its bytes (which record the version) and wraps them in a
 //! `Serialized { type_name, data }` envelope. Deserializing looks up the envelope's type name and
 //! lets the type's codec read the version recorded in `data`. Serialize options carry the
 //! requested version; deserialize options do not: the data says.
+//!
+//! A registry holds a handful of types (this crate's five, plus whatever a program adds), so
+//! both lookups are a linear scan of one short list: with so few entries that beats hashing the
+//! key, and it needs no hasher of our own.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use prost::Message;
-
-use crate::error::Error;
+use crate::array_spec::ArraySpec;
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, check_size, decode_message,
+};
+use crate::dtype::DType;
+use crate::error::{Error, Incompatible, RegistryError};
 use crate::generated::xla::ifrt::Serialized;
-use crate::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions};
-
-/// A value that can go through a [`Registry`]: implement [`Codec`] for it and register it.
-pub trait Serializable: Any + Debug + Send + Sync {}
-
-/// How one type is written and read, version by version.
-pub trait Codec: Serializable + Sized {
-    /// The name recorded in the envelope; the reader's registry finds the codec by it.
-    const TYPE_NAME: &'static str;
-
-    /// Appends the bytes of `self` in the format of `options.version()`, which must be recorded
-    /// in them, to `out` (which may already hold other bytes: they stay as they are). Nested
-    /// values are serialized through `registry` with the same options. The registry always
-    /// writes through this method, so a type encodes straight into the caller's buffer.
-    fn serialize_into(
-        &self,
-        options: &SerializeOptions,
-        registry: &Registry,
-        out: &mut Vec<u8>,
-    ) -> Result<(), Error>;
-
-    /// The bytes of [`Codec::serialize_into`] in a buffer of their own.
-    fn serialize(&self, options: &SerializeOptions, registry: &Registry) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::new();
-        self.serialize_into(options, registry, &mut out)?;
-        Ok(out)
-    }
-
-    /// Reads bytes written by [`Codec::serialize`] of any version `registry` supports, choosing
-    /// the parser by the version recorded in them.
-    fn deserialize(
-        data: &[u8],
-        options: &DeserializeOptions,
-        registry: &Registry,
-    ) -> Result<Self, Error>;
-}
-
-/// The sharding family: kinds are registered with [`Registry::register_sharding`] and read back
-/// polymorphically with [`Registry::deserialize_sharding`].
-pub trait Sharding: Serializable {
-    /// Whether `other` is the same kind of sharding with the same contents.
-    fn same_as(&self, other: &dyn Sharding) -> bool;
-}
-
-/// What a serialization call asks for: the version to write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SerializeOptions {
-    version: SerDesVersion,
-}
-
-impl SerializeOptions {
-    /// Options that write `version`.
-    pub fn new(version: SerDesVersion) -> Self {
-        SerializeOptions { version }
-    }
-
-    /// Options with [`DefaultVersionAccessor`](crate::DefaultVersionAccessor)'s version, which
-    /// fails under the `testing-bad-default-version` feature.
-    pub fn with_default_version() -> Result<Self, Error> {
-        crate::version::DefaultVersionAccessor::get().map(Self::new)
-    }
-
-    /// The requested version.
-    pub fn version(&self) -> SerDesVersion {
-        self.version
-    }
-}
-
-/// Limits for reading untrusted bytes. There is no version here: the data records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DeserializeOptions {
-    /// Inputs longer than this are refused before anything is parsed.
-    pub max_bytes: usize,
-}
-
-impl DeserializeOptions {
-    /// The default limit on input size: 64 MiB.
-    pub const DEFAULT_MAX_BYTES: usize = 64 << 20;
-}
-
-impl Default for DeserializeOptions {
-    fn default() -> Self {
-        DeserializeOptions {
-            max_bytes: Self::DEFAULT_MAX_BYTES,
-        }
-    }
-}
+use crate::shape::Shape;
+use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
+use crate::version::{SerDesVersionNumber, SupportedVersions};
 
 type SerializeFn =
     fn(&dyn Serializable, &SerializeOptions, &Registry, &mut Vec<u8>) -> Result<(), Error>;
@@ -110,66 +32,104 @@ type DeserializeFn =
 type DeserializeShardingFn =
     fn(&[u8], &DeserializeOptions, &Registry) -> Result<Arc<dyn Sharding>, Error>;
 
+/// How a registry reaches one type's codec: its name and its functions, built at compile time.
 #[derive(Clone, Copy)]
-struct Entry {
+struct Codecs {
+    type_name: &'static str,
+    type_id: fn() -> TypeId,
     serialize: SerializeFn,
     deserialize: DeserializeFn,
     deserialize_sharding: Option<DeserializeShardingFn>,
+}
+
+impl Codecs {
+    /// The codec of `T`.
+    const fn of<T: Codec>() -> Self {
+        Codecs {
+            type_name: T::TYPE_NAME,
+            type_id: TypeId::of::<T>,
+            serialize: serialize_as::<T>,
+            deserialize: deserialize_as::<T>,
+            deserialize_sharding: None,
+        }
+    }
+
+    /// The codec of `T`, a member of the sharding family.
+    const fn sharding<T: Codec + Sharding>() -> Self {
+        Codecs {
+            deserialize_sharding: Some(deserialize_sharding_as::<T>),
+            ..Codecs::of::<T>()
+        }
+    }
+}
+
+/// This crate's own types: IFRT's, in the order [`Registry::with_builtin_types`] registers them.
+const BUILT_IN: [Codecs; 5] = [
+    Codecs::of::<DType>(),
+    Codecs::of::<Shape>(),
+    Codecs::sharding::<SingleDeviceSharding>(),
+    Codecs::sharding::<ShardingParamSharding>(),
+    Codecs::of::<ArraySpec>(),
+];
+
+// Registering the built-in types can fail only if two of them share a name (a type's name is
+// its identity on the wire, so two entries for one type share it too): checked here, when the
+// crate is compiled, rather than when a registry is made.
+const _: () = assert!(
+    names_are_distinct(&BUILT_IN),
+    "two built-in types share a TYPE_NAME"
+);
+
+/// Whether no two entries of `list` have the same type name.
+const fn names_are_distinct(list: &[Codecs]) -> bool {
+    let mut i = 0;
+    while i < list.len() {
+        let mut j = i + 1;
+        while j < list.len() {
+            if same_name(list[i].type_name, list[j].type_name) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `a == b`, in a `const fn`.
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// One registered type: its codecs, and its `TypeId` computed once.
+#[derive(Clone, Copy)]
+struct Registered {
+    type_id: TypeId,
+    codecs: Codecs,
 }
 
 /// Type names to codecs, for one build's [`SupportedVersions`].
 #[derive(Clone)]
 pub struct Registry {
     supported: SupportedVersions,
-    by_name: HashMap<&'static str, Entry, Fnv>,
-    by_type: HashMap<TypeId, (&'static str, Entry), Fnv>,
-}
-
-/// A fast hash for the registry's small maps. Keys are type names and type ids chosen by the
-/// program, never by an attacker, so SipHash's flooding resistance buys nothing here while its
-/// cost shows in every (nested) call. FNV-style mixing, eight bytes at a time.
-#[derive(Clone, Copy, Default)]
-struct Fnv;
-
-#[derive(Clone, Copy)]
-struct FnvHasher(u64);
-
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-impl std::hash::BuildHasher for Fnv {
-    type Hasher = FnvHasher;
-    fn build_hasher(&self) -> FnvHasher {
-        FnvHasher(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for FnvHasher {
-    fn finish(&self) -> u64 {
-        // Fold the high bits down: hashbrown uses both ends of the hash.
-        self.0 ^ (self.0 >> 29)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-        for byte in chunks.remainder() {
-            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(FNV_PRIME);
-        }
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        self.0 = (self.0 ^ word).wrapping_mul(FNV_PRIME).rotate_left(23);
-    }
+    types: Vec<Registered>,
 }
 
 impl Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut names: Vec<_> = self.by_name.keys().collect();
-        names.sort();
+        let mut names: Vec<_> = self.types.iter().map(|t| t.codecs.type_name).collect();
+        names.sort_unstable();
         f.debug_struct("Registry")
             .field("supported", &self.supported)
             .field("types", &names)
@@ -182,18 +142,23 @@ impl Registry {
     pub fn new(supported: SupportedVersions) -> Self {
         Registry {
             supported,
-            by_name: HashMap::default(),
-            by_type: HashMap::default(),
+            types: Vec::new(),
         }
     }
 
     /// A registry for `supported` with every type of this crate registered: `DType`, `Shape`,
-    /// `ArraySpec`, and the shardings `SingleDeviceSharding` and `ShardingParamSharding`.
+    /// the shardings `SingleDeviceSharding` and `ShardingParamSharding`, and `ArraySpec`.
+    ///
+    /// This cannot fail: the built-in types' names are distinct, which the crate checks when it
+    /// is compiled.
     pub fn with_builtin_types(supported: SupportedVersions) -> Self {
-        let mut registry = Registry::new(supported);
-        // The names are distinct constants, so registration cannot fail here.
-        let _ = crate::array_spec::register_builtin_types(&mut registry);
-        registry
+        Registry {
+            supported,
+            types: BUILT_IN
+                .iter()
+                .map(|&codecs| Registered::new(codecs))
+                .collect(),
+        }
     }
 
     /// The versions this registry's build reads and writes.
@@ -201,37 +166,34 @@ impl Registry {
         self.supported
     }
 
-    /// Registers `T`. Registering a type, or a type name, twice is [`Error::AlreadyRegistered`].
+    /// Registers `T`. Registering a type, or a type name, twice is
+    /// [`RegistryError::AlreadyRegistered`].
     pub fn register<T: Codec>(&mut self) -> Result<(), Error> {
-        self.insert::<T>(None)
+        self.insert(Codecs::of::<T>())
     }
 
     /// Registers `T` as a member of the sharding family.
     pub fn register_sharding<T: Codec + Sharding>(&mut self) -> Result<(), Error> {
-        self.insert::<T>(Some(deserialize_sharding_as::<T>))
+        self.insert(Codecs::sharding::<T>())
     }
 
-    fn insert<T: Codec>(&mut self, sharding: Option<DeserializeShardingFn>) -> Result<(), Error> {
-        if self.by_name.contains_key(T::TYPE_NAME) || self.by_type.contains_key(&TypeId::of::<T>())
-        {
-            return Err(Error::AlreadyRegistered {
-                type_name: T::TYPE_NAME,
-            });
+    fn insert(&mut self, codecs: Codecs) -> Result<(), Error> {
+        let new = Registered::new(codecs);
+        let taken =
+            |t: &Registered| t.type_id == new.type_id || t.codecs.type_name == new.codecs.type_name;
+        if self.types.iter().any(taken) {
+            return Err(RegistryError::AlreadyRegistered {
+                type_name: codecs.type_name,
+            }
+            .into());
         }
-        let entry = Entry {
-            serialize: serialize_as::<T>,
-            deserialize: deserialize_as::<T>,
-            deserialize_sharding: sharding,
-        };
-        self.by_name.insert(T::TYPE_NAME, entry);
-        self.by_type
-            .insert(TypeId::of::<T>(), (T::TYPE_NAME, entry));
+        self.types.push(new);
         Ok(())
     }
 
     /// Whether a type name is registered.
     pub fn knows(&self, type_name: &str) -> bool {
-        self.by_name.contains_key(type_name)
+        self.by_name(type_name).is_some()
     }
 
     /// Serializes `value` in the requested version into an envelope.
@@ -269,38 +231,46 @@ impl Registry {
         options: &SerializeOptions,
         out: &mut Vec<u8>,
     ) -> Result<&'static str, Error> {
-        let (type_name, entry) = self.codec_of(value)?;
-        self.write_data(value, type_name, entry, options, out)?;
-        Ok(type_name)
+        let codecs = self.codecs_of(value)?;
+        self.write_data(value, codecs, options, out)?;
+        Ok(codecs.type_name)
     }
 
-    /// The type name and codec `value` is registered with.
-    fn codec_of(&self, value: &dyn Serializable) -> Result<(&'static str, Entry), Error> {
+    /// The codecs `value`'s type is registered with.
+    fn codecs_of(&self, value: &dyn Serializable) -> Result<Codecs, Error> {
         let type_id = (value as &dyn Any).type_id();
-        self.by_type
-            .get(&type_id)
-            .copied()
-            .ok_or(Error::NoSerDesForValue)
+        self.types
+            .iter()
+            .find(|t| t.type_id == type_id)
+            .map(|t| t.codecs)
+            .ok_or(RegistryError::NoSerDesForValue.into())
+    }
+
+    /// Whether the Rust type `T` is registered.
+    fn has_type<T: Codec>(&self) -> bool {
+        let type_id = TypeId::of::<T>();
+        self.types.iter().any(|t| t.type_id == type_id)
     }
 
     /// Checks the requested version, then appends the data of `value` to `out`.
     fn write_data(
         &self,
         value: &dyn Serializable,
-        type_name: &'static str,
-        entry: Entry,
+        codecs: Codecs,
         options: &SerializeOptions,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        if !self.supported.contains(options.version.number()) {
+        if !self.supported.contains(options.version().number()) {
             // Errors name the type as IFRT does: without its namespace (`DType`).
+            let type_name = codecs.type_name;
             let what = type_name.rsplit("::").next().unwrap_or(type_name);
-            return Err(Error::UnsupportedSerializationVersion {
-                version: options.version.number(),
+            return Err(Incompatible::UnsupportedSerializationVersion {
+                version: options.version().number(),
                 what,
-            });
+            }
+            .into());
         }
-        (entry.serialize)(value, options, self, out)
+        (codecs.serialize)(value, options, self, out)
     }
 
     /// [`Registry::serialize`], then the envelope's protobuf bytes. The value is encoded
@@ -311,9 +281,9 @@ impl Registry {
         value: &dyn Serializable,
         options: &SerializeOptions,
     ) -> Result<Vec<u8>, Error> {
-        let (type_name, entry) = self.codec_of(value)?;
-        crate::envelope::write_with(type_name, |out| {
-            self.write_data(value, type_name, entry, options, out)
+        let codecs = self.codecs_of(value)?;
+        crate::envelope::write_with(codecs.type_name, |out| {
+            self.write_data(value, codecs, options, out)
         })
     }
 
@@ -332,7 +302,7 @@ impl Registry {
         data: &[u8],
         options: &DeserializeOptions,
     ) -> Result<Box<dyn Serializable>, Error> {
-        (self.entry(type_name)?.deserialize)(data, options, self)
+        (self.codecs_named(type_name)?.deserialize)(data, options, self)
     }
 
     /// Reads an envelope that must hold a `T`.
@@ -350,13 +320,14 @@ impl Registry {
         data: &[u8],
         options: &DeserializeOptions,
     ) -> Result<T, Error> {
-        if type_name != T::TYPE_NAME || !self.by_type.contains_key(&TypeId::of::<T>()) {
+        if type_name != T::TYPE_NAME || !self.has_type::<T>() {
             // Say why: the reader lacks the named type, or the data holds another type.
-            self.entry(type_name)?;
-            return Err(Error::WrongType {
+            self.codecs_named(type_name)?;
+            return Err(RegistryError::WrongType {
                 expected: T::TYPE_NAME,
                 found: type_name.to_string(),
-            });
+            }
+            .into());
         }
         T::deserialize(data, options, self)
     }
@@ -367,10 +338,10 @@ impl Registry {
         serialized: &Serialized,
         options: &DeserializeOptions,
     ) -> Result<Arc<dyn Sharding>, Error> {
-        let entry = self.entry(&serialized.type_name)?;
-        let read = entry
+        let codecs = self.codecs_named(&serialized.type_name)?;
+        let read = codecs
             .deserialize_sharding
-            .ok_or_else(|| Error::NotASharding {
+            .ok_or_else(|| RegistryError::NotASharding {
                 type_name: serialized.type_name.clone(),
             })?;
         read(&serialized.data, options, self)
@@ -404,7 +375,7 @@ impl Registry {
     ) -> Result<T, Error> {
         check_size(bytes, options)?;
         let (type_name, data) = crate::envelope::read_raw(bytes)?;
-        if type_name == T::TYPE_NAME.as_bytes() && self.by_type.contains_key(&TypeId::of::<T>()) {
+        if type_name == T::TYPE_NAME.as_bytes() && self.has_type::<T>() {
             // Equal to a `&str`, so the name is UTF-8 without checking it again.
             return T::deserialize(data, options, self);
         }
@@ -421,7 +392,7 @@ impl Registry {
         if self.supported.contains(version) {
             Ok(())
         } else {
-            Err(Error::UnsupportedSerializationVersion { version, what })
+            Err(Incompatible::UnsupportedSerializationVersion { version, what }.into())
         }
     }
 
@@ -434,52 +405,35 @@ impl Registry {
         if self.supported.contains(version) {
             Ok(())
         } else {
-            Err(Error::UnsupportedDeserializationVersion { version, what })
+            Err(Incompatible::UnsupportedDeserializationVersion { version, what }.into())
         }
     }
 
-    fn entry(&self, type_name: &str) -> Result<&Entry, Error> {
-        self.by_name
-            .get(type_name)
-            .ok_or_else(|| Error::NoSerDesForTypeName {
+    /// The codecs registered under `type_name`.
+    fn codecs_named(&self, type_name: &str) -> Result<Codecs, Error> {
+        self.by_name(type_name).ok_or_else(|| {
+            RegistryError::NoSerDesForTypeName {
                 type_name: type_name.to_string(),
-            })
+            }
+            .into()
+        })
+    }
+
+    fn by_name(&self, type_name: &str) -> Option<Codecs> {
+        self.types
+            .iter()
+            .find(|t| t.codecs.type_name == type_name)
+            .map(|t| t.codecs)
     }
 }
 
-/// Decodes one protobuf message from untrusted bytes, after the size check.
-pub(crate) fn decode_message<M: Message + Default>(
-    bytes: &[u8],
-    options: &DeserializeOptions,
-    what: &'static str,
-) -> Result<M, Error> {
-    check_size(bytes, options)?;
-    M::decode(bytes).map_err(|e| Error::Malformed {
-        what,
-        reason: e.to_string(),
-    })
-}
-
-/// Refuses inputs over the caller's limit, before anything is parsed.
-fn check_size(bytes: &[u8], options: &DeserializeOptions) -> Result<(), Error> {
-    if bytes.len() > options.max_bytes {
-        return Err(Error::TooLarge {
-            len: bytes.len(),
-            limit: options.max_bytes,
-        });
+impl Registered {
+    fn new(codecs: Codecs) -> Self {
+        Registered {
+            type_id: (codecs.type_id)(),
+            codecs,
+        }
     }
-    Ok(())
-}
-
-/// Appends `message`'s protobuf bytes to `out`.
-pub(crate) fn encode_message(message: &impl Message, out: &mut Vec<u8>) {
-    if out.capacity() == 0 {
-        // A new buffer is sized once. A used one (a spare) usually has room already: sizing
-        // it first would walk the whole message tree an extra time.
-        out.reserve_exact(message.encoded_len());
-    }
-    // prost fails only when a fixed-size buffer is too small; a `Vec` grows instead.
-    let _ = message.encode(out);
 }
 
 fn serialize_as<T: Codec>(
@@ -490,7 +444,7 @@ fn serialize_as<T: Codec>(
 ) -> Result<(), Error> {
     let value = (value as &dyn Any)
         .downcast_ref::<T>()
-        .ok_or(Error::NoSerDesForValue)?;
+        .ok_or(RegistryError::NoSerDesForValue)?;
     value.serialize_into(options, registry, out)
 }
 
@@ -508,4 +462,48 @@ fn deserialize_sharding_as<T: Codec + Sharding>(
     registry: &Registry,
 ) -> Result<Arc<dyn Sharding>, Error> {
     Ok(Arc::new(T::deserialize(data, options, registry)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The built-in list, registered one by one through the public, checked path, gives the
+    /// same registry as `with_builtin_types`.
+    #[test]
+    fn the_built_in_types_register_through_the_checked_path_too() {
+        let supported = SupportedVersions::BUILT_IN;
+        let mut checked = Registry::new(supported);
+        checked.register::<DType>().unwrap();
+        checked.register::<Shape>().unwrap();
+        checked.register_sharding::<SingleDeviceSharding>().unwrap();
+        checked
+            .register_sharding::<ShardingParamSharding>()
+            .unwrap();
+        checked.register::<ArraySpec>().unwrap();
+        let built_in = Registry::with_builtin_types(supported);
+        assert_eq!(format!("{checked:?}"), format!("{built_in:?}"));
+        for (a, b) in checked.types.iter().zip(&built_in.types) {
+            assert_eq!(a.type_id, b.type_id);
+            assert_eq!(a.codecs.type_name, b.codecs.type_name);
+            assert_eq!(
+                a.codecs.deserialize_sharding.is_some(),
+                b.codecs.deserialize_sharding.is_some()
+            );
+        }
+    }
+
+    #[test]
+    fn name_comparison_in_const_context() {
+        assert!(same_name("xla::ifrt::DType", "xla::ifrt::DType"));
+        assert!(!same_name("xla::ifrt::DType", "xla::ifrt::Shape"));
+        assert!(!same_name("xla::ifrt::DType", "xla::ifrt::DTyp"));
+        assert!(names_are_distinct(&BUILT_IN));
+        let twice = [
+            Codecs::of::<DType>(),
+            Codecs::of::<Shape>(),
+            Codecs::of::<DType>(),
+        ];
+        assert!(!names_are_distinct(&twice));
+    }
 }

@@ -1,13 +1,12 @@
 //! Static shapes. One format in every version so far: `{ version_number, dims }`.
 
-use std::cell::Cell;
-
-use crate::error::Error;
-use crate::generated::xla::ifrt::ShapeProto;
-use crate::registry::{
-    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, encode_message,
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
 };
-use crate::spare::{Slot, refill, with_spare};
+use crate::error::{Error, InvalidValue};
+use crate::generated::xla::ifrt::ShapeProto;
+use crate::registry::Registry;
+use crate::spare::{Spare, refill};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 
 /// A static shape: every dimension size is at least 0 (xla/python/ifrt/shape.proto).
@@ -17,13 +16,10 @@ pub struct Shape {
 }
 
 impl Shape {
-    /// The shape with `dims`, or [`Error::Invalid`] if a size is negative.
+    /// The shape with `dims`, or [`InvalidValue::NegativeDimension`] if a size is negative.
     pub fn new(dims: Vec<i64>) -> Result<Self, Error> {
-        if let Some(bad) = dims.iter().find(|d| **d < 0) {
-            return Err(Error::Invalid {
-                what: "Shape",
-                reason: format!("dimension size {bad} is negative; sizes must be >= 0"),
-            });
+        if let Some(&dim) = dims.iter().find(|d| **d < 0) {
+            return Err(InvalidValue::NegativeDimension { dim }.into());
         }
         Ok(Shape { dims })
     }
@@ -65,10 +61,7 @@ impl Codec for Shape {
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        thread_local! {
-            static SPARE: Slot<ShapeProto> = const { Cell::new(None) };
-        }
-        with_spare(&SPARE, |proto| {
+        ShapeProto::with_spare(|proto| {
             self.fill_proto(options.version(), proto);
             encode_message(proto, out);
         });
@@ -80,7 +73,7 @@ impl Codec for Shape {
         options: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
-        let proto = crate::registry::decode_message::<ShapeProto>(data, options, "ShapeProto")?;
+        let proto = decode_message::<ShapeProto>(data, options, "ShapeProto")?;
         Shape::from_proto(proto, registry)
     }
 }

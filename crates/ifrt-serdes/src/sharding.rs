@@ -8,19 +8,18 @@
 //!   unreduced axes cannot be written in version 0.
 //! - version 2: a well-known memory kind is written as `memory_kind_id` instead of its name.
 
-use std::any::Any;
-use std::cell::Cell;
-
-use crate::error::Error;
+use crate::codec::{
+    Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
+    encode_message,
+};
+use crate::error::{DecodeError, Error, Incompatible, InvalidValue};
 use crate::generated::xla::ifrt::{
     MemoryKindId, ShardingParamProto, ShardingParamShardingProto, SingleDeviceShardingProto,
 };
-use crate::registry::{
-    Codec, DeserializeOptions, Registry, Serializable, SerializeOptions, Sharding, decode_message,
-    encode_message,
-};
-use crate::spare::{Slot, refill, with_spare};
+use crate::registry::Registry;
+use crate::spare::{Spare, refill};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
+use std::any::Any;
 
 /// The first version that writes `ShardingParamProto.unreduced_axes`.
 pub const UNREDUCED_AXES_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(1);
@@ -121,15 +120,10 @@ impl MemoryKind {
         if version < MEMORY_KIND_ID_SINCE || id == 0 {
             return Ok(name.map_or_else(MemoryKind::unspecified, |n| MemoryKind::from_name(&n)));
         }
-        let id = MemoryKindId::try_from(id).map_err(|_| Error::Invalid {
-            what,
-            reason: format!("unknown memory_kind_id {id}"),
-        })?;
+        let id = MemoryKindId::try_from(id)
+            .map_err(|_| DecodeError::UnknownMemoryKindId { what, id })?;
         if name.is_some() {
-            return Err(Error::Invalid {
-                what,
-                reason: "both memory_kind and memory_kind_id are set".to_string(),
-            });
+            return Err(DecodeError::ConflictingMemoryKind { what }.into());
         }
         Ok(MemoryKind(Kind::WellKnown(id)))
     }
@@ -155,53 +149,38 @@ impl ShardingParam {
         axis_sizes: Vec<i32>,
         unreduced_axes: Vec<i32>,
     ) -> Result<Self, Error> {
-        let invalid = |reason: String| Error::Invalid {
-            what: "ShardingParam",
-            reason,
-        };
         if permutation.len() != axis_sizes.len() {
-            return Err(invalid(format!(
-                "permutation has {} axes but axis_sizes has {}",
-                permutation.len(),
-                axis_sizes.len()
-            )));
+            return Err(InvalidValue::AxisCountMismatch {
+                permutation: permutation.len(),
+                axis_sizes: axis_sizes.len(),
+            }
+            .into());
         }
         if !is_permutation(&permutation) {
-            return Err(invalid(format!(
-                "permutation {permutation:?} is not a permutation"
-            )));
+            return Err(not_a_permutation(permutation, axis_sizes).into());
         }
         let mut devices: i64 = 1;
         for &size in &axis_sizes {
             if size <= 0 {
-                return Err(invalid(format!("axis size {size} is not positive")));
+                return Err(InvalidValue::NonPositiveAxisSize { size }.into());
             }
             devices = devices
                 .checked_mul(i64::from(size))
-                .ok_or_else(|| invalid("the mesh has more devices than fit in i64".to_string()))?;
+                .ok_or(InvalidValue::TooManyDevices)?;
         }
         let mut shards: i64 = 1;
         for &count in &dim_shards {
             if count <= 0 {
-                return Err(invalid(format!(
-                    "dimension shard count {count} is not positive"
-                )));
+                return Err(InvalidValue::NonPositiveDimShards { count }.into());
             }
             shards = shards
                 .checked_mul(count)
-                .ok_or_else(|| invalid("the shard count overflows i64".to_string()))?;
+                .ok_or(InvalidValue::TooManyShards)?;
         }
         if devices % shards != 0 {
-            return Err(invalid(format!(
-                "{shards} shards do not divide a mesh of {devices} devices"
-            )));
+            return Err(InvalidValue::ShardsDoNotDivideMesh { shards, devices }.into());
         }
-        let in_mesh = |a: &i32| usize::try_from(*a).is_ok_and(|a| a < axis_sizes.len());
-        if !unreduced_axes.iter().all(in_mesh) || !unreduced_axes.windows(2).all(|w| w[0] < w[1]) {
-            return Err(invalid(format!(
-                "unreduced axes {unreduced_axes:?} must be distinct mesh axes in increasing order"
-            )));
-        }
+        check_unreduced_axes(&unreduced_axes, axis_sizes.len())?;
         Ok(ShardingParam {
             dim_shards,
             permutation,
@@ -236,8 +215,8 @@ impl ShardingParam {
         self.axis_sizes.iter().map(|s| i64::from(*s)).product()
     }
 
-    /// The message for `version`; [`Error::FeatureNeedsNewerVersion`] if the param has unreduced
-    /// axes and `version` predates them.
+    /// The message for `version`; [`Incompatible::FeatureNeedsNewerVersion`] if the param has
+    /// unreduced axes and `version` predates them.
     pub fn to_proto(&self, version: SerDesVersion) -> Result<ShardingParamProto, Error> {
         let mut proto = ShardingParamProto::default();
         self.fill_proto(version, &mut proto)?;
@@ -252,12 +231,13 @@ impl ShardingParam {
     ) -> Result<(), Error> {
         let number = version.number();
         if !self.unreduced_axes.is_empty() && number < UNREDUCED_AXES_SINCE {
-            return Err(Error::FeatureNeedsNewerVersion {
+            return Err(Incompatible::FeatureNeedsNewerVersion {
                 proto: "ShardingParamProto",
                 version: number,
                 feature: "unreduced_axes",
                 needed: UNREDUCED_AXES_SINCE,
-            });
+            }
+            .into());
         }
         proto.version_number = number.value();
         refill(&mut proto.dim_shards, &self.dim_shards);
@@ -290,7 +270,7 @@ impl ShardingParam {
 fn is_permutation(axes: &[i32]) -> bool {
     let in_range = |a: &i32| usize::try_from(*a).is_ok_and(|a| a < axes.len());
     if axes.len() > 64 {
-        return axes.iter().all(in_range) && all_distinct(axes);
+        return axes.iter().all(in_range) && repeated_value(axes).is_none();
     }
     // Meshes have a handful of axes: one bit per axis seen.
     let mut seen = 0u64;
@@ -302,21 +282,66 @@ fn is_permutation(axes: &[i32]) -> bool {
     })
 }
 
-/// Whether no value repeats. Increasing lists (the common case) and small lists are checked
-/// without allocating.
-fn all_distinct(values: &[i32]) -> bool {
+/// Why `permutation`, as long as `axis_sizes` but not a permutation, is not one: in IFRT's
+/// order of checks (xla/python/ifrt/ir/sharding_param.cc, `MinorToMajor::verify`), a repeated
+/// axis first, then an axis outside the mesh. Distinct axes all inside a mesh of as many axes
+/// would be a permutation, so one of the two is found.
+fn not_a_permutation(permutation: Vec<i32>, axis_sizes: Vec<i32>) -> InvalidValue {
+    if repeated_value(&permutation).is_some() {
+        return InvalidValue::DuplicatePermutationAxis { permutation };
+    }
+    let outside = |a: &i32| usize::try_from(*a).map_or(true, |a| a >= axis_sizes.len());
+    let axis = permutation
+        .iter()
+        .copied()
+        .find(outside)
+        .unwrap_or_default();
+    InvalidValue::PermutationAxisOutOfRange {
+        axis,
+        permutation,
+        axis_sizes,
+    }
+}
+
+/// Checks that `axes` are distinct axes of a mesh of `mesh_axes` axes, in increasing order. A
+/// failure names the first axis that repeats an earlier one or lies outside the mesh, checked
+/// in that order as IFRT does (xla/python/ifrt/ir/sharding_param.cc, `ShardingParam::verify`).
+fn check_unreduced_axes(axes: &[i32], mesh_axes: usize) -> Result<(), InvalidValue> {
+    let in_mesh = |a: i32| usize::try_from(a).is_ok_and(|a| a < mesh_axes);
+    if axes.iter().all(|a| in_mesh(*a)) && axes.windows(2).all(|w| w[0] < w[1]) {
+        return Ok(());
+    }
+    let mut seen = std::collections::HashSet::with_capacity(axes.len());
+    for &axis in axes {
+        if !seen.insert(axis) {
+            return Err(InvalidValue::DuplicateUnreducedAxis { axis });
+        }
+        if !in_mesh(axis) {
+            return Err(InvalidValue::UnreducedAxisOutOfRange { axis, mesh_axes });
+        }
+    }
+    Err(InvalidValue::UnreducedAxesNotIncreasing {
+        axes: axes.to_vec(),
+    })
+}
+
+/// A value that occurs more than once in `values`, if any. Increasing lists (the common case)
+/// and small lists are checked without allocating; the first repeat in list order is found
+/// except in long unsorted lists, where the smallest repeated value is.
+fn repeated_value(values: &[i32]) -> Option<i32> {
     if values.windows(2).all(|w| w[0] < w[1]) {
-        return true;
+        return None;
     }
     if values.len() <= 32 {
         return values
             .iter()
             .enumerate()
-            .all(|(i, v)| !values[..i].contains(v));
+            .find(|(i, v)| values[..*i].contains(v))
+            .map(|(_, v)| *v);
     }
     let mut sorted = values.to_vec();
     sorted.sort_unstable();
-    sorted.windows(2).all(|w| w[0] != w[1])
+    sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
 }
 
 /// A whole array on one device.
@@ -330,10 +355,7 @@ impl SingleDeviceSharding {
     /// On device `device_id` (>= 0) in `memory_kind`.
     pub fn new(device_id: i32, memory_kind: MemoryKind) -> Result<Self, Error> {
         if device_id < 0 {
-            return Err(Error::Invalid {
-                what: "SingleDeviceSharding",
-                reason: format!("device id {device_id} is negative"),
-            });
+            return Err(InvalidValue::NegativeDeviceId { device_id }.into());
         }
         Ok(SingleDeviceSharding {
             device_id,
@@ -416,21 +438,18 @@ impl ShardingParamSharding {
         devices: Vec<i32>,
         memory_kind: MemoryKind,
     ) -> Result<Self, Error> {
-        let invalid = |reason: String| Error::Invalid {
-            what: "ShardingParamSharding",
-            reason,
-        };
         if i64::try_from(devices.len()).ok() != Some(param.num_devices()) {
-            return Err(invalid(format!(
-                "the mesh has {} positions but {} devices are listed",
-                param.num_devices(),
-                devices.len()
-            )));
+            return Err(InvalidValue::DeviceCountMismatch {
+                devices: devices.len(),
+                mesh: param.num_devices(),
+            }
+            .into());
         }
-        if devices.iter().any(|d| *d < 0) || !all_distinct(&devices) {
-            return Err(invalid(format!(
-                "device ids {devices:?} must be distinct and >= 0"
-            )));
+        if let Some(&device_id) = devices.iter().find(|d| **d < 0) {
+            return Err(InvalidValue::NegativeDeviceId { device_id }.into());
+        }
+        if let Some(device_id) = repeated_value(&devices) {
+            return Err(InvalidValue::DuplicateDeviceId { device_id }.into());
         }
         Ok(ShardingParamSharding {
             param,
@@ -473,12 +492,9 @@ impl Codec for ShardingParamSharding {
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        thread_local! {
-            static SPARE: Slot<ShardingParamShardingProto> = const { Cell::new(None) };
-        }
         let version = options.version();
         let number = version.number();
-        with_spare(&SPARE, |proto| {
+        ShardingParamShardingProto::with_spare(|proto| {
             proto.version_number = number.value();
             // Nested values are written in the requested version.
             self.param
@@ -505,13 +521,13 @@ impl Codec for ShardingParamSharding {
         registry.check_readable(version, WHAT)?;
         // Nested values are read by their own recorded versions.
         let param = ShardingParam::from_proto(
-            proto.sharding_param.ok_or(Error::MissingField {
+            proto.sharding_param.ok_or(DecodeError::MissingField {
                 what: WHAT,
                 field: "sharding_param",
             })?,
             registry,
         )?;
-        let devices = proto.devices.ok_or(Error::MissingField {
+        let devices = proto.devices.ok_or(DecodeError::MissingField {
             what: WHAT,
             field: "devices",
         })?;

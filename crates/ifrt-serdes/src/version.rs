@@ -41,10 +41,11 @@
 //!    test that the bytes are now rejected (see `tests/removal.rs`).
 
 use std::fmt;
+use std::str::FromStr;
 
 use crate::clock::Clock;
 use crate::date::CivilDate;
-use crate::error::Error;
+use crate::error::{Error, Incompatible};
 
 /// A bare version number, as recorded in serialized data. It can come from anywhere (including
 /// hostile bytes); turning it into a [`SerDesVersion`] goes through a range check.
@@ -67,6 +68,23 @@ impl SerDesVersionNumber {
 impl fmt::Display for SerDesVersionNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "IFRT SerDes version {}", self.0)
+    }
+}
+
+/// Reads a whole number (`2`, `-1`), or the number as it displays (`IFRT SerDes version 2`),
+/// so that printing and parsing round-trip. Whether the build supports it is checked later, by
+/// [`SupportedVersions::version`].
+impl FromStr for SerDesVersionNumber {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let number = text.strip_prefix("IFRT SerDes version ").unwrap_or(text);
+        number
+            .parse()
+            .map(SerDesVersionNumber)
+            .map_err(|_| Error::InvalidVersionNumber {
+                input: text.chars().take(32).collect(),
+            })
     }
 }
 
@@ -185,18 +203,20 @@ impl SupportedVersions {
         self.minimum <= number && number <= self.current
     }
 
-    /// The version `number`, if this build supports it; [`Error::VersionOutOfRange`] otherwise.
+    /// The version `number`, if this build supports it; [`Incompatible::VersionOutOfRange`]
+    /// otherwise.
     /// This is IFRT's `SerDesAnyVersionAccessor::Get`, with the range check IFRT leaves to the
     /// caller.
     pub fn version(&self, number: SerDesVersionNumber) -> Result<SerDesVersion, Error> {
         if self.contains(number) {
             Ok(SerDesVersion(number))
         } else {
-            Err(Error::VersionOutOfRange {
+            Err(Incompatible::VersionOutOfRange {
                 number,
                 minimum: self.minimum,
                 current: self.current,
-            })
+            }
+            .into())
         }
     }
 
@@ -334,11 +354,11 @@ mod tests {
         let too_new = SerDesVersionNumber(CURRENT.value() + 1);
         assert_eq!(
             AnyVersionAccessor::get(too_new),
-            Err(Error::VersionOutOfRange {
+            Err(Error::Incompatible(Incompatible::VersionOutOfRange {
                 number: too_new,
                 minimum: MINIMUM,
                 current: CURRENT
-            })
+            }))
         );
         assert!(AnyVersionAccessor::get(SerDesVersionNumber(-1)).is_err());
         assert_eq!(AnyVersionAccessor::get_minimum().number(), MINIMUM);
@@ -372,5 +392,37 @@ mod tests {
     #[test]
     fn numbers_print_as_ifrt_does() {
         assert_eq!(SerDesVersionNumber(1).to_string(), "IFRT SerDes version 1");
+    }
+
+    #[test]
+    fn numbers_parse_bare_or_as_they_print() {
+        for n in [0, 2, -1, i32::MAX, i32::MIN] {
+            let number = SerDesVersionNumber(n);
+            assert_eq!(number.to_string().parse(), Ok(number));
+            assert_eq!(n.to_string().parse(), Ok(number));
+        }
+        for bad in [
+            "",
+            "two",
+            "1.5",
+            "IFRT SerDes version ",
+            "version 2",
+            "4294967296",
+        ] {
+            assert_eq!(
+                bad.parse::<SerDesVersionNumber>(),
+                Err(Error::InvalidVersionNumber {
+                    input: bad.to_string()
+                }),
+                "{bad:?}"
+            );
+        }
+        let long = "9".repeat(40);
+        assert_eq!(
+            long.parse::<SerDesVersionNumber>(),
+            Err(Error::InvalidVersionNumber {
+                input: "9".repeat(32)
+            })
+        );
     }
 }

@@ -1,10 +1,15 @@
-//! The command-line tool: output for people, and exit codes 0 (readable / agreed), 1
-//! (incompatible), 2 (unreadable or bad usage). Needs `--features cli`.
-#![cfg(feature = "cli")]
+//! The command-line tool: output for people and for scripts (`--json`, its keys pinned here and
+//! listed in the README), exit codes 0 (readable / agreed), 1 (incompatible), 2 (unreadable or
+//! bad usage), and the `ifrt-serdes: ` prefix on every message it writes to stderr. Needs
+//! `--features cli`.
 
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::GOLDEN_DIR;
+use serde_json::Value;
 
 mod common;
 
@@ -19,6 +24,34 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON object ({e}): {}", stdout(output)))
+}
+
+/// The run failed with exit 2 and said why on stderr, on one line with the tool's prefix.
+fn assert_unreadable(output: &Output, says: &str) {
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(output));
+    let text = stderr(output);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.starts_with("ifrt-serdes: "), "{text}");
+    assert!(text.contains(says), "{text:?} does not say {says:?}");
+}
+
+fn keys(value: &Value) -> Vec<&str> {
+    let object = value.as_object().expect("a JSON object");
+    object.keys().map(String::as_str).collect()
+}
+
+/// A file of its own for one test, in the tests' scratch directory.
+fn scratch(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("ifrt-serdes-cli-{name}"))
+}
+
 #[test]
 fn history_computes_week_4_old_for_a_given_day() {
     let output = run(&["history", "--today", "2026-03-19"]);
@@ -29,8 +62,34 @@ fn history_computes_week_4_old_for_a_given_day() {
         text.contains("week-4-old: IFRT SerDes version 1 (as of 2026-03-19)"),
         "{text}"
     );
+    // A day that is not YYYY-MM-DD is a usage error, refused by clap through CivilDate.
     let bad = run(&["history", "--today", "19.03.2026"]);
     assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("19.03.2026"), "{}", stderr(&bad));
+    let no_such_day = run(&["history", "--today", "2026-02-30"]);
+    assert_eq!(no_such_day.status.code(), Some(2));
+}
+
+#[test]
+fn history_as_json() {
+    let output = run(&["history", "--today", "2026-07-14", "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let report = json(&output);
+    assert_eq!(
+        keys(&report),
+        ["current", "minimum", "today", "versions", "week_4_old"]
+    );
+    assert_eq!(report["today"], "2026-07-14");
+    assert_eq!(report["week_4_old"], 2);
+    assert_eq!(report["minimum"], 0);
+    assert_eq!(report["current"], 2);
+    let versions = report["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), 3);
+    for (number, version) in versions.iter().enumerate() {
+        assert_eq!(keys(version), ["change", "introduced", "number"]);
+        assert_eq!(version["number"], number);
+    }
+    assert_eq!(versions[1]["introduced"], "2026-02-19");
 }
 
 #[test]
@@ -39,25 +98,125 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     let ok = run(&["inspect", &v0]);
     assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
     assert!(stdout(&ok).contains("type name: xla::ifrt::ArraySpec"));
+    assert!(stdout(&ok).contains("value:     ArraySpec {"));
 
     let raised = run(&["inspect", &v0, "--minimum", "1", "--json"]);
     assert_eq!(raised.status.code(), Some(1));
-    let report: serde_json::Value = serde_json::from_slice(&raised.stdout).unwrap();
+    let report = json(&raised);
     assert_eq!(report["readable"], false);
     assert_eq!(
         report["error"],
         "Unsupported IFRT SerDes version 0 for ArraySpec deserialization"
     );
+    assert!(
+        stderr(&raised).is_empty(),
+        "a refusal is a report, not a failure"
+    );
+    let raised = run(&["inspect", &v0, "--minimum", "1"]);
+    assert_eq!(raised.status.code(), Some(1));
+    assert!(
+        stdout(&raised)
+            .contains("refused:   Unsupported IFRT SerDes version 0 for ArraySpec deserialization"),
+        "{}",
+        stdout(&raised)
+    );
 
     let missing = run(&["inspect", "/nonexistent/file.pb"]);
-    assert_eq!(missing.status.code(), Some(2));
+    assert_unreadable(&missing, "cannot read /nonexistent/file.pb: ");
+    assert!(stdout(&missing).is_empty());
     let bad_range = run(&["inspect", &v0, "--minimum", "2", "--current", "1"]);
-    assert_eq!(bad_range.status.code(), Some(2));
+    assert_unreadable(
+        &bad_range,
+        "--minimum and --current do not describe a build of this history: invalid supported \
+         range [IFRT SerDes version 2, IFRT SerDes version 1]",
+    );
+    let negative = run(&["inspect", &v0, "--minimum", "-1"]);
+    assert_unreadable(
+        &negative,
+        "invalid supported range [IFRT SerDes version -1, ",
+    );
     let garbage = run(&[
         "inspect",
         concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
     ]);
-    assert_eq!(garbage.status.code(), Some(2));
+    assert_unreadable(&garbage, "Cargo.toml as a serialized IFRT value: ");
+    let word = run(&["inspect", &v0, "--current", "two"]);
+    assert_eq!(word.status.code(), Some(2), "a usage error, from clap");
+}
+
+#[test]
+fn inspect_as_json() {
+    let v2 = format!("{GOLDEN_DIR}/single_device_sharding_v2.pb");
+    let output = run(&["inspect", &v2, "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let report = json(&output);
+    let inspect_keys = ["error", "file", "readable", "reader", "type_name", "value"];
+    assert_eq!(keys(&report), inspect_keys);
+    assert_eq!(report["file"], v2);
+    assert_eq!(keys(&report["reader"]), ["current", "minimum"]);
+    assert_eq!(report["reader"]["minimum"], 0);
+    assert_eq!(report["reader"]["current"], 2);
+    assert_eq!(report["type_name"], "xla::ifrt::SingleDeviceSharding");
+    assert_eq!(report["readable"], true);
+    assert!(
+        report["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("SingleDeviceSharding {")
+    );
+    assert_eq!(report["error"], Value::Null);
+
+    // Unreadable input: the same keys on stdout, the reason on stderr, exit 2.
+    let garbage = run(&[
+        "inspect",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+        "--json",
+    ]);
+    assert_unreadable(&garbage, "as a serialized IFRT value");
+    let report = json(&garbage);
+    assert_eq!(keys(&report), inspect_keys);
+    assert_eq!(report["readable"], false);
+    assert_eq!(report["value"], Value::Null);
+    assert_eq!(
+        stderr(&garbage).trim_end(),
+        format!("ifrt-serdes: {}", report["error"].as_str().unwrap())
+    );
+    let missing = run(&["inspect", "/nonexistent/file.pb", "--json"]);
+    assert_unreadable(&missing, "cannot read /nonexistent/file.pb");
+    assert_eq!(keys(&json(&missing)), inspect_keys);
+    assert_eq!(json(&missing)["type_name"], Value::Null);
+}
+
+#[test]
+fn inspect_refuses_what_it_cannot_map_before_reading_it() {
+    // A directory is not a file.
+    let directory = run(&["inspect", GOLDEN_DIR]);
+    assert_unreadable(&directory, "is a directory, not a file");
+
+    // A file over the library's limit is refused by its length alone (a sparse file: nothing
+    // is written or read).
+    let big = scratch("too-large.pb");
+    let file = fs::File::create(&big).unwrap();
+    let limit = ifrt_serdes::DeserializeOptions::DEFAULT_MAX_BYTES as u64;
+    file.set_len(limit + 1).unwrap();
+    drop(file);
+    let output = run(&["inspect", big.to_str().unwrap()]);
+    fs::remove_file(&big).unwrap();
+    assert_unreadable(
+        &output,
+        &format!("is {} bytes, above the limit of {limit} bytes", limit + 1),
+    );
+
+    // An empty file is read (not mapped): an envelope with no type name, which no codec has.
+    let empty = scratch("empty.pb");
+    fs::write(&empty, b"").unwrap();
+    let output = run(&["inspect", empty.to_str().unwrap()]);
+    fs::remove_file(&empty).unwrap();
+    assert_unreadable(
+        &output,
+        "Deserialize call failed. Serializable has no associated SerDes implementation. \
+         type_name: ",
+    );
 }
 
 #[test]
@@ -68,8 +227,79 @@ fn negotiate_agrees_or_names_both_ranges() {
     let failed = run(&["negotiate", "0", "0", "1", "2"]);
     assert_eq!(failed.status.code(), Some(1));
     assert_eq!(
-        String::from_utf8_lossy(&failed.stderr).trim(),
-        "IFRT Proxy client and server failed to agree on the IFRT SerDes version; supported \
-         versions: client = [0, 0], server = [1, 2]"
+        stderr(&failed).trim(),
+        "ifrt-serdes: IFRT Proxy client and server failed to agree on the IFRT SerDes version; \
+         supported versions: client = [0, 0], server = [1, 2]"
     );
+    // Versions are typed: a negative number is a value, a word is a usage error.
+    let negative = run(&["negotiate", "-1", "0", "0", "0"]);
+    assert_eq!(negative.status.code(), Some(0), "{}", stderr(&negative));
+    let word = run(&["negotiate", "0", "two", "0", "1"]);
+    assert_eq!(word.status.code(), Some(2));
+}
+
+#[test]
+fn negotiate_as_json() {
+    let agreed = run(&["negotiate", "0", "2", "1", "1", "--json"]);
+    assert_eq!(agreed.status.code(), Some(0));
+    let report = json(&agreed);
+    assert_eq!(keys(&report), ["agreed", "client", "error", "server"]);
+    assert_eq!(keys(&report["client"]), ["max", "min"]);
+    assert_eq!(keys(&report["server"]), ["max", "min"]);
+    assert_eq!(report["agreed"], 1);
+    assert_eq!(report["client"]["max"], 2);
+    assert_eq!(report["error"], Value::Null);
+
+    let failed = run(&["negotiate", "0", "0", "1", "2", "--json"]);
+    assert_eq!(failed.status.code(), Some(1));
+    let report = json(&failed);
+    assert_eq!(keys(&report), ["agreed", "client", "error", "server"]);
+    assert_eq!(report["agreed"], Value::Null);
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("IFRT Proxy client and server failed to agree")
+    );
+}
+
+/// The README lists every key each `--json` command prints.
+#[test]
+fn the_readme_lists_every_json_key() {
+    let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = readme
+        .split("### `--json` output")
+        .nth(1)
+        .expect("a README section \"### `--json` output\"");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let documented: BTreeSet<&str> = section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .flat_map(|path| path.split('.'))
+        .map(|key| key.trim_end_matches("[]"))
+        .collect();
+    let today = ["history", "--today", "2026-07-14", "--json"];
+    let v2 = format!("{GOLDEN_DIR}/dtype_v2.pb");
+    let inspect = ["inspect", v2.as_str(), "--json"];
+    let negotiate = ["negotiate", "0", "2", "1", "1", "--json"];
+    for args in [&today[..], &inspect[..], &negotiate[..]] {
+        let mut stack = vec![json(&run(args))];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(object) => {
+                    for (key, value) in object {
+                        assert!(
+                            documented.contains(key.as_str()),
+                            "`{key}` of `ifrt-serdes {}` is not in the README",
+                            args[0]
+                        );
+                        stack.push(value);
+                    }
+                }
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+    }
 }

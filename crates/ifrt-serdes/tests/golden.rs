@@ -186,7 +186,7 @@ fn versions_that_changed_a_type_changed_its_bytes() {
 
 /// The envelope's data with its version fields zeroed, to compare formats.
 fn strip(bytes: &[u8]) -> Vec<u8> {
-    use ifrt_serdes::proto::*;
+    use ifrt_serdes::schema::*;
     let envelope = Serialized::decode(bytes).unwrap();
     match envelope.type_name.as_str() {
         "xla::ifrt::DType" => {
@@ -211,7 +211,7 @@ fn strip(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn recorded_version(short: &str, data: &[u8]) -> i32 {
-    use ifrt_serdes::proto::*;
+    use ifrt_serdes::schema::*;
     match short {
         "dtype" => DTypeProto::decode(data).unwrap().version_number,
         "shape" => ShapeProto::decode(data).unwrap().version_number,

@@ -7,8 +7,10 @@ use std::fs;
 use std::path::Path;
 
 use common::{GOLDEN_DIR, GOLDEN_TYPES, built_in, golden_name, versions};
-use ifrt_serdes::proto::{ArraySpecProto, DTypeProto, Serialized, ShardingProto};
-use ifrt_serdes::{ArraySpec, DType, DeserializeOptions, Error, SingleDeviceSharding};
+use ifrt_serdes::schema::{ArraySpecProto, DTypeProto, Serialized, ShardingProto};
+use ifrt_serdes::{
+    ArraySpec, DType, DecodeError, DeserializeOptions, Error, RegistryError, SingleDeviceSharding,
+};
 use proptest::prelude::*;
 use prost::Message;
 
@@ -97,7 +99,12 @@ fn huge_lengths_are_refused_before_allocating() {
     bytes.push(len as u8);
     assert!(matches!(
         registry.deserialize_dyn_from_bytes(&bytes, &o),
-        Err(Error::Malformed { .. })
+        Err(Error::Decode(DecodeError::Truncated {
+            what: "Serialized",
+            field: 2,
+            len: 0x4000_0000_0000_0000,
+            ..
+        }))
     ));
     // A packed `dims` field claiming more elements than the input holds.
     let mut data = vec![0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f];
@@ -108,10 +115,10 @@ fn huge_lengths_are_refused_before_allocating() {
     assert!(
         matches!(
             error,
-            Error::Malformed {
+            Error::Decode(DecodeError::Malformed {
                 what: "ShapeProto",
                 ..
-            }
+            })
         ),
         "{error:?}"
     );
@@ -122,10 +129,10 @@ fn huge_lengths_are_refused_before_allocating() {
         registry
             .deserialize_dyn_from_bytes(&bytes, &small)
             .unwrap_err(),
-        Error::TooLarge {
+        Error::Decode(DecodeError::TooLarge {
             len: bytes.len(),
             limit: 8
-        }
+        })
     );
 }
 
@@ -137,10 +144,10 @@ fn structurally_wrong_messages_are_refused() {
     let empty = envelope(ArraySpec::TYPE_NAME_FOR_TESTS, vec![]);
     assert_eq!(
         registry.deserialize_dyn_from_bytes(&empty, &o).unwrap_err(),
-        Error::MissingField {
+        Error::Decode(DecodeError::MissingField {
             what: "ArraySpec",
             field: "dtype"
-        }
+        })
     );
     // An ArraySpec whose "sharding" is a DType, or names itself: no recursion, a typed error.
     for inner in [DType::TYPE_NAME_FOR_TESTS, ArraySpec::TYPE_NAME_FOR_TESTS] {
@@ -161,7 +168,7 @@ fn structurally_wrong_messages_are_refused() {
         let bytes = envelope(ArraySpec::TYPE_NAME_FOR_TESTS, proto.encode_to_vec());
         assert!(matches!(
             registry.deserialize_dyn_from_bytes(&bytes, &o),
-            Err(Error::NotASharding { .. })
+            Err(Error::Registry(RegistryError::NotASharding { .. }))
         ));
     }
     // Unknown dtype kind, unknown memory kind id, both memory kind forms at once.
@@ -174,25 +181,43 @@ fn structurally_wrong_messages_are_refused() {
             &envelope(DType::TYPE_NAME_FOR_TESTS, bad_kind.encode_to_vec()),
             &o
         ),
-        Err(Error::Invalid { what: "DType", .. })
+        Err(Error::Decode(DecodeError::UnknownDType { kind: 1000 }))
     ));
-    for (name, id) in [(None, 7), (Some("device".to_string()), 1)] {
-        let proto = ifrt_serdes::proto::SingleDeviceShardingProto {
+    for (name, id, want) in [
+        (
+            None,
+            7,
+            DecodeError::UnknownMemoryKindId {
+                what: "SingleDeviceSharding",
+                id: 7,
+            },
+        ),
+        (
+            Some("device".to_string()),
+            1,
+            DecodeError::ConflictingMemoryKind {
+                what: "SingleDeviceSharding",
+            },
+        ),
+    ] {
+        let proto = ifrt_serdes::schema::SingleDeviceShardingProto {
             version_number: 2,
             device_id: 0,
             memory_kind: name,
             memory_kind_id: id,
         };
-        assert!(matches!(
-            registry.deserialize_dyn_from_bytes(
-                &envelope(
-                    SingleDeviceSharding::TYPE_NAME_FOR_TESTS,
-                    proto.encode_to_vec()
-                ),
-                &o
-            ),
-            Err(Error::Invalid { .. })
-        ));
+        assert_eq!(
+            registry
+                .deserialize_dyn_from_bytes(
+                    &envelope(
+                        SingleDeviceSharding::TYPE_NAME_FOR_TESTS,
+                        proto.encode_to_vec()
+                    ),
+                    &o
+                )
+                .unwrap_err(),
+            Error::Decode(want)
+        );
     }
 }
 
@@ -219,7 +244,7 @@ proptest! {
     fn flipped_bytes_in_goldens_never_panic(pick in 0usize..15, at in any::<usize>(), to in any::<u8>()) {
         let registry = built_in();
         let (short, _) = GOLDEN_TYPES[pick / 3];
-        let name = golden_name(short, ifrt_serdes::SerDesVersionNumber::new((pick % 3) as i32));
+        let name = golden_name(short, ifrt_serdes::version::SerDesVersionNumber::new((pick % 3) as i32));
         let mut bytes = fs::read(Path::new(GOLDEN_DIR).join(name)).unwrap();
         let at = at % bytes.len();
         bytes[at] = to;

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{GOLDEN_TYPES, build, serialize_sample, versions};
-use ifrt_serdes::{Error, HISTORY, SerDesVersionNumber, SupportedVersions};
+use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
+use ifrt_serdes::{Error, Incompatible};
 
 /// Every valid `[minimum, current]` range of the history: builds past, present and future.
 fn all_builds() -> Vec<(i32, i32)> {
@@ -43,9 +44,12 @@ fn every_producer_by_every_consumer_by_every_version() {
                         readable += 1;
                     } else {
                         match result {
-                            Err(Error::UnsupportedDeserializationVersion {
-                                version: got, ..
-                            }) => {
+                            Err(Error::Incompatible(
+                                Incompatible::UnsupportedDeserializationVersion {
+                                    version: got,
+                                    ..
+                                },
+                            )) => {
                                 assert_eq!(got.value(), version)
                             }
                             other => panic!("{short} v{version} by [{cmin},{cmax}]: {other:?}"),
@@ -69,7 +73,10 @@ fn a_build_cannot_write_outside_its_range() {
     for (short, _) in GOLDEN_TYPES {
         let error = serialize_sample(&old, short, v2).unwrap_err();
         assert!(
-            matches!(error, Error::UnsupportedSerializationVersion { .. }),
+            matches!(
+                error,
+                Error::Incompatible(Incompatible::UnsupportedSerializationVersion { .. })
+            ),
             "{short}: {error:?}"
         );
         assert!(

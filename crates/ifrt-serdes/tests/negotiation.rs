@@ -4,9 +4,9 @@
 mod common;
 
 use common::{build, sample_array_spec};
+use ifrt_serdes::schema::{ArraySpecProto, Serialized, ShardingParamShardingProto};
 use ifrt_serdes::{
     ArraySpec, DeserializeOptions, Error, Registry, SerializeOptions, VersionRange, negotiate,
-    proto::{ArraySpecProto, Serialized, ShardingParamShardingProto},
 };
 use prost::Message;
 

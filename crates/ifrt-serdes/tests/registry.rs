@@ -6,11 +6,12 @@ mod common;
 use std::sync::Arc;
 
 use common::{build, built_in, options, sample_param_sharding, versions};
-use ifrt_serdes::proto::{ArraySpecProto, Serialized, ShardingProto, SingleDeviceShardingProto};
+use ifrt_serdes::schema::{ArraySpecProto, Serialized, ShardingProto, SingleDeviceShardingProto};
+use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    ArraySpec, Codec, DType, DeserializeOptions, Error, MemoryKind, Registry, SerDesVersionNumber,
-    Serializable, SerializeOptions, Shape, ShardingParamSharding, SingleDeviceSharding,
-    SupportedVersions,
+    ArraySpec, Codec, DType, DecodeError, DeserializeOptions, Error, InvalidValue, MemoryKind,
+    Registry, RegistryError, Serializable, SerializeOptions, Shape, ShardingParamSharding,
+    SingleDeviceSharding,
 };
 use prost::Message;
 
@@ -24,9 +25,9 @@ fn registering_twice_is_an_error() {
     registry.register::<DType>().unwrap();
     assert_eq!(
         registry.register::<DType>(),
-        Err(Error::AlreadyRegistered {
+        Err(Error::Registry(RegistryError::AlreadyRegistered {
             type_name: DType::TYPE_NAME
-        })
+        }))
     );
     registry
         .register_sharding::<SingleDeviceSharding>()
@@ -71,7 +72,7 @@ fn unknown_values_and_names_fail_in_ifrts_words() {
         .unwrap();
     assert!(matches!(
         partial.deserialize::<Shape>(&shape, &DeserializeOptions::default()),
-        Err(Error::NoSerDesForTypeName { .. })
+        Err(Error::Registry(RegistryError::NoSerDesForTypeName { .. }))
     ));
 }
 
@@ -82,14 +83,14 @@ fn typed_and_sharding_reads_check_the_kind() {
     let dtype = registry.serialize(&DType::S8, &options(version)).unwrap();
     assert_eq!(
         registry.deserialize::<Shape>(&dtype, &DeserializeOptions::default()),
-        Err(Error::WrongType {
+        Err(Error::Registry(RegistryError::WrongType {
             expected: Shape::TYPE_NAME,
             found: DType::TYPE_NAME.to_string()
-        })
+        }))
     );
     assert!(matches!(
         registry.deserialize_sharding(&dtype, &DeserializeOptions::default()),
-        Err(Error::NotASharding { .. })
+        Err(Error::Registry(RegistryError::NotASharding { .. }))
     ));
     let any = registry
         .deserialize_dyn(&dtype, &DeserializeOptions::default())
@@ -123,7 +124,7 @@ fn nested_sharding_is_written_in_the_requested_version() {
         let inner = proto.sharding.unwrap().serialized_sharding.unwrap();
         assert_eq!(inner.type_name, ShardingParamSharding::TYPE_NAME);
         let inner =
-            ifrt_serdes::proto::ShardingParamShardingProto::decode(inner.data.as_slice()).unwrap();
+            ifrt_serdes::schema::ShardingParamShardingProto::decode(inner.data.as_slice()).unwrap();
         assert_eq!(inner.version_number, want);
         assert_eq!(inner.sharding_param.unwrap().version_number, want);
         assert_eq!(inner.devices.unwrap().version_number, want);
@@ -239,24 +240,106 @@ fn memory_kinds_are_canonical() {
 
 #[test]
 fn invalid_values_are_refused_on_construction() {
+    use InvalidValue::*;
     use ifrt_serdes::ShardingParam;
-    assert!(Shape::new(vec![1, -1]).is_err());
-    assert!(SingleDeviceSharding::new(-1, MemoryKind::device()).is_err());
-    assert!(
-        ShardingParam::new(vec![3], vec![0], vec![2], vec![]).is_err(),
+    let invalid = |result: Result<_, Error>| match result {
+        Err(Error::Invalid(invalid)) => invalid,
+        other => panic!("not an invalid value: {other:?}"),
+    };
+    let param = |d: Vec<i64>, p: Vec<i32>, a: Vec<i32>, u: Vec<i32>| {
+        invalid(ShardingParam::new(d, p, a, u).map(|_| ()))
+    };
+    assert_eq!(
+        invalid(Shape::new(vec![1, -1]).map(|_| ())),
+        NegativeDimension { dim: -1 }
+    );
+    assert_eq!(
+        invalid(SingleDeviceSharding::new(-1, MemoryKind::device()).map(|_| ())),
+        NegativeDeviceId { device_id: -1 }
+    );
+    assert_eq!(
+        param(vec![3], vec![0], vec![2], vec![]),
+        ShardsDoNotDivideMesh {
+            shards: 3,
+            devices: 2
+        },
         "3 does not divide 2"
     );
-    assert!(ShardingParam::new(vec![1], vec![0, 0], vec![2, 2], vec![]).is_err());
-    assert!(ShardingParam::new(vec![1], vec![0], vec![2, 2], vec![]).is_err());
-    assert!(ShardingParam::new(vec![1], vec![0], vec![0], vec![]).is_err());
-    assert!(ShardingParam::new(vec![1], vec![0], vec![2], vec![1]).is_err());
-    assert!(ShardingParam::new(vec![1], vec![0, 1], vec![2, 2], vec![1, 0]).is_err());
-    let param = ShardingParam::new(vec![2], vec![0], vec![2], vec![]).unwrap();
-    assert!(ShardingParamSharding::new(param.clone(), vec![0], MemoryKind::device()).is_err());
-    assert!(ShardingParamSharding::new(param.clone(), vec![1, 1], MemoryKind::device()).is_err());
-    assert!(ShardingParamSharding::new(param, vec![1, 0], MemoryKind::device()).is_ok());
+    assert_eq!(
+        param(vec![1], vec![0, 0], vec![2, 2], vec![]),
+        DuplicatePermutationAxis {
+            permutation: vec![0, 0]
+        }
+    );
+    assert_eq!(
+        param(vec![1], vec![0, 2], vec![2, 2], vec![]),
+        PermutationAxisOutOfRange {
+            axis: 2,
+            permutation: vec![0, 2],
+            axis_sizes: vec![2, 2]
+        }
+    );
+    assert_eq!(
+        param(vec![1], vec![0], vec![2, 2], vec![]),
+        AxisCountMismatch {
+            permutation: 1,
+            axis_sizes: 2
+        }
+    );
+    assert_eq!(
+        param(vec![1], vec![0], vec![0], vec![]),
+        NonPositiveAxisSize { size: 0 }
+    );
+    assert_eq!(
+        param(vec![0], vec![0], vec![2], vec![]),
+        NonPositiveDimShards { count: 0 }
+    );
+    assert_eq!(
+        param(vec![1], vec![0], vec![2], vec![1]),
+        UnreducedAxisOutOfRange {
+            axis: 1,
+            mesh_axes: 1
+        }
+    );
+    assert_eq!(
+        param(vec![1], vec![0, 1], vec![2, 2], vec![1, 0]),
+        UnreducedAxesNotIncreasing { axes: vec![1, 0] }
+    );
+    assert_eq!(
+        param(vec![1], vec![0, 1], vec![2, 2], vec![1, 1]),
+        DuplicateUnreducedAxis { axis: 1 }
+    );
+    let two = ShardingParam::new(vec![2], vec![0], vec![2], vec![]).unwrap();
+    let sharding = |devices| {
+        invalid(ShardingParamSharding::new(two.clone(), devices, MemoryKind::device()).map(|_| ()))
+    };
+    assert_eq!(
+        sharding(vec![0]),
+        DeviceCountMismatch {
+            devices: 1,
+            mesh: 2
+        }
+    );
+    assert_eq!(sharding(vec![1, 1]), DuplicateDeviceId { device_id: 1 });
+    assert_eq!(sharding(vec![0, -3]), NegativeDeviceId { device_id: -3 });
+    assert!(ShardingParamSharding::new(two, vec![1, 0], MemoryKind::device()).is_ok());
     let huge = vec![i32::MAX; 4];
-    assert!(ShardingParam::new(vec![], vec![0, 1, 2, 3], huge, vec![]).is_err());
+    assert_eq!(
+        param(vec![], vec![0, 1, 2, 3], huge, vec![]),
+        TooManyDevices
+    );
+    assert_eq!(
+        param(vec![i64::MAX, 2], vec![0], vec![2], vec![]),
+        TooManyShards
+    );
+    // Long lists (past the small-list fast paths) find the repeat too.
+    let mut devices: Vec<i32> = (0..64).rev().collect();
+    devices[10] = 7;
+    let wide = ShardingParam::new(vec![], vec![0, 1, 2, 3, 4, 5], vec![2; 6], vec![]).unwrap();
+    assert_eq!(
+        invalid(ShardingParamSharding::new(wide, devices, MemoryKind::device()).map(|_| ())),
+        DuplicateDeviceId { device_id: 7 }
+    );
 }
 
 /// A sharding kind defined outside the crate: the family is open.
@@ -282,7 +365,7 @@ impl Codec for ReplicatedSharding {
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let proto = ifrt_serdes::proto::DeviceListProto {
+        let proto = ifrt_serdes::schema::DeviceListProto {
             version_number: options.version().number().value(),
             device_ids: self.devices.clone(),
         };
@@ -295,11 +378,12 @@ impl Codec for ReplicatedSharding {
         _: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
-        let proto =
-            ifrt_serdes::proto::DeviceListProto::decode(data).map_err(|e| Error::Malformed {
+        let proto = ifrt_serdes::schema::DeviceListProto::decode(data).map_err(|source| {
+            DecodeError::Malformed {
                 what: "DeviceListProto",
-                reason: e.to_string(),
-            })?;
+                source,
+            }
+        })?;
         registry.check_readable(
             SerDesVersionNumber::new(proto.version_number),
             "ReplicatedSharding",

@@ -7,7 +7,9 @@ use std::fs;
 use std::path::Path;
 
 use common::{GOLDEN_DIR, GOLDEN_TYPES, build, golden_name};
-use ifrt_serdes::{CivilDate, Error, SerDesVersionNumber, SupportedVersions, proto::Serialized};
+use ifrt_serdes::schema::Serialized;
+use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
+use ifrt_serdes::{CivilDate, Error, Incompatible};
 use prost::Message;
 
 #[test]
@@ -50,7 +52,7 @@ fn a_raised_minimum_never_writes_the_removed_format() {
     // Not through the any-version accessor...
     assert!(matches!(
         raised.version(SerDesVersionNumber::new(0)),
-        Err(Error::VersionOutOfRange { .. })
+        Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
     ));
     // ...nor as week-4-old, even on a day when version 1 is not yet four weeks old...
     let day_after_v1 = CivilDate::new(2026, 2, 20).unwrap();

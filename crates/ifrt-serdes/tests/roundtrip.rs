@@ -5,8 +5,8 @@ mod common;
 
 use common::{built_in, options, strategies, versions};
 use ifrt_serdes::{
-    ArraySpec, Codec, DeserializeOptions, Error, Registry, Serializable, ShardingParamSharding,
-    UNREDUCED_AXES_SINCE,
+    ArraySpec, Codec, DeserializeOptions, Error, Incompatible, Registry, Serializable,
+    ShardingParamSharding, UNREDUCED_AXES_SINCE,
 };
 use proptest::prelude::*;
 
@@ -15,7 +15,12 @@ fn round_trip<T: Codec + PartialEq>(registry: &Registry, value: &T, needs_v1: bo
         let written = registry.serialize_to_bytes(value as &dyn Serializable, &options(version));
         if needs_v1 && version.number() < UNREDUCED_AXES_SINCE {
             assert!(
-                matches!(written, Err(Error::FeatureNeedsNewerVersion { .. })),
+                matches!(
+                    written,
+                    Err(Error::Incompatible(
+                        Incompatible::FeatureNeedsNewerVersion { .. }
+                    ))
+                ),
                 "{version}: {written:?}"
             );
             continue;

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use ifrt_serdes::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    ArraySpec, Codec, DType, MemoryKind, Registry, SerDesVersion, SerDesVersionNumber,
-    SerializeOptions, Shape, ShardingParam, ShardingParamSharding, SingleDeviceSharding,
-    SupportedVersions,
+    ArraySpec, Codec, DType, MemoryKind, Registry, SerializeOptions, Shape, ShardingParam,
+    ShardingParamSharding, SingleDeviceSharding,
 };
 
 /// A registry of the built-in types for the range `[minimum, current]`.

@@ -1,0 +1,374 @@
+//! `ifrt-serdes`: look at IFRT SerDes versions and serialized bytes.
+//!
+//! ```text
+//! ifrt-serdes history [--today YYYY-MM-DD] [--json]
+//! ifrt-serdes inspect FILE [--minimum N] [--current N] [--json]
+//! ifrt-serdes negotiate CLIENT_MIN CLIENT_MAX SERVER_MIN SERVER_MAX [--json]
+//! ```
+//!
+//! Exit status: 0 readable / agreed, 1 refused as incompatible (a version outside the reader's
+//! range, or no common version), 2 the input could not be read or the usage is wrong. Every
+//! message on stderr starts with `ifrt-serdes: `.
+
+mod input;
+
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand};
+use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
+use ifrt_serdes::{
+    CivilDate, Clock, DeserializeOptions, Error, Registry, Serializable, SystemClock, VersionRange,
+    negotiate,
+};
+use serde_json::{Value, json};
+
+use crate::input::read_input;
+
+/// The binary's name, which starts every message it writes to stderr.
+const TOOL: &str = "ifrt-serdes";
+
+#[derive(Parser)]
+#[command(
+    name = TOOL,
+    version,
+    about = "IFRT's dated serialization versions: history, reading serialized bytes, negotiation",
+    after_help = "Exit status: 0 readable / agreed, 1 incompatible, 2 unreadable input or bad usage."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The version history, with the current, minimum and week-4-old versions.
+    History(HistoryArgs),
+    /// Read a file holding one `Serialized` envelope, as a build of the given range would.
+    Inspect(InspectArgs),
+    /// The version a client and a server with these ranges agree on (IFRT Proxy).
+    Negotiate(NegotiateArgs),
+}
+
+#[derive(Args)]
+struct HistoryArgs {
+    /// Compute week-4-old as of this day instead of today (UTC).
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = CivilDate::from_str)]
+    today: Option<CivilDate>,
+    /// Print one JSON object instead of text (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
+}
+
+// Version numbers are int32 and may be negative: `--minimum -1` is a value, not a flag.
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct InspectArgs {
+    /// The file: the protobuf bytes of one `Serialized` envelope.
+    file: PathBuf,
+    /// The reading build's minimum version (default: this build's).
+    #[arg(long, value_name = "N", value_parser = SerDesVersionNumber::from_str)]
+    minimum: Option<SerDesVersionNumber>,
+    /// The reading build's current version (default: this build's).
+    #[arg(long, value_name = "N", value_parser = SerDesVersionNumber::from_str)]
+    current: Option<SerDesVersionNumber>,
+    /// Print one JSON object instead of text (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct NegotiateArgs {
+    /// The oldest version the client reads.
+    #[arg(value_parser = SerDesVersionNumber::from_str)]
+    client_min: SerDesVersionNumber,
+    /// The newest version the client reads and writes.
+    #[arg(value_parser = SerDesVersionNumber::from_str)]
+    client_max: SerDesVersionNumber,
+    /// The oldest version the server reads.
+    #[arg(value_parser = SerDesVersionNumber::from_str)]
+    server_min: SerDesVersionNumber,
+    /// The newest version the server reads and writes.
+    #[arg(value_parser = SerDesVersionNumber::from_str)]
+    server_max: SerDesVersionNumber,
+    /// Print one JSON object instead of text (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
+}
+
+/// What a run concluded; the exit code follows from it.
+enum Outcome {
+    /// Exit 0: done, accepted, compatible.
+    Accepted,
+    /// Exit 1: the input was read fine and is refused / incompatible / would not load.
+    Rejected,
+}
+
+/// Why a run could not conclude: exit 2.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// The file could not be opened, inspected or mapped.
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The file is larger than the library's limit for one serialized value: nothing is read.
+    #[error(
+        "{} is {len} bytes, above the limit of {max} bytes for one serialized value \
+         (DeserializeOptions::DEFAULT_MAX_BYTES, 64 MiB; IFRT itself has no limit of its own \
+         beyond protobuf's 2 GiB): nothing was read",
+        path.display()
+    )]
+    TooLarge { path: PathBuf, len: u64, max: u64 },
+    /// The path names a directory, a pipe or a device.
+    #[error(
+        "{} is {what}, not a file: give a file holding one serialized value",
+        path.display()
+    )]
+    NotAFile { path: PathBuf, what: &'static str },
+    /// The bytes are not a serialized value this build can read.
+    #[error("cannot read {} as a serialized IFRT value", path.display())]
+    Input {
+        path: PathBuf,
+        #[source]
+        source: Error,
+    },
+    /// `--minimum` and `--current` do not describe a build.
+    #[error("--minimum and --current do not describe a build of this history")]
+    Range(#[source] Error),
+    /// Standard output is closed or full.
+    #[error("cannot write to standard output")]
+    Output(#[source] io::Error),
+}
+
+fn run(cli: Cli) -> Result<Outcome, CliError> {
+    match cli.command {
+        Command::History(args) => history(&args),
+        Command::Inspect(args) => inspect(&args),
+        Command::Negotiate(args) => negotiate_ranges(&args),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(Outcome::Accepted) => ExitCode::SUCCESS,
+        Ok(Outcome::Rejected) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("{TOOL}: {}", chain(&error));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// An error and its `source()` chain on one line, joined with ": ".
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Writes `text` to stdout.
+fn print(text: &str) -> Result<(), CliError> {
+    io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(CliError::Output)
+}
+
+/// Writes one JSON object and a newline to stdout.
+fn print_json(value: &Value) -> Result<(), CliError> {
+    print(&format!("{value}\n"))
+}
+
+fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
+    let today = args.today.unwrap_or_else(|| SystemClock.today());
+    let built_in = SupportedVersions::BUILT_IN;
+    let week_4_old = built_in.week_4_old(today);
+    if args.json {
+        let versions: Vec<Value> = HISTORY
+            .iter()
+            .map(|entry| {
+                json!({
+                    "number": entry.number.value(),
+                    "introduced": entry.introduced.to_string(),
+                    "change": entry.change,
+                })
+            })
+            .collect();
+        print_json(&json!({
+            "versions": versions,
+            "current": built_in.current().number().value(),
+            "minimum": built_in.minimum().number().value(),
+            "week_4_old": week_4_old.number().value(),
+            "today": today.to_string(),
+        }))?;
+    } else {
+        let mut text = String::new();
+        for entry in HISTORY {
+            text.push_str(&format!(
+                "{:>3}  {}  {}\n",
+                entry.number.value(),
+                entry.introduced,
+                entry.change
+            ));
+        }
+        text.push_str(&format!(
+            "\ncurrent:    {}\nminimum:    {}\nweek-4-old: {week_4_old} (as of {today})\n",
+            built_in.current(),
+            built_in.minimum(),
+        ));
+        print(&text)?;
+    }
+    Ok(Outcome::Accepted)
+}
+
+fn inspect(args: &InspectArgs) -> Result<Outcome, CliError> {
+    let built_in = SupportedVersions::BUILT_IN;
+    let reader = SupportedVersions::new(
+        args.minimum.unwrap_or(built_in.minimum().number()),
+        args.current.unwrap_or(built_in.current().number()),
+    )
+    .map_err(CliError::Range)?;
+    let report = read_file(&args.file, reader);
+    if args.json {
+        print_json(&report.json(&args.file, reader))?;
+    } else if let Some(text) = report.text(reader) {
+        print(&text)?;
+    }
+    match report.result {
+        Ok(_) => Ok(Outcome::Accepted),
+        Err(Failure::Refused(_)) => Ok(Outcome::Rejected),
+        Err(Failure::Unreadable(error)) => Err(error),
+    }
+}
+
+/// What `inspect` found in a file.
+struct Report {
+    /// The envelope's type name, if the bytes are an envelope.
+    type_name: Option<String>,
+    /// The value, or why there is none.
+    result: Result<Box<dyn Serializable>, Failure>,
+}
+
+/// Why `inspect` has no value to show.
+enum Failure {
+    /// The bytes were read, and the reader refuses their version: exit 1.
+    Refused(Error),
+    /// The file or its bytes could not be read: exit 2.
+    Unreadable(CliError),
+}
+
+impl Failure {
+    fn message(&self) -> String {
+        match self {
+            Failure::Refused(error) => chain(error),
+            Failure::Unreadable(error) => chain(error),
+        }
+    }
+}
+
+/// Reads `path` as a build supporting `reader` would.
+fn read_file(path: &Path, reader: SupportedVersions) -> Report {
+    let options = DeserializeOptions::default();
+    let bytes = match read_input(path, DeserializeOptions::DEFAULT_MAX_BYTES as u64) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            return Report {
+                type_name: None,
+                result: Err(Failure::Unreadable(error)),
+            };
+        }
+    };
+    let registry = Registry::with_builtin_types(reader);
+    let type_name = registry
+        .envelope_from_bytes(&bytes, &options)
+        .map(|envelope| envelope.type_name)
+        .ok();
+    let result = registry
+        .deserialize_dyn_from_bytes(&bytes, &options)
+        .map_err(|error| match error {
+            Error::Incompatible(_) => Failure::Refused(error),
+            source => Failure::Unreadable(CliError::Input {
+                path: path.to_owned(),
+                source,
+            }),
+        });
+    Report { type_name, result }
+}
+
+impl Report {
+    fn json(&self, file: &Path, reader: SupportedVersions) -> Value {
+        json!({
+            "file": file.display().to_string(),
+            "reader": {
+                "minimum": reader.minimum().number().value(),
+                "current": reader.current().number().value(),
+            },
+            "type_name": self.type_name,
+            "readable": self.result.is_ok(),
+            "value": self.result.as_ref().ok().map(|value| format!("{value:?}")),
+            "error": self.result.as_ref().err().map(Failure::message),
+        })
+    }
+
+    /// The report for people; none when the file could not be read (`main` says why, on
+    /// stderr).
+    fn text(&self, reader: SupportedVersions) -> Option<String> {
+        let last = match &self.result {
+            Ok(value) => format!("value:     {value:?}"),
+            Err(Failure::Refused(error)) => format!("refused:   {error}"),
+            Err(Failure::Unreadable(_)) => return None,
+        };
+        Some(format!(
+            "reader:    [{}, {}]\ntype name: {}\n{last}\n",
+            reader.minimum().number().value(),
+            reader.current().number().value(),
+            self.type_name.as_deref().unwrap_or("(no envelope)")
+        ))
+    }
+}
+
+fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
+    let client = VersionRange {
+        min: args.client_min,
+        max: args.client_max,
+    };
+    let server = VersionRange {
+        min: args.server_min,
+        max: args.server_max,
+    };
+    let agreed = negotiate(client, server);
+    if args.json {
+        let range = |r: VersionRange| json!({ "min": r.min.value(), "max": r.max.value() });
+        print_json(&json!({
+            "client": range(client),
+            "server": range(server),
+            "agreed": agreed.as_ref().ok().map(|version| version.value()),
+            "error": agreed.as_ref().err().map(ToString::to_string),
+        }))?;
+    }
+    match agreed {
+        Ok(version) => {
+            if !args.json {
+                print(&format!("agreed: {version}\n"))?;
+            }
+            Ok(Outcome::Accepted)
+        }
+        Err(error) => {
+            // The refusal is the answer, in IFRT Proxy's words; a JSON reader has it on stdout.
+            eprintln!("{TOOL}: {error}");
+            Ok(Outcome::Rejected)
+        }
+    }
+}
