@@ -1,4 +1,4 @@
-//! The TensorFlow PluggableDevice plugin of `plugin.rs`, built with `SP_Platform`, `SP_Device` and `SP_DeviceFns` at shorter, older sizes, which TensorFlow accepts.
+//! The TensorFlow PluggableDevice plugin of `plugin.rs`, built with `SP_Platform`, `SP_Device`, `SP_DeviceFns` and `SP_DeviceMemoryBase` at shorter, older sizes, which TensorFlow accepts.
 //!
 //! ```sh
 //! bash crates/se-abi/interop/tensorflow/run.sh   # builds it and loads it into TensorFlow 2.21

@@ -11,8 +11,9 @@
 //!
 //! Three builds share this file (see `crates/se-abi/interop/tensorflow/run.sh`):
 //! - `tf-plugin`: every struct at TensorFlow 2.21's size;
-//! - `tf-plugin-older`: `SP_Platform`, `SP_Device` and `SP_DeviceFns` as a plugin compiled
-//!   against shorter copies of those structs would write them (see [`older`]);
+//! - `tf-plugin-older`: `SP_Platform`, `SP_Device`, `SP_DeviceFns` and `SP_DeviceMemoryBase` as
+//!   a plugin compiled against shorter copies of those structs would write them (see [`older`]).
+//!   The other structs end in a member TensorFlow requires, so they cannot be shorter;
 //! - `tf-plugin-unset`: `SP_Platform.struct_size` left 0, as a plugin that zero-fills its struct
 //!   and forgets the size would: TensorFlow refuses it with its own message.
 
@@ -31,7 +32,7 @@ use se_abi::{Tail, Versioned, copy_from_ptr, write_to};
 pub enum Build {
     /// TensorFlow 2.21's sizes.
     Current = 0,
-    /// Shorter `SP_Platform`, `SP_Device` and `SP_DeviceFns`.
+    /// Shorter `SP_Platform`, `SP_Device`, `SP_DeviceFns` and `SP_DeviceMemoryBase`.
     Older = 1,
     /// `SP_Platform.struct_size` left 0.
     Unset = 2,
@@ -45,7 +46,7 @@ const VENDOR: &CStr = c"se-abi";
 /// What `device_memory_usage` reports: 1 GiB, all free.
 const MEMORY: i64 = 1 << 30;
 
-/// Shorter versions of three structs: what a plugin compiled against a header in which these
+/// Shorter versions of four structs: what a plugin compiled against a header in which these
 /// structs ended earlier declares. TensorFlow accepts them (it validates only a non-zero
 /// `struct_size` and its required function pointers) and reads its own zeros past them.
 pub mod older {
@@ -75,6 +76,17 @@ pub mod older {
             ordinal: i32 = value(since 1, at 16..20),
             /// As in TensorFlow's.
             device_handle: *mut core::ffi::c_void = value(since 1, at 24..32),
+        }
+    }
+
+    versioned_struct! {
+        /// `SP_DeviceMemoryBase` without `payload`: 32 bytes.
+        #[abi(size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE, sizes = [32])]
+        pub struct SP_DeviceMemoryBase {
+            /// As in TensorFlow's.
+            opaque: *mut core::ffi::c_void = value(since 1, at 16..24),
+            /// As in TensorFlow's.
+            size: u64 = value(since 1, at 24..32),
         }
     }
 
@@ -469,12 +481,22 @@ unsafe extern "C" fn allocate(
     _memory_space: i64,
     mem: *mut SP_DeviceMemoryBase,
 ) {
-    let mut value = SP_DeviceMemoryBase::new();
-    value
-        .set(SP_DeviceMemoryBase::opaque, block_alloc(size))
-        .set(SP_DeviceMemoryBase::size, size);
-    // SAFETY: TensorFlow passes its `SP_DeviceMemoryBase{SP_DEVICE_MEMORY_BASE_STRUCT_SIZE}`.
-    unsafe { fill(mem, &value) };
+    let opaque = block_alloc(size);
+    if build() == Build::Older {
+        type O = older::SP_DeviceMemoryBase;
+        let mut value = O::new();
+        value.set(O::opaque, opaque).set(O::size, size);
+        // SAFETY: TensorFlow passes its `SP_DeviceMemoryBase{SP_DEVICE_MEMORY_BASE_STRUCT_SIZE}`;
+        // the older declaration is a shorter one.
+        unsafe { fill(mem, &value) };
+    } else {
+        let mut value = SP_DeviceMemoryBase::new();
+        value
+            .set(SP_DeviceMemoryBase::opaque, opaque)
+            .set(SP_DeviceMemoryBase::size, size);
+        // SAFETY: TensorFlow passes its `SP_DeviceMemoryBase{SP_DEVICE_MEMORY_BASE_STRUCT_SIZE}`.
+        unsafe { fill(mem, &value) };
+    }
 }
 
 unsafe extern "C" fn deallocate(_device: *const SP_Device, mem: *mut SP_DeviceMemoryBase) {

@@ -6,7 +6,8 @@
 #   tf-plugin        every struct at TF 2.21's size: TensorFlow validates every struct_size and
 #                    accepts the plugin; RUST_HOST is in tf.config.list_physical_devices(); a
 #                    tensor copied to RUST_HOST:0 (tf.identity) and back is equal.
-#   tf-plugin-older  SP_Platform, SP_Device and SP_DeviceFns at shorter sizes (33, 32, 24 bytes):
+#   tf-plugin-older  SP_Platform, SP_Device, SP_DeviceFns, SP_DeviceMemoryBase at shorter sizes
+#                    (33, 32, 24, 32 bytes; the other structs end in a member TF requires):
 #                    accepted and working the same; TensorFlow reads its own zeros past them.
 #   tf-plugin-unset  SP_Platform.struct_size left 0: TensorFlow refuses it with its own message.
 #
