@@ -89,6 +89,11 @@
 //! Every item is at the crate root, and only there: the two macros, the [`Versioned`] trait they
 //! implement with its layout facts, the member types and handles, [`View`], the copies, the
 //! version numbers and the registration check, and [`Error`]. The modules behind them are private.
+//!
+//! One module is public because it is a family of its own, named as TensorFlow names it:
+//! [`tensorflow`], TensorFlow's StreamExecutor C API structs (`SP_Platform`, `SP_StreamExecutor`,
+//! ...), declared with this crate's macro, for writing a PluggableDevice plugin in Rust
+//! (`examples/tf_plugin` is one, and TensorFlow 2.21 loads it).
 //! The one public module, `__private`, and one helper macro, `__versioned_struct_support!`, are
 //! hidden: the macros' expansions call them from the user's crate, so they must be reachable, but
 //! they are not an API and may change in any release.
@@ -113,6 +118,11 @@
 #![no_std]
 #![warn(missing_docs)]
 
+// The docs that `versioned_struct!` writes link to `se_abi::View` and friends, the path a user's
+// crate sees; this makes the same path resolve for the structs declared in this crate
+// (`tensorflow`).
+extern crate self as se_abi;
+
 mod copy;
 mod declare;
 mod error;
@@ -120,6 +130,7 @@ mod header;
 mod layout;
 mod member;
 mod registration;
+pub mod tensorflow;
 mod version;
 mod view;
 

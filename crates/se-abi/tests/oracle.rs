@@ -2,170 +2,16 @@
 //! `tests/data/se_layout.txt` (compiled from TF's
 //! `tensorflow/c/experimental/stream_executor/stream_executor.h`).
 //!
-//! The structs below are declared with `versioned_struct!` from TF's header (function-pointer
-//! members as `Option<unsafe extern "C" fn()>`, which has the layout of any C function pointer);
-//! the test compares every member's offset and size, `sizeof` and `STRUCT_SIZE` with the file.
+//! The structs are the crate's public `se_abi::tensorflow` module, declared with
+//! `versioned_struct!` from TF's header; the test compares every member's offset and size,
+//! `sizeof` and `STRUCT_SIZE` with the file.
 //! It fails, rather than skips, when the file is missing.
 
 mod common;
 
+use se_abi::tensorflow::*;
+use se_abi::{Agreement, ApiVersion, Error, Versioned, View, check_registration};
 use std::collections::BTreeMap;
-use std::ffi::{c_char, c_void};
-
-use se_abi::{Agreement, ApiVersion, Error, Versioned, View, check_registration, versioned_struct};
-
-type Fn = Option<unsafe extern "C" fn()>;
-
-versioned_struct! {
-    /// `SP_TimerFns`.
-    #[abi(size = SP_TIMER_FNS_STRUCT_SIZE, sizes = [24])]
-    pub struct SP_TimerFns {
-        nanoseconds: Fn = nonzero(since 1, at 16..24),
-    }
-}
-
-versioned_struct! {
-    /// `SP_DeviceMemoryBase`.
-    #[abi(size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE, sizes = [40])]
-    pub struct SP_DeviceMemoryBase {
-        opaque: *mut c_void = value(since 1, at 16..24),
-        size: u64 = value(since 1, at 24..32),
-        payload: u64 = value(since 1, at 32..40),
-    }
-}
-
-versioned_struct! {
-    /// `SP_Device`.
-    #[abi(size = SP_DEVICE_STRUCT_SIZE, sizes = [56])]
-    pub struct SP_Device {
-        ordinal: i32 = value(since 1, at 16..20),
-        device_handle: *mut c_void = value(since 1, at 24..32),
-        hardware_name: *const c_char = nonzero(since 1, at 32..40),
-        device_vendor: *const c_char = nonzero(since 1, at 40..48),
-        pci_bus_id: *const c_char = nonzero(since 1, at 48..56),
-    }
-}
-
-versioned_struct! {
-    /// `SE_CreateDeviceParams`.
-    #[abi(size = SE_CREATE_DEVICE_PARAMS_STRUCT_SIZE, sizes = [32])]
-    pub struct SE_CreateDeviceParams {
-        ordinal: i32 = value(since 1, at 16..20),
-        device: *mut SP_Device = nonzero(since 1, at 24..32),
-    }
-}
-
-versioned_struct! {
-    /// `SP_DeviceFns`.
-    #[abi(size = SP_DEVICE_FNS_STRUCT_SIZE, sizes = [40])]
-    pub struct SP_DeviceFns {
-        get_numa_node: Fn = nonzero(since 1, at 16..24),
-        get_memory_bandwidth: Fn = nonzero(since 1, at 24..32),
-        get_gflops: Fn = nonzero(since 1, at 32..40),
-    }
-}
-
-versioned_struct! {
-    /// `SE_CreateDeviceFnsParams`.
-    #[abi(size = SE_CREATE_DEVICE_FNS_PARAMS_STRUCT_SIZE, sizes = [24])]
-    pub struct SE_CreateDeviceFnsParams {
-        device_fns: *mut SP_DeviceFns = nonzero(since 1, at 16..24),
-    }
-}
-
-versioned_struct! {
-    /// `SE_CreateStreamExecutorParams`.
-    #[abi(size = SE_CREATE_STREAM_EXECUTOR_PARAMS_STRUCT_SIZE, sizes = [24])]
-    pub struct SE_CreateStreamExecutorParams {
-        stream_executor: *mut c_void = nonzero(since 1, at 16..24),
-    }
-}
-
-versioned_struct! {
-    /// `SP_Platform`: its last member is a 1-byte `TF_Bool`, so `STRUCT_SIZE` (35) is less than
-    /// `sizeof` (40).
-    #[abi(size = SP_PLATFORM_STRUCT_SIZE, sizes = [35])]
-    pub struct SP_Platform {
-        name: *const c_char = nonzero(since 1, at 16..24),
-        r#type: *const c_char = nonzero(since 1, at 24..32),
-        supports_unified_memory: u8 = value(since 1, at 32..33),
-        use_bfc_allocator: u8 = value(since 1, at 33..34),
-        force_memory_growth: u8 = value(since 1, at 34..35),
-    }
-}
-
-versioned_struct! {
-    /// `SP_PlatformFns`.
-    #[abi(size = SP_PLATFORM_FNS_STRUCT_SIZE, sizes = [88])]
-    pub struct SP_PlatformFns {
-        get_device_count: Fn = nonzero(since 1, at 16..24),
-        create_device: Fn = nonzero(since 1, at 24..32),
-        destroy_device: Fn = nonzero(since 1, at 32..40),
-        create_device_fns: Fn = nonzero(since 1, at 40..48),
-        destroy_device_fns: Fn = nonzero(since 1, at 48..56),
-        create_stream_executor: Fn = nonzero(since 1, at 56..64),
-        destroy_stream_executor: Fn = nonzero(since 1, at 64..72),
-        create_timer_fns: Fn = nonzero(since 1, at 72..80),
-        destroy_timer_fns: Fn = nonzero(since 1, at 80..88),
-    }
-}
-
-versioned_struct! {
-    /// `SE_PlatformRegistrationParams`.
-    #[abi(size = SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE, sizes = [64])]
-    pub struct SE_PlatformRegistrationParams {
-        major_version: i32 = value(since 1, at 16..20),
-        minor_version: i32 = value(since 1, at 20..24),
-        patch_version: i32 = value(since 1, at 24..28),
-        platform: *mut SP_Platform = nonzero(since 1, at 32..40),
-        platform_fns: *mut SP_PlatformFns = nonzero(since 1, at 40..48),
-        destroy_platform: Option<unsafe extern "C" fn(*mut SP_Platform)> =
-            nonzero(since 1, at 48..56),
-        destroy_platform_fns: Option<unsafe extern "C" fn(*mut SP_PlatformFns)> =
-            nonzero(since 1, at 56..64),
-    }
-}
-
-versioned_struct! {
-    /// `SP_StreamExecutor`: 34 function pointers after the header.
-    #[abi(size = SP_STREAMEXECUTOR_STRUCT_SIZE, sizes = [288])]
-    pub struct SP_StreamExecutor {
-        allocate: Fn = nonzero(since 1, at 16..24),
-        deallocate: Fn = nonzero(since 1, at 24..32),
-        host_memory_allocate: Fn = nonzero(since 1, at 32..40),
-        host_memory_deallocate: Fn = nonzero(since 1, at 40..48),
-        unified_memory_allocate: Fn = nonzero(since 1, at 48..56),
-        unified_memory_deallocate: Fn = nonzero(since 1, at 56..64),
-        get_allocator_stats: Fn = nonzero(since 1, at 64..72),
-        device_memory_usage: Fn = nonzero(since 1, at 72..80),
-        create_stream: Fn = nonzero(since 1, at 80..88),
-        destroy_stream: Fn = nonzero(since 1, at 88..96),
-        create_stream_dependency: Fn = nonzero(since 1, at 96..104),
-        get_stream_status: Fn = nonzero(since 1, at 104..112),
-        create_event: Fn = nonzero(since 1, at 112..120),
-        destroy_event: Fn = nonzero(since 1, at 120..128),
-        get_event_status: Fn = nonzero(since 1, at 128..136),
-        record_event: Fn = nonzero(since 1, at 136..144),
-        wait_for_event: Fn = nonzero(since 1, at 144..152),
-        create_timer: Fn = nonzero(since 1, at 152..160),
-        destroy_timer: Fn = nonzero(since 1, at 160..168),
-        start_timer: Fn = nonzero(since 1, at 168..176),
-        stop_timer: Fn = nonzero(since 1, at 176..184),
-        memcpy_dtoh: Fn = nonzero(since 1, at 184..192),
-        memcpy_htod: Fn = nonzero(since 1, at 192..200),
-        memcpy_dtod: Fn = nonzero(since 1, at 200..208),
-        sync_memcpy_dtoh: Fn = nonzero(since 1, at 208..216),
-        sync_memcpy_htod: Fn = nonzero(since 1, at 216..224),
-        sync_memcpy_dtod: Fn = nonzero(since 1, at 224..232),
-        block_host_for_event: Fn = nonzero(since 1, at 232..240),
-        block_host_until_done: Fn = nonzero(since 1, at 240..248),
-        synchronize_all_activity: Fn = nonzero(since 1, at 248..256),
-        mem_zero: Fn = nonzero(since 1, at 256..264),
-        memset: Fn = nonzero(since 1, at 264..272),
-        memset32: Fn = nonzero(since 1, at 272..280),
-        host_callback: Fn = nonzero(since 1, at 280..288),
-    }
-}
 
 /// One struct of the oracle file.
 #[derive(Debug)]
@@ -305,6 +151,71 @@ fn declared_structs_agree_with_tensorflow_layouts() {
         .sum();
     // 11 structs, 93 members: offsets and sizes all equal.
     assert_eq!((members, expected), (93, 93));
+}
+
+#[test]
+fn sp_allocator_stats_agrees_with_tensorflow_too() {
+    // Not a versioned struct of this scheme (no `ext`), declared plainly; same check by hand.
+    let oracle = oracle();
+    let tf = &oracle.structs["SP_AllocatorStats"];
+    assert_eq!(size_of::<SP_AllocatorStats>(), tf.size_of);
+    assert_eq!(SP_ALLOCATORSTATS_STRUCT_SIZE, tf.struct_size);
+    let ours = [
+        (
+            "struct_size",
+            std::mem::offset_of!(SP_AllocatorStats, struct_size),
+        ),
+        (
+            "num_allocs",
+            std::mem::offset_of!(SP_AllocatorStats, num_allocs),
+        ),
+        (
+            "bytes_in_use",
+            std::mem::offset_of!(SP_AllocatorStats, bytes_in_use),
+        ),
+        (
+            "peak_bytes_in_use",
+            std::mem::offset_of!(SP_AllocatorStats, peak_bytes_in_use),
+        ),
+        (
+            "largest_alloc_size",
+            std::mem::offset_of!(SP_AllocatorStats, largest_alloc_size),
+        ),
+        (
+            "has_bytes_limit",
+            std::mem::offset_of!(SP_AllocatorStats, has_bytes_limit),
+        ),
+        (
+            "bytes_limit",
+            std::mem::offset_of!(SP_AllocatorStats, bytes_limit),
+        ),
+        (
+            "bytes_reserved",
+            std::mem::offset_of!(SP_AllocatorStats, bytes_reserved),
+        ),
+        (
+            "peak_bytes_reserved",
+            std::mem::offset_of!(SP_AllocatorStats, peak_bytes_reserved),
+        ),
+        (
+            "has_bytes_reservable_limit",
+            std::mem::offset_of!(SP_AllocatorStats, has_bytes_reservable_limit),
+        ),
+        (
+            "bytes_reservable_limit",
+            std::mem::offset_of!(SP_AllocatorStats, bytes_reservable_limit),
+        ),
+        (
+            "largest_free_block_bytes",
+            std::mem::offset_of!(SP_AllocatorStats, largest_free_block_bytes),
+        ),
+    ];
+    let theirs: Vec<(&str, usize)> = tf
+        .members
+        .iter()
+        .map(|(name, offset, _)| (name.as_str(), *offset))
+        .collect();
+    assert_eq!(ours.to_vec(), theirs);
 }
 
 #[test]

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Loads se-abi's Rust PluggableDevice plugin (examples/tf_plugin, written on se_abi::tensorflow)
+# into unmodified tensorflow-cpu 2.21.0, through TensorFlow's own pluggable-device loader, and
+# checks what TensorFlow does with it. Exits 0 when all of this holds:
+#
+#   tf-plugin        every struct at TF 2.21's size: TensorFlow validates every struct_size and
+#                    accepts the plugin; RUST_HOST is in tf.config.list_physical_devices(); a
+#                    tensor copied to RUST_HOST:0 (tf.identity) and back is equal.
+#   tf-plugin-older  SP_Platform, SP_Device, SP_DeviceFns, SP_DeviceMemoryBase at shorter sizes
+#                    (33, 32, 24, 32 bytes; the other structs end in a member TF requires):
+#                    accepted and working the same; TensorFlow reads its own zeros past them.
+#   tf-plugin-unset  SP_Platform.struct_size left 0: TensorFlow refuses it with its own message.
+#
+# It creates its own venv (in the Cargo target directory, reused by later runs; override with
+# SE_ABI_TF_VENV) and builds the plugin itself. Needs python3 with venv, and network access to
+# PyPI on the first run.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../../../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+venv="${SE_ABI_TF_VENV:-$target/se-abi-tensorflow-2.21.0-venv}"
+
+if ! "$venv/bin/python" -c "import tensorflow" >/dev/null 2>&1; then
+  echo "creating $venv with tensorflow-cpu==2.21.0"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check tensorflow-cpu==2.21.0
+fi
+
+(cd "$repo" && cargo build --quiet -p se-abi \
+  --example tf-plugin --example tf-plugin-older --example tf-plugin-unset)
+lib="$target/debug/examples"
+export RUST_HOST_PLUGIN_VERBOSE=1 TF_CPP_MIN_LOG_LEVEL=2
+
+echo "=== current sizes"
+"$venv/bin/python" "$here/load.py" "$lib/libtf_plugin.so" current
+echo "=== older sizes"
+"$venv/bin/python" "$here/load.py" "$lib/libtf_plugin_older.so" older
+
+echo "=== struct_size left unset"
+# TensorFlow's words (TF_VALIDATE_STRUCT_SIZE, tensorflow/c/c_api_macros_internal.h).
+expected='Expected initialized `SP_Platform` structure with `struct_size` field set to SP_PLATFORM_STRUCT_SIZE. Found `struct_size` = 0.'
+set +e
+out="$("$venv/bin/python" "$here/load.py" "$lib/libtf_plugin_unset.so" unset 2>&1)"
+rc=$?
+set -e
+if [ "$rc" -ne 0 ] && grep -qF "$expected" <<<"$out"; then
+  grep -F "$expected" <<<"$out" | head -n 1
+  echo "ok: TensorFlow refused the plugin (exit status $rc) in its own words"
+else
+  printf '%s\n' "$out"
+  echo "FAIL: expected TensorFlow to refuse the plugin with: $expected (exit status $rc)"
+  exit 1
+fi
+echo "=== TensorFlow 2.21 loaded the Rust plugin as expected"
