@@ -65,6 +65,11 @@
 //!   read best with their module's name: `history::graph_def_version_on(date)`,
 //!   `history::GRAPH_DEF_HISTORY`.
 //!
+//! [`TfRelease`] holds ten real TensorFlow releases, 2.12.1 to 2.21.0: each one's GraphDef and
+//! checkpoint constants and every op it registers (its `OpDef`: inputs, outputs, attrs with
+//! their types, defaults, allowed values and minimums, deprecation), dumped from the real wheels
+//! by `cargo xtask tf-releases` and compiled in (0.5 MB).
+//!
 //! Every fallible function returns the one [`Error`]. Its variants group the causes as families
 //! to match on: [`DecodeError`] for bytes that are not a readable GraphDef, SavedModel or bundle
 //! header, [`IndexError`] for a checkpoint `.index` file that is not a readable table, and
@@ -83,6 +88,7 @@ mod generated;
 pub mod history;
 mod policy;
 mod producer;
+mod releases;
 mod sniff;
 mod table;
 mod verdict;
@@ -105,6 +111,8 @@ pub use wire::MAX_MESSAGE_LEN;
 // Checkpoints: a tensor bundle's `.index` file and its header.
 pub use checkpoint::{check_bundle_header, check_checkpoint_index, read_checkpoint_header};
 pub use table::{bundle_header, looks_like_index};
+// Ten real TensorFlow releases (2.12 to 2.21): their constants and registered ops.
+pub use releases::TfRelease;
 // The next release: the compatibility policy for moving to new constants.
 pub use policy::{
     PolicyFinding, PolicyReport, PolicyRule, Release, ReleaseNumber, check_release_move,
