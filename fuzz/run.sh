@@ -22,6 +22,7 @@ for target in $(cargo +nightly fuzz list); do
   # writes new inputs only into the first directory, corpus/<target>).
   seeds=()
   case "$target" in
+    graphdef_checkpoint*) seeds=("$crates/graphdef-versions/tests/data/checkpoint") ;;
     graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef") ;;
     tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig") ;;
     ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden") ;;

@@ -4,9 +4,12 @@
 //!   from the schemas in `proto/`; `--check` regenerates in memory and fails, naming each stale
 //!   file, when the committed code differs.
 //! - `cargo xtask demo` runs each crate's `examples/tour.rs` in turn.
+//! - `cargo xtask tf-releases` dumps the ops and version constants of ten real TensorFlow
+//!   releases into `crates/graphdef-versions/releases/` (codegen turns them into tables).
 
 mod codegen;
 mod demo;
+mod tf_releases;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -33,6 +36,16 @@ enum Command {
     },
     /// Run every crate's `examples/tour.rs`, one after the other.
     Demo,
+    /// Dump TensorFlow releases' registered ops and version constants from their real wheels
+    /// into crates/graphdef-versions/releases/ (installs each wheel in a scratch venv).
+    TfReleases {
+        /// Where the venvs go (`tf-<release>` each; one that already imports tensorflow is reused).
+        #[arg(long, default_value = "target/tf-releases-venvs")]
+        venvs: PathBuf,
+        /// Only these releases (default: all ten).
+        #[arg(long = "release", value_name = "RELEASE")]
+        releases: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -48,6 +61,9 @@ fn main() -> ExitCode {
             codegen::run(&root, mode)
         }
         Command::Demo => demo::run(&root),
+        Command::TfReleases { venvs, releases } => {
+            tf_releases::dump(&root, &root.join(venvs), &releases)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -26,6 +26,10 @@ pub enum Error {
     #[error(transparent)]
     Refused(#[from] Refusal),
 
+    /// A checkpoint's `.index` file is not a readable table, or holds no header.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+
     /// A calendar date does not exist or could not be parsed.
     #[error(transparent)]
     Date(#[from] DateError),
@@ -227,4 +231,110 @@ pub enum DecodeError {
         #[source]
         source: prost::DecodeError,
     },
+}
+
+/// Why the bytes of a checkpoint's `.index` file are not a table with a header in it.
+///
+/// Each message starts with the words TensorFlow's table reader uses for the same fault
+/// (`tensorflow/core/lib/io/{format,block,table}.cc`, and `BundleReader` in
+/// `tensorflow/core/util/tensor_bundle/tensor_bundle.cc`; TensorFlow raises them all as
+/// `DATA_LOSS`), then says where and what to do. Offsets count bytes from the start of the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IndexError {
+    /// Shorter than a table's footer.
+    #[error(
+        "file is too short to be an sstable: {len} bytes, but a table ends in a 48-byte footer; \
+         give the checkpoint's .index file"
+    )]
+    TooShort {
+        /// The file's length.
+        len: usize,
+    },
+
+    /// The footer does not end in the table magic number.
+    #[error(
+        "not an sstable (bad magic number): this is not a checkpoint .index file, or its end is \
+         missing; give the PREFIX.index file that tf.train.Checkpoint wrote"
+    )]
+    BadMagic,
+
+    /// A block handle (two varints) does not decode.
+    #[error(
+        "bad block handle at byte {at}: the .index file is damaged; write the checkpoint again"
+    )]
+    BadBlockHandle {
+        /// Where the handle starts.
+        at: usize,
+    },
+
+    /// A block handle points past the end of the file.
+    #[error(
+        "Read less bytes than requested: a block at byte {offset} needs {needed} bytes with its \
+         trailer, but the file is {len} bytes; the .index file is cut short"
+    )]
+    ShortRead {
+        /// Where the block starts.
+        offset: u64,
+        /// Its size with the 5-byte trailer.
+        needed: u64,
+        /// The file's length.
+        len: usize,
+    },
+
+    /// A block's CRC-32C does not match its trailer.
+    #[error(
+        "block checksum mismatch: the block at byte {offset} is damaged; write the checkpoint again"
+    )]
+    ChecksumMismatch {
+        /// Where the block starts.
+        offset: usize,
+    },
+
+    /// A block's trailer names no compression TensorFlow knows.
+    #[error(
+        "bad block type {kind}: the block at byte {offset} is damaged; write the checkpoint again"
+    )]
+    BadBlockType {
+        /// Where the block starts.
+        offset: usize,
+        /// The compression byte found.
+        kind: u8,
+    },
+
+    /// A block is snappy-compressed, which this crate does not decompress.
+    #[error(
+        "the block at byte {offset} is snappy-compressed: TensorFlow has written uncompressed \
+         checkpoint tables since 1.2 and this crate reads only those; re-save the checkpoint \
+         with a current TensorFlow"
+    )]
+    Compressed {
+        /// Where the block starts.
+        offset: usize,
+    },
+
+    /// A block's restart array does not fit in it.
+    #[error(
+        "bad block contents: the block at byte {offset} is damaged; write the checkpoint again"
+    )]
+    BadBlockContents {
+        /// Where the block starts.
+        offset: usize,
+    },
+
+    /// An entry of a block does not decode.
+    #[error(
+        "bad entry in block: the block at byte {offset} is damaged; write the checkpoint again"
+    )]
+    BadEntry {
+        /// Where the block starts.
+        offset: usize,
+    },
+
+    /// The table holds no entry at all, so no header.
+    #[error(
+        "failed to seek to header entry: the table is empty, so it holds no BundleHeaderProto; \
+         this is not a checkpoint's .index file"
+    )]
+    NoHeader,
 }

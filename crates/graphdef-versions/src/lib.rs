@@ -65,9 +65,15 @@
 //!   read best with their module's name: `history::graph_def_version_on(date)`,
 //!   `history::GRAPH_DEF_HISTORY`.
 //!
+//! [`TfRelease`] holds ten real TensorFlow releases, 2.12.1 to 2.21.0: each one's GraphDef and
+//! checkpoint constants and every op it registers (its `OpDef`: inputs, outputs, attrs with
+//! their types, defaults, allowed values and minimums, deprecation), dumped from the real wheels
+//! by `cargo xtask tf-releases` and compiled in (0.5 MB).
+//!
 //! Every fallible function returns the one [`Error`]. Its variants group the causes as families
 //! to match on: [`DecodeError`] for bytes that are not a readable GraphDef, SavedModel or bundle
-//! header, [`Refusal`] for data TensorFlow would refuse (its message, byte for byte).
+//! header, [`IndexError`] for a checkpoint `.index` file that is not a readable table, and
+//! [`Refusal`] for data TensorFlow would refuse (its message, byte for byte).
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
@@ -82,7 +88,9 @@ mod generated;
 pub mod history;
 mod policy;
 mod producer;
+mod releases;
 mod sniff;
+mod table;
 mod verdict;
 mod version;
 mod wire;
@@ -100,8 +108,11 @@ pub use artifact::{Artifact, GraphBytes, Kind, MetaGraphInfo, decode_graphs, rew
 pub use sniff::{GraphSummary, OpUse, distinct_ops, rewrite_graph_def_versions, scan_ops, sniff};
 pub use verdict::{GraphVerdict, Verdict, judge};
 pub use wire::MAX_MESSAGE_LEN;
-// Checkpoints: a tensor bundle's header.
-pub use checkpoint::check_bundle_header;
+// Checkpoints: a tensor bundle's `.index` file and its header.
+pub use checkpoint::{check_bundle_header, check_checkpoint_index, read_checkpoint_header};
+pub use table::{bundle_header, looks_like_index};
+// Ten real TensorFlow releases (2.12 to 2.21): their constants and registered ops.
+pub use releases::TfRelease;
 // The next release: the compatibility policy for moving to new constants.
 pub use policy::{
     PolicyFinding, PolicyReport, PolicyRule, Release, ReleaseNumber, check_release_move,
@@ -109,7 +120,7 @@ pub use policy::{
 // Calendar days, for the date-based GraphDef versions.
 pub use date::{CivilDate, DateError};
 // Errors.
-pub use error::{DecodeError, Error, Refusal};
+pub use error::{DecodeError, Error, IndexError, Refusal};
 pub use wire::WireType;
 
 /// The wire schema's raw types, generated from `proto/graphdef/` by `cargo xtask codegen`.

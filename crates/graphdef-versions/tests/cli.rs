@@ -426,3 +426,101 @@ fn json_keys_are_pinned() {
         "cannot read /nonexistent/graph.pb: No such file or directory (os error 2)"
     );
 }
+
+// --- checkpoints ------------------------------------------------------------------------------
+
+/// The keys of `check --json` for a checkpoint, exactly; the crate README lists the same.
+const CHECKPOINT_KEYS: &[&str] = &[
+    "accepted",
+    "bad_consumers",
+    "consumer",
+    "consumer.min_producer",
+    "consumer.tf_version",
+    "consumer.version",
+    "endianness",
+    "error",
+    "file",
+    "kind",
+    "min_consumer",
+    "num_shards",
+    "producer",
+    "unreadable",
+];
+
+#[test]
+fn a_checkpoint_is_judged_by_its_index_file_or_its_prefix() {
+    let index = data("checkpoint/keras_2.21.0/ckpt-1.index");
+    let prefix = index.with_extension("");
+    assert!(!prefix.exists());
+    for path in [&index, &prefix] {
+        let output = run(&["check", path.to_str().unwrap(), "--json"]);
+        assert_eq!(output.status.code(), Some(0), "{}", path.display());
+        let json = json_of(&output);
+        assert_eq!(sorted_keys(&json), CHECKPOINT_KEYS);
+        assert_eq!(json["kind"], "checkpoint");
+        assert_eq!(json["producer"], 1);
+        assert_eq!(json["num_shards"], 1);
+        assert_eq!(json["endianness"], "little");
+        assert_eq!(
+            json["consumer"]["version"], 1,
+            "the checkpoint scheme's consumer"
+        );
+        assert_eq!(json["file"], path.to_str().unwrap());
+    }
+    let text = run(&["check", prefix.to_str().unwrap()]);
+    let stdout = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        stdout.contains("consumer: TensorFlow 2.21.0 (checkpoint version 1, min producer 0)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("verdict: accepted"), "{stdout}");
+}
+
+#[test]
+fn a_checkpoint_the_consumer_refuses_exits_1_in_tensorflows_words() {
+    // A consumer whose oldest producer is newer than the checkpoint's producer (1).
+    let index = data("checkpoint/small_2.21.0/ckpt.index");
+    let output = run(&[
+        "check",
+        index.to_str().unwrap(),
+        "--min-producer",
+        "2",
+        "--consumer",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let json = json_of(&output);
+    assert_eq!(json["accepted"], false);
+    assert_eq!(
+        json["error"],
+        "Checkpoint producer version 1 below min producer 2 supported by TensorFlow 2.21.0.  \
+         Please regenerate your checkpoint."
+    );
+}
+
+#[test]
+fn a_damaged_checkpoint_exits_2_naming_the_fault() {
+    let mut bytes = std::fs::read(data("checkpoint/small_2.21.0/ckpt.index")).unwrap();
+    bytes[5] ^= 1;
+    let path = temp_file("damaged.index", &bytes);
+    let output = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.starts_with("graphdef-versions: cannot read "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Perhaps the file is corrupt or was produced by a newer version of TensorFlow with format changes: block checksum mismatch"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_readme_lists_every_checkpoint_json_key() {
+    assert_eq!(
+        readme_keys("#### When the file is a checkpoint (exit 0 or 1)"),
+        CHECKPOINT_KEYS
+    );
+}

@@ -8,3 +8,6 @@
 pub mod tensorflow {
     include!("tensorflow.rs");
 }
+pub mod tf_releases {
+    include!("tf_releases.rs");
+}

@@ -1,4 +1,5 @@
-//! `graphdef-versions`: judge a GraphDef or SavedModel file the way TensorFlow would load it.
+//! `graphdef-versions`: judge a GraphDef, SavedModel or checkpoint the way TensorFlow would load
+//! it.
 //!
 //! ```text
 //! graphdef-versions check FILE [--consumer VERSION] [--min-producer VERSION] [--tf-version RELEASE] [--json]
@@ -17,9 +18,11 @@ use std::process::ExitCode;
 use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand};
+use graphdef_versions::schema::BundleHeaderProto;
 use graphdef_versions::{
-    CivilDate, Consumer, Error, GRAPH_DEF, GraphVerdict, MAX_MESSAGE_LEN, Registry, ReleaseNumber,
-    Scheme, TF_VERSION, Verdict, Version, history, judge,
+    CHECKPOINT, CivilDate, Constants, Consumer, Error, GRAPH_DEF, GraphVerdict, MAX_MESSAGE_LEN,
+    Registry, ReleaseNumber, TF_VERSION, Verdict, Version, history, judge, looks_like_index,
+    read_checkpoint_header,
 };
 use serde_json::{Value, json};
 
@@ -42,7 +45,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Judge a binary GraphDef or saved_model.pb (auto-detected) as a consumer would.
+    /// Judge a binary GraphDef, a saved_model.pb or a checkpoint (its .index file or its
+    /// prefix), told apart by their bytes, as a consumer would.
     Check(CheckArgs),
     /// Show the GraphDef version history, or the version TensorFlow had on a date.
     History(HistoryArgs),
@@ -52,14 +56,17 @@ enum Command {
 #[derive(Args)]
 #[command(allow_negative_numbers = true)]
 struct CheckArgs {
-    /// The file to judge: a binary GraphDef (.pb) or a saved_model.pb.
+    /// The file to judge: a binary GraphDef (.pb), a saved_model.pb, a checkpoint's .index file,
+    /// or a checkpoint prefix (PREFIX.index is read).
     file: PathBuf,
-    /// The consumer's GraphDef version (default: TensorFlow 2.21's).
-    #[arg(long, value_parser = Version::from_str, default_value_t = GRAPH_DEF.current)]
-    consumer: Version,
-    /// The oldest producer version the consumer reads (default: TensorFlow 2.21's).
-    #[arg(long, value_parser = Version::from_str, default_value_t = GRAPH_DEF.min_producer)]
-    min_producer: Version,
+    /// The consumer's version in the file's scheme (default: TensorFlow 2.21's, GraphDef 2474,
+    /// checkpoint 1).
+    #[arg(long, value_parser = Version::from_str)]
+    consumer: Option<Version>,
+    /// The oldest producer version the consumer reads (default: TensorFlow 2.21's, 0 in both
+    /// schemes).
+    #[arg(long, value_parser = Version::from_str)]
+    min_producer: Option<Version>,
     /// The consumer's release, MAJOR.MINOR.PATCH[-SUFFIX], as TensorFlow names itself in its
     /// messages (kept as written, suffix included).
     #[arg(long, value_name = "RELEASE", value_parser = release_name, default_value = TF_VERSION)]
@@ -121,6 +128,17 @@ enum CliError {
         #[source]
         source: Error,
     },
+    /// The bytes are not a checkpoint `.index` file with a readable header.
+    #[error(
+        "cannot read {} as a checkpoint: Unable to read file. Perhaps the file is corrupt or was \
+         produced by a newer version of TensorFlow with format changes",
+        path.display()
+    )]
+    Checkpoint {
+        path: PathBuf,
+        #[source]
+        source: Error,
+    },
     /// Standard output is closed or full.
     #[error("cannot write to standard output")]
     Output(#[source] io::Error),
@@ -171,24 +189,20 @@ fn print_json(value: &Value) -> Result<(), CliError> {
 }
 
 fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
-    let consumer = Consumer::new(
-        Scheme::GraphDef,
-        args.consumer,
-        args.min_producer,
-        args.tf_version.clone(),
-    );
-    let verdict = match judge_file(&args.file, &consumer) {
+    let path = resolve_prefix(&args.file);
+    let bytes = match read_input(&path, MAX_MESSAGE_LEN as u64) {
+        Ok(bytes) => bytes,
+        Err(error) => return unreadable(args, error),
+    };
+    if looks_like_index(&bytes) {
+        return check_checkpoint(args, &path, &bytes);
+    }
+    let consumer = consumer(args, &GRAPH_DEF);
+    let verdict = match judge(&bytes, &consumer, &Registry::tensorflow()) {
         Ok(verdict) => verdict,
-        Err(error) => {
-            if args.json {
-                print_json(&json!({
-                    "file": args.file.display().to_string(),
-                    "accepted": false,
-                    "unreadable": true,
-                    "error": chain(&error),
-                }))?;
-            }
-            return Err(error);
+        Err(source) => {
+            let error = CliError::Input { path, source };
+            return unreadable(args, error);
         }
     };
     let file = args.file.display().to_string();
@@ -204,14 +218,152 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     })
 }
 
-/// Maps `path` and judges its bytes with TensorFlow's deprecated ops.
-fn judge_file(path: &Path, consumer: &Consumer) -> Result<Verdict, CliError> {
-    // MAX_MESSAGE_LEN is i32::MAX: it fits in a u64.
-    let bytes = read_input(path, MAX_MESSAGE_LEN as u64)?;
-    judge(&bytes, consumer, &Registry::tensorflow()).map_err(|source| CliError::Input {
-        path: path.to_owned(),
-        source,
+/// A checkpoint is named by its prefix (`ckpt-1` for `ckpt-1.index` and its data shards), as
+/// TensorFlow names it: a path that does not exist but whose `.index` file does is a prefix.
+fn resolve_prefix(path: &Path) -> PathBuf {
+    let mut index = path.as_os_str().to_owned();
+    index.push(".index");
+    let index = PathBuf::from(index);
+    if !path.exists() && index.is_file() {
+        index
+    } else {
+        path.to_owned()
+    }
+}
+
+/// The consumer of `--consumer`, `--min-producer` and `--tf-version`, with the scheme's
+/// TensorFlow 2.21 constants for what is not given.
+fn consumer(args: &CheckArgs, constants: &Constants) -> Consumer {
+    Consumer::new(
+        constants.scheme,
+        args.consumer.unwrap_or(constants.current),
+        args.min_producer.unwrap_or(constants.min_producer),
+        args.tf_version.clone(),
+    )
+}
+
+/// Reports an input that could not be read (with `--json`, as an object too): exit 2.
+fn unreadable(args: &CheckArgs, error: CliError) -> Result<Outcome, CliError> {
+    if args.json {
+        print_json(&json!({
+            "file": args.file.display().to_string(),
+            "accepted": false,
+            "unreadable": true,
+            "error": chain(&error),
+        }))?;
+    }
+    Err(error)
+}
+
+/// Judges a checkpoint's `.index` file: its header's VersionDef against the checkpoint scheme.
+fn check_checkpoint(args: &CheckArgs, path: &Path, bytes: &[u8]) -> Result<Outcome, CliError> {
+    let consumer = consumer(args, &CHECKPOINT);
+    let header = match read_checkpoint_header(bytes) {
+        Ok(header) => header,
+        Err(source) => {
+            let error = CliError::Checkpoint {
+                path: path.to_owned(),
+                source,
+            };
+            return unreadable(args, error);
+        }
+    };
+    let refusal = consumer
+        .check(&header.version.clone().unwrap_or_default())
+        .err();
+    let file = args.file.display().to_string();
+    let error = refusal.as_ref().map(ToString::to_string);
+    if args.json {
+        print_json(&checkpoint_json(
+            &file,
+            &consumer,
+            &header,
+            error.as_deref(),
+        ))?;
+    } else {
+        print(&checkpoint_text(
+            &file,
+            &consumer,
+            &header,
+            error.as_deref(),
+        ))?;
+    }
+    Ok(if refusal.is_none() {
+        Outcome::Accepted
+    } else {
+        Outcome::Rejected
     })
+}
+
+fn checkpoint_text(
+    file: &str,
+    consumer: &Consumer,
+    header: &BundleHeaderProto,
+    error: Option<&str>,
+) -> String {
+    let versions = header.version.clone().unwrap_or_default();
+    let mut text = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(text, "{file}: checkpoint");
+    let _ = writeln!(
+        text,
+        "consumer: TensorFlow {} (checkpoint version {}, min producer {})",
+        consumer.tf_version(),
+        consumer.version(),
+        consumer.min_producer()
+    );
+    let _ = writeln!(
+        text,
+        "header: {} shard(s), {} endian",
+        header.num_shards,
+        endianness(header)
+    );
+    let _ = writeln!(
+        text,
+        "  versions: producer {}, min_consumer {}, bad_consumers {:?}",
+        versions.producer, versions.min_consumer, versions.bad_consumers
+    );
+    let _ = match error {
+        None => writeln!(text, "  verdict: accepted"),
+        Some(error) => writeln!(text, "  verdict: rejected: {error}"),
+    };
+    text
+}
+
+/// The `check --json` object for a checkpoint; the README lists its keys.
+fn checkpoint_json(
+    file: &str,
+    consumer: &Consumer,
+    header: &BundleHeaderProto,
+    error: Option<&str>,
+) -> Value {
+    let versions = header.version.clone().unwrap_or_default();
+    json!({
+        "file": file,
+        "kind": "checkpoint",
+        "producer": versions.producer,
+        "min_consumer": versions.min_consumer,
+        "bad_consumers": versions.bad_consumers,
+        "accepted": error.is_none(),
+        "unreadable": false,
+        "error": error,
+        "num_shards": header.num_shards,
+        "endianness": endianness(header),
+        "consumer": {
+            "version": consumer.version().get(),
+            "min_producer": consumer.min_producer().get(),
+            "tf_version": consumer.tf_version(),
+        },
+    })
+}
+
+/// The header's byte order as a word; an unknown value shows as its number.
+fn endianness(header: &BundleHeaderProto) -> String {
+    match header.endianness {
+        0 => "little".to_string(),
+        1 => "big".to_string(),
+        other => format!("unknown ({other})"),
+    }
 }
 
 fn verdict_text(file: &str, consumer: &Consumer, verdict: &Verdict) -> String {
@@ -382,8 +534,8 @@ mod tests {
         let Command::Check(args) = cli.command else {
             panic!("not check");
         };
-        assert_eq!(args.consumer, Version::new(-3));
-        assert_eq!(args.min_producer, Version::new(10));
+        assert_eq!(args.consumer, Some(Version::new(-3)));
+        assert_eq!(args.min_producer, Some(Version::new(10)));
         assert_eq!(args.tf_version, "2.21.0-rc1");
         assert!(!args.json);
 
@@ -393,8 +545,15 @@ mod tests {
         else {
             panic!("not check");
         };
-        assert_eq!(defaults.consumer, GRAPH_DEF.current);
-        assert_eq!(defaults.min_producer, GRAPH_DEF.min_producer);
+        assert_eq!(consumer(&defaults, &GRAPH_DEF).version(), GRAPH_DEF.current);
+        assert_eq!(
+            consumer(&defaults, &GRAPH_DEF).min_producer(),
+            GRAPH_DEF.min_producer
+        );
+        assert_eq!(
+            consumer(&defaults, &CHECKPOINT).version(),
+            CHECKPOINT.current
+        );
         assert_eq!(defaults.tf_version, TF_VERSION);
 
         let Command::History(history) =

@@ -1,0 +1,148 @@
+//! Ten real TensorFlow releases, 2.12 to 2.21: their version constants and their registered ops.
+//!
+//! The facts come from the releases themselves: `cargo xtask tf-releases` installs each
+//! `tensorflow-cpu` wheel in a scratch venv and dumps the serialized `OpList` of every
+//! registered op (`TF_GetAllOpList`) and the version macros of its `version.h`; the dumps are
+//! committed (`releases/` in this crate's repository folder), and `cargo xtask codegen` turns
+//! them into the tables compiled in here. Nothing is typed by hand.
+//!
+//! Every distinct `OpDef` is stored once (2080 of them, 463 KB, for about 1900 ops per
+//! release); each release lists which ones it registers. An `OpDef` is decoded the first time
+//! any release's ops are asked for, and kept.
+
+use std::sync::OnceLock;
+
+use prost::Message;
+
+use crate::check::Consumer;
+use crate::generated::tf_releases::{OP_DEF_RANGES, OP_DEFS, RELEASES, ReleaseFacts};
+use crate::schema::OpDef;
+use crate::version::{Constants, Scheme, Version};
+
+/// One TensorFlow release: its GraphDef and checkpoint constants and the ops it registers.
+///
+/// ```
+/// use graphdef_versions::TfRelease;
+///
+/// let release = TfRelease::get("2.14.1").unwrap();
+/// assert_eq!(release.graph_def().current.get(), 1575);
+/// // `TopKV2`'s `k` input became `Tk`-typed in 2.13: the older release still has `int32`.
+/// let top_k = TfRelease::get("2.12.1").unwrap().op("TopKV2").unwrap();
+/// assert_eq!(top_k.input_arg[1].type_attr, "");
+/// assert_eq!(release.op("TopKV2").unwrap().input_arg[1].type_attr, "Tk");
+/// ```
+#[derive(Clone, Copy)]
+pub struct TfRelease {
+    facts: &'static ReleaseFacts,
+}
+
+impl std::fmt::Debug for TfRelease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TfRelease")
+            .field("release", &self.facts.release)
+            .field("graph_def_version", &self.facts.graph_def[0])
+            .field("ops", &self.facts.ops.len())
+            .finish()
+    }
+}
+
+impl PartialEq for TfRelease {
+    fn eq(&self, other: &Self) -> bool {
+        self.facts.release == other.facts.release
+    }
+}
+
+impl Eq for TfRelease {}
+
+impl TfRelease {
+    /// Every release covered, oldest first: 2.12.1, 2.13.1, 2.14.1, 2.15.1, 2.16.2, 2.17.1,
+    /// 2.18.1, 2.19.1, 2.20.0, 2.21.0.
+    pub fn all() -> impl ExactSizeIterator<Item = TfRelease> + DoubleEndedIterator {
+        RELEASES.iter().map(|facts| TfRelease { facts })
+    }
+
+    /// The release named exactly `release` (`"2.14.1"`), if covered.
+    pub fn get(release: &str) -> Option<TfRelease> {
+        Self::all().find(|r| r.name() == release)
+    }
+
+    /// The release, as `tf.__version__` names it.
+    pub fn name(&self) -> &'static str {
+        self.facts.release
+    }
+
+    /// The wheel's `tf.version.GIT_VERSION`.
+    pub fn git_version(&self) -> &'static str {
+        self.facts.git_version
+    }
+
+    /// Its GraphDef constants: `TF_GRAPH_DEF_VERSION` and its min producer and min consumer.
+    pub fn graph_def(&self) -> Constants {
+        constants(Scheme::GraphDef, self.facts.graph_def)
+    }
+
+    /// Its checkpoint constants: `TF_CHECKPOINT_VERSION` and its min producer and min consumer.
+    pub fn checkpoint(&self) -> Constants {
+        constants(Scheme::Checkpoint, self.facts.checkpoint)
+    }
+
+    /// This release as a consumer of `scheme`, naming itself as its messages do.
+    pub fn consumer(&self, scheme: Scheme) -> Consumer {
+        let constants = match scheme {
+            Scheme::GraphDef => self.graph_def(),
+            Scheme::Checkpoint => self.checkpoint(),
+        };
+        Consumer::from_constants(&constants, self.facts.release)
+    }
+
+    /// How many ops it registers (`_`-prefixed internal ops included).
+    pub fn op_count(&self) -> usize {
+        self.facts.ops.len()
+    }
+
+    /// The registered op named `name`, as this release defines it.
+    pub fn op(&self, name: &str) -> Option<&'static OpDef> {
+        let all = decoded();
+        let ops = self.facts.ops;
+        ops.binary_search_by(|&index| all[usize::from(index)].name.as_str().cmp(name))
+            .ok()
+            .map(|found| &all[usize::from(ops[found])])
+    }
+
+    /// Every op it registers, in name order.
+    pub fn ops(&self) -> impl ExactSizeIterator<Item = &'static OpDef> {
+        let all = decoded();
+        self.facts
+            .ops
+            .iter()
+            .map(move |&index| &all[usize::from(index)])
+    }
+}
+
+fn constants(scheme: Scheme, [current, min_producer, min_consumer]: [i32; 3]) -> Constants {
+    Constants {
+        scheme,
+        current: Version::new(current),
+        min_producer: Version::new(min_producer),
+        min_consumer: Version::new(min_consumer),
+    }
+}
+
+/// Every distinct OpDef, decoded once, in the tables' (name) order.
+fn decoded() -> &'static [OpDef] {
+    static DECODED: OnceLock<Vec<OpDef>> = OnceLock::new();
+    DECODED.get_or_init(|| {
+        OP_DEF_RANGES
+            .iter()
+            .map(|&(start, len)| {
+                let bytes = OP_DEFS
+                    .get(start as usize..(start + len) as usize)
+                    .unwrap_or_default();
+                // Compiled-in bytes that `cargo xtask codegen` split from TensorFlow's own
+                // serialization; the tests decode every one of them. An OpDef that failed to
+                // decode would read as an op with no name, which no lookup finds.
+                OpDef::decode(bytes).unwrap_or_default()
+            })
+            .collect()
+    })
+}
