@@ -181,8 +181,8 @@ pub struct Member {
     pub align: usize,
     /// The version that added it (the header's two members exist from version 1).
     pub since: Version,
-    /// The version that deprecated it, if any. A deprecated member keeps its place and is
-    /// neither read nor written any more.
+    /// The version that deprecated it, if any. A deprecated member keeps its place and is no
+    /// longer read; it is zero unless a producer keeps setting it ([`Deprecated`]).
     pub deprecated: Option<Version>,
     /// How a checked read treats it.
     pub kind: MemberKind,
@@ -261,6 +261,95 @@ impl<T, F: AbiMember, K: Kind<F>> Field<T, F, K> {
     /// `T::STRUCT_SIZE`: [`View::get`](crate::View::get) reads an `F` there.
     pub(crate) const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
         Field {
+            offset,
+            name,
+            _types: PhantomData,
+        }
+    }
+
+    /// The member's byte offset.
+    pub const fn offset(self) -> usize {
+        self.offset
+    }
+
+    /// The member's name.
+    pub const fn name(self) -> &'static str {
+        self.name
+    }
+}
+
+/// A write-only handle on a **deprecated** member of struct `T`, of type `F`: the seed's
+/// forward-compatibility rule for producers.
+///
+/// [`versioned_struct!`](crate::versioned_struct) declares one for each member marked
+/// `deprecated N`, as an associated constant named like the member (`SE_Device::data`). It is not a
+/// [`Field`], so no checked read accepts it: code built against the version that deprecated the
+/// member still cannot read it. It serves one call, the generated `set_deprecated`, with which a
+/// producer **keeps setting** the member for older consumers:
+///
+/// ```
+/// se_abi::versioned_struct! {
+///     /// Version 4: `data` deprecated.
+///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40, 40])]
+///     pub struct Dev {
+///         ordinal: u64 = value(since 1, at 16..24),
+///         handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
+///         data: *mut core::ffi::c_void = nonzero(since 3, deprecated 4, at 32..40),
+///     }
+/// }
+///
+/// let mut dev = Dev::new();
+/// dev.set_deprecated(Dev::data, std::ptr::without_provenance_mut(0x40));
+/// let mut wire = [0u8; 40];
+/// se_abi::write_to_bytes(&dev, &mut wire)?;
+/// assert_eq!(&wire[32..40], &0x40usize.to_ne_bytes()); // written for an older host
+/// # Ok::<(), se_abi::Error>(())
+/// ```
+///
+/// # Why, and when to stop
+///
+/// Deprecating a member zero-fills it from then on. A consumer built before the deprecation
+/// that *validates* the member (`NULL is no-op`, a [`NonZero`] member) ignores the zero; one that
+/// reads it without validating (TensorFlow's RFC: "Will crash on null pointer dereference") does
+/// not. A producer that must still serve such consumers keeps setting the member, as the RFC
+/// recommends, at the cost of keeping the deprecated implementation alive.
+///
+/// Stop, and let the member be zero, once **no consumer version you still support reads the
+/// member without validating it**: every supported consumer either predates the member (its
+/// `struct_size` checks never reach it), or deprecated it too (never reads it), or validates it.
+/// A member whose zero is a meaningful value (a [`Value`] member) changes meaning when it is
+/// zeroed, so keep setting it until no supported consumer reads it at all.
+pub struct Deprecated<T, F> {
+    offset: usize,
+    name: &'static str,
+    _types: PhantomData<fn() -> (T, F)>,
+}
+
+impl<T, F> Clone for Deprecated<T, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, F> Copy for Deprecated<T, F> {}
+
+impl<T, F> core::fmt::Debug for Deprecated<T, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Deprecated")
+            .field("name", &self.name)
+            .field("offset", &self.offset)
+            .finish()
+    }
+}
+
+impl<T, F: AbiMember> Deprecated<T, F> {
+    /// A handle on the deprecated member `name` of type `F` at `offset` in `T`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Field::new_unchecked`]: `T` must have a field of type exactly `F` at byte
+    /// `offset`, ending at or before `T::STRUCT_SIZE`.
+    pub(crate) const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
+        Deprecated {
             offset,
             name,
             _types: PhantomData,
