@@ -4,7 +4,11 @@
 //!   from the schemas in `proto/`; `--check` regenerates in memory and fails, naming each stale
 //!   file, when the committed code differs.
 //! - `cargo xtask demo` runs each crate's `examples/tour.rs` in turn.
+//! - `cargo xtask abi-check` compares se-abi's declared `struct_size`-versioned structs with their
+//!   committed layout snapshots and fails, naming the struct and the member, on any change other
+//!   than appending members or deprecating one; `--bless` records the declarations.
 
+mod abi_check;
 mod codegen;
 mod demo;
 
@@ -33,6 +37,12 @@ enum Command {
     },
     /// Run every crate's `examples/tour.rs`, one after the other.
     Demo,
+    /// Compare se-abi's declared structs with their layout snapshots (`crates/se-abi/abi/`).
+    AbiCheck {
+        /// Record the declarations as the new snapshots (an intended change) instead of failing.
+        #[arg(long)]
+        bless: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -48,6 +58,14 @@ fn main() -> ExitCode {
             codegen::run(&root, mode)
         }
         Command::Demo => demo::run(&root),
+        Command::AbiCheck { bless } => {
+            let mode = if bless {
+                abi_check::Mode::Bless
+            } else {
+                abi_check::Mode::Check
+            };
+            abi_check::run(&root, mode)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -177,6 +177,7 @@ macro_rules! versioned_struct {
                 $(
                     $crate::Member {
                         name: ::core::stringify!($field),
+                        ty: ::core::stringify!($fty),
                         offset: ::core::mem::offset_of!($name, $field),
                         size: ::core::mem::size_of::<$fty>(),
                         align: ::core::mem::align_of::<$fty>(),

@@ -110,6 +110,12 @@
 //!   against the offsets and sizes written into it. The C header is the other side's copy of the
 //!   same ABI (the host's or the plugin's), and it could not be the input: the versions that added
 //!   and deprecated each member, which the scheme runs on, are only comments there.
+//! - **Breaking edits the compiler cannot see are caught by snapshots.** The layout lock sees
+//!   offsets and sizes only. A renamed member, a same-size type change or a deprecated slot put
+//!   back to use keep every byte in place, so the repository commits a snapshot of each declared
+//!   struct (`abi/`, with every member's name, type, offset, size, `since` and `deprecated`, from
+//!   [`Member`]), and `cargo xtask abi-check` fails on any change of it other than appending
+//!   members or deprecating one.
 //! - **There is nothing to inspect from a command line.** A versioned struct exists only in the
 //!   memory of a running process, as a pointer and a `struct_size` handed across a `dlopen`
 //!   boundary; no file holds one. Its layout is checked by the compiler when the crate that

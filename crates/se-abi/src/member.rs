@@ -173,6 +173,10 @@ pub enum MemberKind {
 pub struct Member {
     /// The member's name.
     pub name: &'static str,
+    /// The member's type as declared (`stringify!` of it, e.g. `*mut c_void`): recorded in the
+    /// layout snapshots of `cargo xtask abi-check`, which catch a same-size type change that the
+    /// layout lock cannot see.
+    pub ty: &'static str,
     /// Byte offset (`offsetof`).
     pub offset: usize,
     /// Size in bytes (`sizeof` of the member's type).
@@ -204,6 +208,7 @@ impl Member {
     pub const HEADER: [Member; 2] = [
         Member {
             name: "struct_size",
+            ty: "usize",
             offset: 0,
             size: size_of::<usize>(),
             align: align_of::<usize>(),
@@ -213,6 +218,7 @@ impl Member {
         },
         Member {
             name: "next",
+            ty: "*mut c_void",
             offset: size_of::<usize>(),
             size: size_of::<*mut core::ffi::c_void>(),
             align: align_of::<*mut core::ffi::c_void>(),
