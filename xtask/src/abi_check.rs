@@ -590,6 +590,41 @@ mod tests {
         Scratch::new().check(Mode::Check, "repository").unwrap();
     }
 
+    /// The seed's `SE_Device` as header versions 1 to 5 declare it: each version is an allowed
+    /// edit of the one before (appends, and the deprecation of `data` in version 4), by the same
+    /// comparison the check makes.
+    #[test]
+    fn each_seed_version_is_an_allowed_edit_of_the_one_before() {
+        let snapshots = read_snapshots(&workspace_root().join(SNAPSHOT_DIR)).unwrap();
+        let seed: Vec<&StructLayout> = (1..=5)
+            .map(|v| {
+                snapshots
+                    .iter()
+                    .find(|s| s.group == format!("seed-v{v}") && s.name == "SE_Device")
+                    .unwrap()
+            })
+            .collect();
+        let mut allowed = Vec::new();
+        for pair in seed.windows(2) {
+            let changes = compare(pair[0], pair[1]);
+            assert!(changes.iter().all(|c| c.allowed), "{changes:?}");
+            allowed.extend(changes.into_iter().map(|c| (c.group, c.member.unwrap())));
+        }
+        let names: Vec<(&str, &str)> = allowed
+            .iter()
+            .map(|(g, m)| (g.as_str(), m.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("seed-v2", "device_handle"),
+                ("seed-v3", "data"),
+                ("seed-v4", "data"),
+                ("seed-v5", "data2")
+            ]
+        );
+    }
+
     #[test]
     fn comparator_allows_append_and_deprecation_only() {
         let old = device();
