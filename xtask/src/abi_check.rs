@@ -881,20 +881,19 @@ mod tests {
         }
 
         // An append and a deprecation are accepted.
+        let append_flags = || {
+            scratch.edit_v5(
+                "sizes = [32, 40, 48, 48, 56]",
+                "sizes = [32, 40, 48, 48, 56, 60]",
+            );
+            scratch.edit_v5(
+                "data2: *mut c_void = nonzero(since 5, at 48..56),",
+                "data2: *mut c_void = nonzero(since 5, at 48..56),\n            \
+                 flags: i32 = value(since 6, at 56..60),",
+            );
+        };
         reset();
-        scratch.edit_v5(
-            "sizes = [32, 40, 48, 48, 56]",
-            "sizes = [32, 40, 48, 48, 56, 64]",
-        );
-        scratch.edit_v5(
-            "data2: *mut c_void = nonzero(since 5, at 48..56),",
-            "data2: *mut c_void = nonzero(since 5, at 48..56),\n            \
-             flags: i32 = value(since 6, at 56..60),",
-        );
-        scratch.edit_v5(
-            "sizes = [32, 40, 48, 48, 56, 64]",
-            "sizes = [32, 40, 48, 48, 56, 60]",
-        );
+        append_flags();
         scratch.check(Mode::Check, "scratch").unwrap();
         reset();
         scratch.edit_v5(
@@ -906,15 +905,7 @@ mod tests {
 
         // Recorded with --bless, the appended `flags: i32` is locked in turn: `u32` is refused.
         reset();
-        scratch.edit_v5(
-            "sizes = [32, 40, 48, 48, 56]",
-            "sizes = [32, 40, 48, 48, 56, 60]",
-        );
-        scratch.edit_v5(
-            "data2: *mut c_void = nonzero(since 5, at 48..56),",
-            "data2: *mut c_void = nonzero(since 5, at 48..56),\n            \
-             flags: i32 = value(since 6, at 56..60),",
-        );
+        append_flags();
         scratch.check(Mode::Bless, "scratch").unwrap();
         let snapshot = scratch
             .dir

@@ -326,9 +326,8 @@ impl<T, F: AbiMember, K: Kind<F>> Field<T, F, K> {
 /// A member whose zero is a meaningful value (a [`Value`] member) changes meaning when it is
 /// zeroed, so keep setting it until no supported consumer reads it at all.
 pub struct Deprecated<T, F> {
-    offset: usize,
-    name: &'static str,
-    _types: PhantomData<fn() -> (T, F)>,
+    /// Where the member lives; kept private, so that no read can be given it.
+    place: Field<T, F, Value>,
 }
 
 impl<T, F> Clone for Deprecated<T, F> {
@@ -340,10 +339,7 @@ impl<T, F> Copy for Deprecated<T, F> {}
 
 impl<T, F> core::fmt::Debug for Deprecated<T, F> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Deprecated")
-            .field("name", &self.name)
-            .field("offset", &self.offset)
-            .finish()
+        f.debug_tuple("Deprecated").field(&self.place).finish()
     }
 }
 
@@ -356,19 +352,18 @@ impl<T, F: AbiMember> Deprecated<T, F> {
     /// `offset`, ending at or before `T::STRUCT_SIZE`.
     pub(crate) const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
         Deprecated {
-            offset,
-            name,
-            _types: PhantomData,
+            // SAFETY: `Field::new_unchecked` has the same contract, forwarded from the caller.
+            place: unsafe { Field::new_unchecked(offset, name) },
         }
     }
 
     /// The member's byte offset.
     pub const fn offset(self) -> usize {
-        self.offset
+        self.place.offset()
     }
 
     /// The member's name.
     pub const fn name(self) -> &'static str {
-        self.name
+        self.place.name()
     }
 }

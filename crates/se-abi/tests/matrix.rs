@@ -190,43 +190,38 @@ fn plugins() -> Vec<Plugin> {
         // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
         // `se_plugin_header_version` is `unsigned se_plugin_header_version(void)` in plugin.c.
         assert_eq!(unsafe { header_version() }, version);
-        all.push(Plugin {
-            lang: Lang::C,
-            version,
-            keeps_deprecated: false,
-            create: symbol(library, b"se_plugin_create_device\0"),
-            destroy: symbol(library, b"se_plugin_destroy_device\0"),
-        });
-        let create = format!("se_rust_plugin_create_v{version}\0");
-        let destroy = format!("se_rust_plugin_destroy_v{version}\0");
-        all.push(Plugin {
-            lang: Lang::Rust,
-            version,
-            keeps_deprecated: false,
-            create: symbol(&libs.rust_plugin, create.as_bytes()),
-            destroy: symbol(&libs.rust_plugin, destroy.as_bytes()),
-        });
+        all.extend(plugin_pair(library, version, false));
     }
     for version in 4..=5u32 {
         let library = &libs.keeping_plugins[version as usize - 4];
-        all.push(Plugin {
-            lang: Lang::C,
-            version,
-            keeps_deprecated: true,
-            create: symbol(library, b"se_plugin_create_device\0"),
-            destroy: symbol(library, b"se_plugin_destroy_device\0"),
-        });
-        let create = format!("se_rust_plugin_create_v{version}_keep\0");
-        let destroy = format!("se_rust_plugin_destroy_v{version}_keep\0");
-        all.push(Plugin {
-            lang: Lang::Rust,
-            version,
-            keeps_deprecated: true,
-            create: symbol(&libs.rust_plugin, create.as_bytes()),
-            destroy: symbol(&libs.rust_plugin, destroy.as_bytes()),
-        });
+        all.extend(plugin_pair(library, version, true));
     }
     all
+}
+
+/// The C plugin in `library` and the Rust plugin's functions of the same header version (the
+/// `_keep` ones for a plugin that keeps setting the deprecated `data`).
+fn plugin_pair(library: &'static Library, version: u32, keeps_deprecated: bool) -> [Plugin; 2] {
+    let rust_plugin = &c_libraries().rust_plugin;
+    let keep = if keeps_deprecated { "_keep" } else { "" };
+    let create = format!("se_rust_plugin_create_v{version}{keep}\0");
+    let destroy = format!("se_rust_plugin_destroy_v{version}{keep}\0");
+    [
+        Plugin {
+            lang: Lang::C,
+            version,
+            keeps_deprecated,
+            create: symbol(library, b"se_plugin_create_device\0"),
+            destroy: symbol(library, b"se_plugin_destroy_device\0"),
+        },
+        Plugin {
+            lang: Lang::Rust,
+            version,
+            keeps_deprecated,
+            create: symbol(rust_plugin, create.as_bytes()),
+            destroy: symbol(rust_plugin, destroy.as_bytes()),
+        },
+    ]
 }
 
 impl fmt::Display for Plugin {
