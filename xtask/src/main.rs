@@ -6,7 +6,11 @@
 //! - `cargo xtask demo` runs each crate's `examples/tour.rs` in turn.
 //! - `cargo xtask tf-releases` dumps the ops and version constants of ten real TensorFlow
 //!   releases into `crates/graphdef-versions/releases/` (codegen turns them into tables).
+//! - `cargo xtask abi-check` compares se-abi's declared `struct_size`-versioned structs with their
+//!   committed layout snapshots and fails, naming the struct and the member, on any change other
+//!   than appending members or deprecating one; `--bless` records the declarations.
 
+mod abi_check;
 mod codegen;
 mod demo;
 mod tf_releases;
@@ -46,6 +50,12 @@ enum Command {
         #[arg(long = "release", value_name = "RELEASE")]
         releases: Vec<String>,
     },
+    /// Compare se-abi's declared structs with their layout snapshots (`crates/se-abi/abi/`).
+    AbiCheck {
+        /// Record the declarations as the new snapshots (an intended change) instead of failing.
+        #[arg(long)]
+        bless: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -63,6 +73,14 @@ fn main() -> ExitCode {
         Command::Demo => demo::run(&root),
         Command::TfReleases { venvs, releases } => {
             tf_releases::dump(&root, &root.join(venvs), &releases)
+        }
+        Command::AbiCheck { bless } => {
+            let mode = if bless {
+                abi_check::Mode::Bless
+            } else {
+                abi_check::Mode::Check
+            };
+            abi_check::run(&root, mode)
         }
     };
     match result {

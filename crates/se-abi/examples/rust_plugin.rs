@@ -1,5 +1,6 @@
 //! A StreamExecutor-style plugin written in Rust: a `cdylib` that a C (or Rust) host loads with
-//! `dlopen`, exporting one create/destroy pair per header version of the seed's `SE_Device`.
+//! `dlopen`, exporting one create/destroy pair per header version of the seed's `SE_Device`, and,
+//! for versions 4 and 5, a `_keep` pair that keeps setting the deprecated `data`.
 //!
 //! ```sh
 //! cargo build -p se-abi --example rust_plugin   # target/debug/examples/librust_plugin.so
@@ -120,7 +121,8 @@ plugin_version!(
         d.set(D::device_handle, handle(3)).set(D::data, data(3));
     }
 );
-// From v4 on `data` is deprecated: `D::data` does not exist, so this plugin cannot set it.
+// From v4 on `data` is deprecated: `D::data` is a write-only handle that no read accepts, and a
+// plugin leaves it zero ...
 plugin_version!(
     se_rust_plugin_create_v4,
     se_rust_plugin_destroy_v4,
@@ -137,5 +139,29 @@ plugin_version!(
     c"rust-plugin-v5",
     |d| {
         d.set(D::device_handle, handle(5)).set(D::data2, data2(5));
+    }
+);
+// ... unless it still serves hosts older than v4 that read `data` without validating it: then it
+// keeps setting it, explicitly, until it drops support for those hosts (the seed's
+// forward-compatibility rule; see `se_abi::Deprecated`).
+plugin_version!(
+    se_rust_plugin_create_v4_keep,
+    se_rust_plugin_destroy_v4_keep,
+    v4,
+    c"rust-plugin-v4",
+    |d| {
+        d.set(D::device_handle, handle(4))
+            .set_deprecated(D::data, data(4));
+    }
+);
+plugin_version!(
+    se_rust_plugin_create_v5_keep,
+    se_rust_plugin_destroy_v5_keep,
+    v5,
+    c"rust-plugin-v5",
+    |d| {
+        d.set(D::device_handle, handle(5))
+            .set_deprecated(D::data, data(5))
+            .set(D::data2, data2(5));
     }
 );

@@ -131,14 +131,14 @@ fn main() -> Result<(), Error> {
     );
 
     println!(
-        "\n4. Deprecation in place (v4): `data` keeps bytes 40..48 but is no longer read or set."
+        "\n4. Deprecation in place (v4): `data` keeps bytes 40..48 but is no longer read, nor set."
     );
     let mut v3_plugin = v3::SE_Device::new();
     v3_plugin.set(v3::SE_Device::data, handle(0xda));
     let n = write_to_bytes(&v3_plugin, &mut wire)?;
     let v5_host: v5::SE_Device = copy_from_bytes(&wire[..n], Tail::MustBeZero)?;
     println!(
-        "   v5 host from a v3 plugin: {} bytes; the v5 type has no `data` handle at all",
+        "   v5 host from a v3 plugin: {} bytes; the v5 type has no `data` read handle at all",
         v5_host.struct_size()
     );
     let n = write_to_bytes(&new, &mut wire)?;
@@ -149,6 +149,16 @@ fn main() -> Result<(), Error> {
     );
     println!("   A v3 host that did not validate would take that NULL and crash on it: the hazard");
     println!("   the C-interop matrix of the tests shows as a detected case.");
+    println!("   A v5 plugin that still serves such hosts keeps setting it, explicitly:");
+    let mut keeping = new;
+    keeping.set_deprecated(v5::SE_Device::data, handle(0xda));
+    let n = write_to_bytes(&keeping, &mut wire)?;
+    let v3_host: v3::SE_Device = copy_from_bytes(&wire[..n], Tail::Ignore)?;
+    println!(
+        "   v3 host from a keeping v5 plugin: data -> {:?}, until no supported host reads it",
+        v3_host.get(v3::SE_Device::data)
+    );
+    println!("   without validating it.");
 
     println!("\n5. A struct whose producer never set struct_size, in TensorFlow's words:");
     let zeros = [0u8; 56];

@@ -12,7 +12,10 @@ use core::ptr::NonNull;
 use crate::error::Error;
 use crate::header;
 use crate::layout::Versioned;
-use crate::member::MemberKind;
+use crate::member::{Member, MemberKind};
+
+/// The header's reserved `next` member.
+const NEXT: Member = Member::HEADER[1];
 
 /// What to do with the bytes a newer producer has past this build's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,28 +28,101 @@ pub enum Tail {
     Ignore,
 }
 
+/// What a versioned copy does with members this build deprecated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeprecatedMembers {
+    /// Zero them: this build no longer reads them, and a struct written from the copy does not
+    /// carry them on.
+    #[default]
+    Zero,
+    /// Keep the producer's values, so that a struct written from the copy
+    /// ([`write_to`]) still carries them to older consumers that read them: the copy-side form of
+    /// [`Deprecated`](crate::Deprecated)'s `set_deprecated`, with the same rule for when to stop.
+    /// This build still cannot read them.
+    Keep,
+}
+
+/// How a versioned copy treats the producer's bytes: a newer producer's [`Tail`], and members
+/// this build deprecated ([`DeprecatedMembers`]). A bare [`Tail`] converts into the default
+/// options with that tail.
+///
+/// The reserved `next` member is never carried over, whatever the options: see [`copy_from_ptr`].
+///
+/// ```
+/// use se_abi::{CopyOptions, DeprecatedMembers, Tail};
+///
+/// let options = CopyOptions::from(Tail::Ignore).keep_deprecated();
+/// assert_eq!(options.tail, Tail::Ignore);
+/// assert_eq!(options.deprecated, DeprecatedMembers::Keep);
+/// assert_eq!(CopyOptions::default(), CopyOptions::from(Tail::MustBeZero));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CopyOptions {
+    /// What to do with a newer producer's bytes past this build's size.
+    pub tail: Tail,
+    /// What to do with members this build deprecated.
+    pub deprecated: DeprecatedMembers,
+}
+
+impl CopyOptions {
+    /// The options with `tail`, zeroing deprecated members.
+    pub const fn new(tail: Tail) -> CopyOptions {
+        CopyOptions {
+            tail,
+            deprecated: DeprecatedMembers::Zero,
+        }
+    }
+
+    /// The same options, keeping the producer's deprecated members ([`DeprecatedMembers::Keep`]).
+    pub const fn keep_deprecated(self) -> CopyOptions {
+        CopyOptions {
+            tail: self.tail,
+            deprecated: DeprecatedMembers::Keep,
+        }
+    }
+}
+
+impl From<Tail> for CopyOptions {
+    fn from(tail: Tail) -> CopyOptions {
+        CopyOptions::new(tail)
+    }
+}
+
 /// Versioned copy from a foreign producer's struct.
 ///
 /// The owned copy has this build's layout; members the producer did not have are zero, and its
 /// `struct_size` is the smaller of the producer's and this build's, so checked reads on the copy
-/// still tell a member the producer lacked from one it set to zero. Deprecated members are zeroed.
+/// still tell a member the producer lacked from one it set to zero. Deprecated members are zeroed
+/// unless `options` asks to keep them ([`DeprecatedMembers::Keep`]).
+///
+/// The reserved `next` member is never copied: the copy's `next` is NULL. A non-NULL `next` is
+/// accepted and ignored, as TensorFlow's validation does (`TF_VALIDATE_STRUCT_SIZE` and
+/// `VALIDATE_STRUCT_SIZE` in `tensorflow/c/experimental/stream_executor/stream_executor.cc`
+/// check only `struct_size`, never `ext`/`next`), but it is the producer's pointer, into an
+/// extension chain this side does not know: relaying it into a struct this side writes would
+/// hand a third party a pointer nobody vouches for. TensorFlow likewise sets `ext = nullptr` in
+/// the structs it fills (`SE_CreateDeviceParams` in `CPlatform::GetUncachedExecutor`).
 ///
 /// # Safety
 ///
 /// As for [`View::from_ptr`](crate::View::from_ptr), for the duration of the call.
-pub unsafe fn copy_from_ptr<T: Versioned>(ptr: *const T, tail: Tail) -> Result<T, Error> {
+pub unsafe fn copy_from_ptr<T: Versioned>(
+    ptr: *const T,
+    options: impl Into<CopyOptions>,
+) -> Result<T, Error> {
     // SAFETY: `read_foreign` needs `ptr` null or valid for reads of an initialized
     // `struct_size` field: part of this function's contract (`View::from_ptr`'s).
     let (base, struct_size) = unsafe { header::read_foreign(ptr) }?;
     // SAFETY: `copy_raw` needs `struct_size` bytes at `base`, readable and unchanged during the
     // call, initialized for every member and past `T::STRUCT_SIZE`, and a validated size: the
     // caller's contract covers the bytes, and `read_foreign` validated the size.
-    unsafe { copy_raw::<T>(base, struct_size, tail) }
+    unsafe { copy_raw::<T>(base, struct_size, options.into()) }
 }
 
 /// Versioned copy from bytes whose first `usize` (native endian) is the producer's claimed
 /// `struct_size`. The claim is validated against the buffer: a buffer shorter than the claim is
-/// [`Error::Truncated`]; bytes past the claim are not looked at.
+/// [`Error::Truncated`]; bytes past the claim are not looked at. `options` and `next` as for
+/// [`copy_from_ptr`].
 ///
 /// ```
 /// use se_abi::{Tail, copy_from_bytes, versioned_struct};
@@ -69,7 +145,10 @@ pub unsafe fn copy_from_ptr<T: Versioned>(ptr: *const T, tail: Tail) -> Result<T
 /// assert_eq!(thing.get(Thing::b), None);
 /// # Ok::<(), se_abi::Error>(())
 /// ```
-pub fn copy_from_bytes<T: Versioned>(bytes: &[u8], tail: Tail) -> Result<T, Error> {
+pub fn copy_from_bytes<T: Versioned>(
+    bytes: &[u8],
+    options: impl Into<CopyOptions>,
+) -> Result<T, Error> {
     let Some(head) = bytes.first_chunk::<{ size_of::<usize>() }>() else {
         return Err(Error::Truncated {
             name: T::NAME,
@@ -91,7 +170,13 @@ pub fn copy_from_bytes<T: Versioned>(bytes: &[u8], tail: Tail) -> Result<T, Erro
     // of it is initialized (see <https://doc.rust-lang.org/core/primitive.slice.html> and
     // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.scalar>),
     // `struct_size <= bytes.len()` was checked just above, and `validate` accepted the size.
-    unsafe { copy_raw::<T>(NonNull::from(bytes).cast::<u8>(), struct_size, tail) }
+    unsafe {
+        copy_raw::<T>(
+            NonNull::from(bytes).cast::<u8>(),
+            struct_size,
+            options.into(),
+        )
+    }
 }
 
 /// The copy itself, for a `struct_size` that [`header::validate`] accepted.
@@ -100,15 +185,15 @@ pub fn copy_from_bytes<T: Versioned>(bytes: &[u8], tail: Tail) -> Result<T, Erro
 ///
 /// For the duration of the call, `base` must be valid for reads of `struct_size` bytes, which
 /// nobody writes meanwhile; the bytes of every member of `T` below `struct_size` must be
-/// initialized, and so must every byte past `T::STRUCT_SIZE` when `tail` is [`Tail::MustBeZero`].
-/// `struct_size` must have passed [`header::validate`] for `T`.
+/// initialized, and so must every byte past `T::STRUCT_SIZE` when the tail is
+/// [`Tail::MustBeZero`]. `struct_size` must have passed [`header::validate`] for `T`.
 pub(crate) unsafe fn copy_raw<T: Versioned>(
     base: NonNull<u8>,
     struct_size: usize,
-    tail: Tail,
+    options: CopyOptions,
 ) -> Result<T, Error> {
     let ours = T::STRUCT_SIZE;
-    if struct_size > ours && tail == Tail::MustBeZero {
+    if struct_size > ours && options.tail == Tail::MustBeZero {
         let extra_start = base.as_ptr().wrapping_add(ours).cast_const();
         // SAFETY: `slice::from_raw_parts` requires `data` to be non-null, aligned and valid for
         // reads of `len` bytes inside one allocation, `len` initialized values, no mutation for
@@ -153,9 +238,20 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
     // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>). `Versioned` puts the
     // `struct_size: usize` field at offset 0 of `T`, so those bytes lie inside `out`.
     unsafe { dst.cast::<usize>().write_unaligned(kept) };
+    // The producer's `next` is never carried over (see `copy_from_ptr`).
+    // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a pointer (see
+    // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>). `Versioned` puts the
+    // `next: *mut c_void` field at `Member::HEADER[1].offset` of `T` (the layout lock checks it),
+    // so those bytes lie inside `out`; NULL is a valid pointer value.
+    unsafe {
+        dst.wrapping_add(NEXT.offset)
+            .cast::<*mut core::ffi::c_void>()
+            .write_unaligned(core::ptr::null_mut())
+    };
+    let zero_deprecated = options.deprecated == DeprecatedMembers::Zero;
     for member in T::MEMBERS
         .iter()
-        .filter(|member| member.deprecated.is_some())
+        .filter(|member| zero_deprecated && member.deprecated.is_some())
     {
         if member.kind != MemberKind::Header {
             // SAFETY: `ptr::write_bytes` requires `dst` valid for writes of `count` bytes and
@@ -180,7 +276,12 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
 
 /// Writes `value` to `dst` as a producer does: exactly `value`'s `struct_size` bytes (for a value
 /// made with `T::new()`, `T::STRUCT_SIZE`, which may be less than `size_of::<T>()`), zero-filled
-/// first, then every live member the size reaches; deprecated members stay zero.
+/// first, then every member the size reaches.
+///
+/// A deprecated member is written as `value` holds it: zero, unless the producer keeps setting
+/// it (`set_deprecated`, see [`Deprecated`](crate::Deprecated)) or `value` is a copy that kept
+/// it ([`DeprecatedMembers::Keep`]). The reserved `next` member is always written as NULL, so a
+/// foreign `next` pointer is never relayed (see [`copy_from_ptr`]).
 ///
 /// # Safety
 ///
@@ -196,8 +297,7 @@ pub unsafe fn write_to<T: Versioned>(value: &T, dst: NonNull<u8>) {
     // `struct_size` writable bytes at `dst`, and `u8` has alignment 1.
     unsafe { dst.write_bytes(0, struct_size) };
     for member in T::MEMBERS {
-        let live = member.deprecated.is_none() || member.kind == MemberKind::Header;
-        if live && member.end() <= struct_size {
+        if member.offset != NEXT.offset && member.end() <= struct_size {
             // SAFETY: `ptr::copy_nonoverlapping` requires `src` valid for reads and `dst` valid
             // for writes of `count` bytes, both aligned, and the ranges disjoint (see
             // <https://doc.rust-lang.org/core/ptr/fn.copy_nonoverlapping.html#safety>). The

@@ -16,7 +16,7 @@
 ///         name_len: usize = value(since 1, at 24..32),
 ///         /// The plugin's handle (NULL is no-op).
 ///         device_handle: *mut c_void = nonzero(since 2, at 32..40),
-///         /// Deprecated in version 4: keeps its place, is neither read nor written.
+///         /// Deprecated in version 4: keeps its place, is no longer read.
 ///         data: *mut c_void = nonzero(since 3, deprecated 4, at 40..48),
 ///         /// Replaces `data`.
 ///         data2: *mut c_void = nonzero(since 5, at 48..56),
@@ -35,8 +35,10 @@
 ///   `next: *mut c_void` (always zero), then the members in declaration order; all fields are
 ///   private: a member is read or written only through its [`Field`](crate::Field) handle,
 ///   an associated constant named like it (`SE_Device::name`), with the checked
-///   [`get`](crate::View::get) rule `struct_size > offsetof(member)`. A deprecated member gets no
-///   handle, so code built against that version cannot read it;
+///   [`get`](crate::View::get) rule `struct_size > offsetof(member)`. A deprecated member gets a
+///   write-only [`Deprecated`](crate::Deprecated) handle instead, which no read accepts, so code
+///   built against that version cannot read it; producers may keep setting it
+///   (`set_deprecated`);
 /// - `const SIZE: usize`, the end offset of the last member (here `SE_DEVICE_STRUCT_SIZE`), and
 ///   [`Versioned`](crate::Versioned): the member table, the size at every version, the version;
 /// - `new()` (zero-filled, `struct_size` set: the C `SE_Device{SE_DEVICE_STRUCT_SIZE}`), `get`,
@@ -116,9 +118,11 @@
 /// # fn main() { assert_eq!(WIDE_STRUCT_SIZE, 32); }
 /// ```
 ///
-/// A deprecated member has no handle, so a build that deprecated it cannot read it: `Dev::data`
-/// is `E0599`, no associated item named `data`, in a version-4 build, while the same read
-/// compiles against version 3.
+/// A deprecated member has no read handle, so a build that deprecated it cannot read it: in a
+/// version-4 build `Dev::data` is a write-only [`Deprecated`](crate::Deprecated) handle, which
+/// `get` refuses (`E0308`), while the same read compiles against version 3. A producer that must
+/// still serve older consumers keeps setting it with `set_deprecated` (see
+/// [`Deprecated`](crate::Deprecated) for when to stop).
 ///
 /// Member kinds: `value` (every value meaningful) or `nonzero` (0 / NULL means not set; the read
 /// yields `None`); see [`Value`](crate::Value) and [`NonZero`](crate::NonZero).
@@ -173,6 +177,7 @@ macro_rules! versioned_struct {
                 $(
                     $crate::Member {
                         name: ::core::stringify!($field),
+                        ty: ::core::stringify!($fty),
                         offset: ::core::mem::offset_of!($name, $field),
                         size: ::core::mem::size_of::<$fty>(),
                         align: ::core::mem::align_of::<$fty>(),
@@ -289,6 +294,18 @@ macro_rules! versioned_struct {
                 value: F,
             ) -> &mut Self {
                 $crate::__private::set(self, field, value);
+                self
+            }
+
+            /// Keeps setting a **deprecated** member, for older consumers that read it without
+            /// validating it, and extends `struct_size` to cover it. Readers of this build still
+            /// cannot read it. See [`Deprecated`](se_abi::Deprecated) for when to stop.
+            pub fn set_deprecated<F: $crate::AbiMember>(
+                &mut self,
+                member: $crate::Deprecated<Self, F>,
+                value: F,
+            ) -> &mut Self {
+                $crate::__private::set_deprecated(self, member, value);
                 self
             }
 

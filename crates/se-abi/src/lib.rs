@@ -15,7 +15,11 @@
 //! - **Deprecation is in place**: the member keeps its bytes, producers stop setting it (zero),
 //!   consumers stop reading it. Members where 0 / NULL means "not set" must be validated before
 //!   use, so a newer producer's zeroed deprecated member is harmless to an older consumer that
-//!   validates.
+//!   validates. For older consumers that read it *without* validating, a producer keeps setting
+//!   it ([`Deprecated`], `set_deprecated`) until no consumer version it supports does so.
+//! - **`next` is reserved** (TensorFlow names it `ext`): producers leave it NULL. A non-NULL
+//!   `next` is accepted and ignored, as TensorFlow's validation does, and never relayed into a
+//!   struct this side writes ([`copy_from_ptr`]).
 //! - **Only `SE_MAJOR` must match** at registration
 //!   ([`check_registration`]); minor differences are absorbed by `struct_size`.
 //!
@@ -25,7 +29,8 @@
 //! (and deprecated it), its kind ([`Value`] or [`NonZero`]) and its locked byte range. From that
 //! come the `#[repr(C)]` struct with private fields, its size constant and the size at every
 //! version ([`Versioned`]), a zero-filling `new()`, one [`Field`] handle per live member for
-//! checked reads and writes, and a compile-time **layout lock** that rejects a reordered, removed,
+//! checked reads and writes (a write-only [`Deprecated`] handle for a deprecated one), and a
+//! compile-time **layout lock** that rejects a reordered, removed,
 //! re-typed or over-aligned member with a message naming it.
 //!
 //! Foreign memory is read through [`View`], a raw pointer plus the producer's `struct_size` that
@@ -110,6 +115,12 @@
 //!   against the offsets and sizes written into it. The C header is the other side's copy of the
 //!   same ABI (the host's or the plugin's), and it could not be the input: the versions that added
 //!   and deprecated each member, which the scheme runs on, are only comments there.
+//! - **Breaking edits the compiler cannot see are caught by snapshots.** The layout lock sees
+//!   offsets and sizes only. A renamed member, a same-size type change or a deprecated slot put
+//!   back to use keep every byte in place, so the repository commits a snapshot of each declared
+//!   struct (`abi/`, with every member's name, type, offset, size, `since` and `deprecated`, from
+//!   [`Member`]), and `cargo xtask abi-check` fails on any change of it other than appending
+//!   members or deprecating one.
 //! - **There is nothing to inspect from a command line.** A versioned struct exists only in the
 //!   memory of a running process, as a pointer and a `struct_size` handed across a `dlopen`
 //!   boundary; no file holds one. Its layout is checked by the compiler when the crate that
@@ -146,10 +157,12 @@ pub use layout::{MAX_STRUCT_SIZE, ProducerVersion, Versioned, struct_size_at, st
 pub use member::{Member, MemberKind};
 
 // Members: which types may be one, how a checked read treats zero, and the typed handle on each.
-pub use member::{AbiMember, Field, Kind, NonZero, NonZeroMember, Value};
+pub use member::{AbiMember, Deprecated, Field, Kind, NonZero, NonZeroMember, Value};
 
 // Reading a foreign producer's struct in place, and copying or writing whole structs.
-pub use copy::{Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes};
+pub use copy::{
+    CopyOptions, DeprecatedMembers, Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes,
+};
 pub use view::View;
 
 // Version numbers: a struct header's revision, and the C API's `SE_MAJOR.SE_MINOR.SE_PATCH`

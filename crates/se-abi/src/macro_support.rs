@@ -7,7 +7,7 @@
 //! assertions, each with its own message.
 
 use crate::layout::{Versioned, struct_size_at};
-use crate::member::{AbiMember, Field, Kind, Member};
+use crate::member::{AbiMember, Deprecated, Field, Kind, Member};
 use crate::version::Version;
 
 /// Size of the field a projection closure points at (for `offset_of_end!`).
@@ -41,6 +41,20 @@ pub const unsafe fn field<T, F: AbiMember, K: Kind<F>>(
     unsafe { Field::new_unchecked(offset, name) }
 }
 
+/// The write-only handle on the deprecated member `name` of type `F` at `offset` in `T`.
+///
+/// # Safety
+///
+/// As for [`field`]: `T` must have a field of type exactly `F` at byte `offset`, ending at or
+/// before `T::STRUCT_SIZE`; `versioned_struct!` calls this with `core::mem::offset_of!`.
+pub const unsafe fn deprecated<T, F: AbiMember>(
+    offset: usize,
+    name: &'static str,
+) -> Deprecated<T, F> {
+    // SAFETY: `Deprecated::new_unchecked` has the same contract, forwarded from the caller.
+    unsafe { Deprecated::new_unchecked(offset, name) }
+}
+
 /// Writes `value` into `field`'s place in `target`, extending `target`'s `struct_size` to cover it
 /// (the generated `set`).
 pub fn set<T: Versioned, F: AbiMember, K: Kind<F>>(
@@ -48,18 +62,37 @@ pub fn set<T: Versioned, F: AbiMember, K: Kind<F>>(
     field: Field<T, F, K>,
     value: F,
 ) {
+    // SAFETY: `set_at` requires a member of type `F` at that offset of `T`: only
+    // `versioned_struct!` makes `Field`s, from `offset_of!` on a field of type `F`.
+    unsafe { set_at(target, field.offset(), value) }
+}
+
+/// Writes `value` into a deprecated member's place in `target`, extending `target`'s
+/// `struct_size` to cover it (the generated `set_deprecated`).
+pub fn set_deprecated<T: Versioned, F: AbiMember>(
+    target: &mut T,
+    member: Deprecated<T, F>,
+    value: F,
+) {
+    // SAFETY: `set_at` requires a member of type `F` at that offset of `T`: only
+    // `versioned_struct!` makes `Deprecated` handles, from `offset_of!` on a field of type `F`.
+    unsafe { set_at(target, member.offset(), value) }
+}
+
+/// Writes `value` at `offset` in `target` and extends its `struct_size` to cover it.
+///
+/// # Safety
+///
+/// `T` must have a field of type exactly `F` at byte `offset`.
+unsafe fn set_at<T: Versioned, F: AbiMember>(target: &mut T, offset: usize, value: F) {
     let base = core::ptr::from_mut(target).cast::<u8>();
-    let end = field.offset() + size_of::<F>();
+    let end = offset + size_of::<F>();
     // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of an `F`, with no alignment
     // requirement (see <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>).
-    // `field` names a member of `T` of type `F` at that offset (only `versioned_struct!` makes
-    // `Field`s, from `offset_of!`), and `target` is a live `T`, exclusively borrowed, so the
-    // member's bytes are writable through `base`. An `F` written over an `F` keeps `T` valid.
-    unsafe {
-        base.wrapping_add(field.offset())
-            .cast::<F>()
-            .write_unaligned(value)
-    };
+    // The caller vouches for a member of `T` of type `F` at that offset, and `target` is a live
+    // `T`, exclusively borrowed, so the member's bytes are writable through `base`. An `F`
+    // written over an `F` keeps `T` valid.
+    unsafe { base.wrapping_add(offset).cast::<F>().write_unaligned(value) };
     let size_at = base.cast::<usize>();
     // SAFETY: `ptr::read` requires `src` valid for reads, aligned, and pointing to an initialized
     // `usize` (see <https://doc.rust-lang.org/core/ptr/fn.read.html#safety>). `Versioned` puts
@@ -175,6 +208,24 @@ macro_rules! __versioned_struct_support {
                 )
             };
     };
-    // A deprecated member keeps its place but gets no handle: it is no longer read or written.
-    (@field $name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*], $dep:literal) => {};
+    // A deprecated member keeps its place and gets a write-only handle, which no read accepts:
+    // producers may keep setting it for older consumers (`set_deprecated`), readers cannot read it.
+    (@field $name:ident, $field:ident, $fty:ty, $kind:ident, [$(#[doc = $fdoc:literal])*], $dep:literal) => {
+        $(#[doc = $fdoc])*
+        #[doc = ""]
+        #[doc = ::core::concat!(
+            "Deprecated in version ", ::core::stringify!($dep), ": write-only handle on member `",
+            ::core::stringify!($field), "`, for [`set_deprecated`](Self::set_deprecated) only ",
+            "(see [`Deprecated`](se_abi::Deprecated) for when to stop setting it)."
+        )]
+        pub const $field: $crate::Deprecated<$name, $fty> =
+            // SAFETY: `__private::deprecated` requires a field of type exactly `$fty` at that
+            // offset, ending within the struct's size: as for a live member's handle above.
+            unsafe {
+                $crate::__private::deprecated(
+                    ::core::mem::offset_of!($name, $field),
+                    ::core::stringify!($field),
+                )
+            };
+    };
 }

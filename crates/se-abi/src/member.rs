@@ -173,6 +173,10 @@ pub enum MemberKind {
 pub struct Member {
     /// The member's name.
     pub name: &'static str,
+    /// The member's type as declared (`stringify!` of it, e.g. `*mut c_void`): recorded in the
+    /// layout snapshots of `cargo xtask abi-check`, which catch a same-size type change that the
+    /// layout lock cannot see.
+    pub ty: &'static str,
     /// Byte offset (`offsetof`).
     pub offset: usize,
     /// Size in bytes (`sizeof` of the member's type).
@@ -181,8 +185,8 @@ pub struct Member {
     pub align: usize,
     /// The version that added it (the header's two members exist from version 1).
     pub since: Version,
-    /// The version that deprecated it, if any. A deprecated member keeps its place and is
-    /// neither read nor written any more.
+    /// The version that deprecated it, if any. A deprecated member keeps its place and is no
+    /// longer read; it is zero unless a producer keeps setting it ([`Deprecated`]).
     pub deprecated: Option<Version>,
     /// How a checked read treats it.
     pub kind: MemberKind,
@@ -204,6 +208,7 @@ impl Member {
     pub const HEADER: [Member; 2] = [
         Member {
             name: "struct_size",
+            ty: "usize",
             offset: 0,
             size: size_of::<usize>(),
             align: align_of::<usize>(),
@@ -213,6 +218,7 @@ impl Member {
         },
         Member {
             name: "next",
+            ty: "*mut c_void",
             offset: size_of::<usize>(),
             size: size_of::<*mut core::ffi::c_void>(),
             align: align_of::<*mut core::ffi::c_void>(),
@@ -275,5 +281,89 @@ impl<T, F: AbiMember, K: Kind<F>> Field<T, F, K> {
     /// The member's name.
     pub const fn name(self) -> &'static str {
         self.name
+    }
+}
+
+/// A write-only handle on a **deprecated** member of struct `T`, of type `F`: the seed's
+/// forward-compatibility rule for producers.
+///
+/// [`versioned_struct!`](crate::versioned_struct) declares one for each member marked
+/// `deprecated N`, as an associated constant named like the member (`SE_Device::data`). It is not a
+/// [`Field`], so no checked read accepts it: code built against the version that deprecated the
+/// member still cannot read it. It serves one call, the generated `set_deprecated`, with which a
+/// producer **keeps setting** the member for older consumers:
+///
+/// ```
+/// se_abi::versioned_struct! {
+///     /// Version 4: `data` deprecated.
+///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40, 40])]
+///     pub struct Dev {
+///         ordinal: u64 = value(since 1, at 16..24),
+///         handle: *mut core::ffi::c_void = nonzero(since 2, at 24..32),
+///         data: *mut core::ffi::c_void = nonzero(since 3, deprecated 4, at 32..40),
+///     }
+/// }
+///
+/// let mut dev = Dev::new();
+/// dev.set_deprecated(Dev::data, std::ptr::without_provenance_mut(0x40));
+/// let mut wire = [0u8; 40];
+/// se_abi::write_to_bytes(&dev, &mut wire)?;
+/// assert_eq!(&wire[32..40], &0x40usize.to_ne_bytes()); // written for an older host
+/// # Ok::<(), se_abi::Error>(())
+/// ```
+///
+/// # Why, and when to stop
+///
+/// Deprecating a member zero-fills it from then on. A consumer built before the deprecation
+/// that *validates* the member (`NULL is no-op`, a [`NonZero`] member) ignores the zero; one that
+/// reads it without validating (TensorFlow's RFC: "Will crash on null pointer dereference") does
+/// not. A producer that must still serve such consumers keeps setting the member, as the RFC
+/// recommends, at the cost of keeping the deprecated implementation alive.
+///
+/// Stop, and let the member be zero, once **no consumer version you still support reads the
+/// member without validating it**: every supported consumer either predates the member (its
+/// `struct_size` checks never reach it), or deprecated it too (never reads it), or validates it.
+/// A member whose zero is a meaningful value (a [`Value`] member) changes meaning when it is
+/// zeroed, so keep setting it until no supported consumer reads it at all.
+pub struct Deprecated<T, F> {
+    /// Where the member lives; kept private, so that no read can be given it.
+    place: Field<T, F, Value>,
+}
+
+impl<T, F> Clone for Deprecated<T, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, F> Copy for Deprecated<T, F> {}
+
+impl<T, F> core::fmt::Debug for Deprecated<T, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Deprecated").field(&self.place).finish()
+    }
+}
+
+impl<T, F: AbiMember> Deprecated<T, F> {
+    /// A handle on the deprecated member `name` of type `F` at `offset` in `T`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Field::new_unchecked`]: `T` must have a field of type exactly `F` at byte
+    /// `offset`, ending at or before `T::STRUCT_SIZE`.
+    pub(crate) const unsafe fn new_unchecked(offset: usize, name: &'static str) -> Self {
+        Deprecated {
+            // SAFETY: `Field::new_unchecked` has the same contract, forwarded from the caller.
+            place: unsafe { Field::new_unchecked(offset, name) },
+        }
+    }
+
+    /// The member's byte offset.
+    pub const fn offset(self) -> usize {
+        self.place.offset()
+    }
+
+    /// The member's name.
+    pub const fn name(self) -> &'static str {
+        self.place.name()
     }
 }

@@ -7,7 +7,7 @@
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use crate::copy::{Tail, copy_raw};
+use crate::copy::{CopyOptions, copy_raw};
 use crate::error::Error;
 use crate::header;
 use crate::layout::{ProducerVersion, Versioned};
@@ -64,7 +64,7 @@ impl<'a, T: Versioned> View<'a, T> {
     /// members of `T`: a C producer that zero-fills its struct, as TensorFlow's
     /// `SE_Device device{SE_DEVICE_STRUCT_SIZE}` does, meets this. (A newer producer's bytes past
     /// this build's size are read, as bytes, by [`View::versioned_copy`] with
-    /// [`Tail::MustBeZero`].) The memory need not be aligned nor as long as `T`.
+    /// [`Tail::MustBeZero`](crate::Tail::MustBeZero).) The memory need not be aligned nor as long as `T`.
     pub unsafe fn from_ptr(ptr: *const T) -> Result<View<'a, T>, Error> {
         // SAFETY: `read_foreign` needs `ptr` null or valid for reads of an initialized
         // `struct_size` field: part of this function's contract.
@@ -128,12 +128,13 @@ impl<'a, T: Versioned> View<'a, T> {
     }
 
     /// A versioned copy of the viewed struct into an owned `T` of this build (see
-    /// [`copy_from_ptr`](crate::copy_from_ptr)).
-    pub fn versioned_copy(&self, tail: Tail) -> Result<T, Error> {
+    /// [`copy_from_ptr`](crate::copy_from_ptr)): `options` is a [`Tail`](crate::Tail) or
+    /// [`CopyOptions`].
+    pub fn versioned_copy(&self, options: impl Into<CopyOptions>) -> Result<T, Error> {
         // SAFETY: `copy_raw` needs `struct_size` bytes at `base`, readable, unchanged during the
         // call, initialized for every member and, with `Tail::MustBeZero`, past `T::STRUCT_SIZE`,
         // and a validated size: the view's invariant, which `from_ptr`'s contract (or, for `of`,
         // the borrow of a live `T`, whose size is clamped to `T::STRUCT_SIZE`) upholds for `'a`.
-        unsafe { copy_raw::<T>(self.base, self.struct_size, tail) }
+        unsafe { copy_raw::<T>(self.base, self.struct_size, options.into()) }
     }
 }

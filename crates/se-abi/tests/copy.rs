@@ -2,9 +2,12 @@
 
 mod common;
 
-use common::seed::{v3, v5};
+use common::seed::{v3, v4, v5};
 use proptest::prelude::*;
-use se_abi::{Error, MAX_STRUCT_SIZE, Tail, Versioned, View, copy_from_bytes};
+use se_abi::{
+    CopyOptions, DeprecatedMembers, Error, MAX_STRUCT_SIZE, Tail, Versioned, View, copy_from_bytes,
+    write_to_bytes,
+};
 
 type D = v5::SE_Device;
 
@@ -301,4 +304,95 @@ fn all_zero_value_writes_nothing() {
     assert_eq!(se_abi::write_to_bytes(&zeroed, &mut buffer), Ok(0));
     assert_eq!(buffer, [0xAA; 16]);
     assert_eq!(se_abi::write_to_bytes(&zeroed, &mut []), Ok(0));
+}
+
+/// The bytes a value writes out (`write_to_bytes` into a buffer that starts out all 0xAA).
+fn written<T: Versioned>(value: &T) -> Vec<u8> {
+    let mut out = vec![0xAAu8; 64];
+    let n = write_to_bytes(value, &mut out).unwrap();
+    out.truncate(n);
+    out
+}
+
+/// TensorFlow's validation checks only `struct_size`, never `next` (`ext`): a producer's non-NULL
+/// `next` is accepted, by views and by every kind of copy, and never written out again.
+#[test]
+fn foreign_next_is_accepted_and_never_relayed() {
+    let bytes = device_bytes(56, &[(8, 0xDEAD_BEE0), (24, 3), (40, 0x77), (48, 0x55)]);
+    let exact: Box<[u8]> = bytes.clone().into();
+    // SAFETY: `View::from_ptr` (see its `# Safety`) requires the pointer to be valid for reads of
+    // the `struct_size` bytes it claims, initialized, and unchanged while the view lives: `exact`
+    // is a heap block of exactly those 56 initialized bytes and outlives `view` unchanged.
+    let view = unsafe { View::<D>::from_ptr(exact.as_ptr().cast()) }.unwrap();
+    assert_eq!(view.get(D::name_len), Some(3));
+    let options = [
+        CopyOptions::from(Tail::MustBeZero),
+        CopyOptions::from(Tail::Ignore),
+        CopyOptions::from(Tail::MustBeZero).keep_deprecated(),
+    ];
+    for options in options {
+        let from_bytes: D = copy_from_bytes(&bytes, options).unwrap();
+        let from_view = view.versioned_copy(options).unwrap();
+        for copy in [from_bytes, from_view] {
+            let out = written(&copy);
+            assert_eq!(word(&out, 8), 0, "{options:?}: `next` relayed");
+            assert_eq!(word(&out, 24), 3);
+            assert_eq!(word(&out, 48), 0x55);
+        }
+    }
+    // An older build's copy does not relay it either.
+    let v3_copy: v3::SE_Device = copy_from_bytes(&bytes, Tail::Ignore).unwrap();
+    assert_eq!(word(&written(&v3_copy), 8), 0);
+}
+
+/// A copy zeroes a member this build deprecated, unless asked to keep it; kept, it is written
+/// back out for older consumers, and this build still has no way to read it.
+#[test]
+fn deprecated_member_is_kept_in_a_copy_when_asked() {
+    // A v3 or a keeping v4 producer set `data`.
+    let bytes = device_bytes(48, &[(24, 9), (40, 0x77)]);
+    let dropped: v4::SE_Device = copy_from_bytes(&bytes, Tail::MustBeZero).unwrap();
+    assert_eq!(word(&written(&dropped), 40), 0);
+    let options = CopyOptions {
+        tail: Tail::MustBeZero,
+        deprecated: DeprecatedMembers::Keep,
+    };
+    let kept: v4::SE_Device = copy_from_bytes(&bytes, options).unwrap();
+    let out = written(&kept);
+    assert_eq!((out.len(), word(&out, 24), word(&out, 40)), (48, 9, 0x77));
+    // What an older host that reads `data` gets from the struct this side wrote.
+    let old_host: v3::SE_Device = copy_from_bytes(&out, Tail::MustBeZero).unwrap();
+    assert_eq!(
+        old_host.get(v3::SE_Device::data).map(|p| p.addr()),
+        Some(0x77)
+    );
+    // A producer whose struct does not reach `data` has nothing to keep.
+    let short = device_bytes(40, &[(32, 0x99)]);
+    let kept: D = copy_from_bytes(&short, options).unwrap();
+    assert_eq!(written(&kept).len(), 40);
+}
+
+/// `set_deprecated` writes a deprecated member, extending `struct_size` to cover it like `set`.
+#[test]
+fn set_deprecated_keeps_writing_for_older_consumers() {
+    let mut device = v5::SE_Device::new();
+    device
+        .set(D::name_len, 4)
+        .set_deprecated(D::data, std::ptr::without_provenance_mut(0x1234))
+        .set(D::data2, std::ptr::without_provenance_mut(0x5678));
+    let out = written(&device);
+    assert_eq!(out.len(), 56);
+    assert_eq!((word(&out, 40), word(&out, 48)), (0x1234, 0x5678));
+    let old_host: v3::SE_Device = copy_from_bytes(&out, Tail::Ignore).unwrap();
+    assert_eq!(
+        old_host.get(v3::SE_Device::data).map(|p| p.addr()),
+        Some(0x1234)
+    );
+    // From a copy of a 40-byte producer, setting `data` makes the struct reach it.
+    let mut short: D = copy_from_bytes(&device_bytes(40, &[]), Tail::MustBeZero).unwrap();
+    assert_eq!(short.struct_size(), 40);
+    short.set_deprecated(D::data, std::ptr::without_provenance_mut(0x42));
+    assert_eq!(short.struct_size(), 48);
+    assert_eq!(word(&written(&short), 40), 0x42);
+    assert_eq!((D::data.name(), D::data.offset()), ("data", 40));
 }

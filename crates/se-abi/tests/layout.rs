@@ -68,6 +68,10 @@ fn member_table_records_versions_and_kinds() {
     assert_eq!(data.since, v(3));
     assert_eq!(data.deprecated, Some(v(4)));
     assert_eq!(data.kind, MemberKind::NonZero);
+    assert_eq!(data.ty, "*mut c_void");
+    assert_eq!(v5::SE_Device::member("name").unwrap().ty, "*const c_char");
+    assert_eq!(v5::SE_Device::member("name_len").unwrap().ty, "usize");
+    assert_eq!(v5::SE_Device::member("struct_size").unwrap().ty, "usize");
     assert_eq!(
         v5::SE_Device::member("name_len").unwrap().kind,
         MemberKind::Value

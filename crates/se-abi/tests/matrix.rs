@@ -7,6 +7,11 @@
 //!   loaded with `dlopen` too: per header version a create function that fills that version's
 //!   `SE_Device::new()` through its member handles and writes it with `se_abi::write_to` into a
 //!   fresh allocation of exactly `struct_size` bytes.
+//! - Versions 4 and 5 of both plugins also come as *keeping* plugins (the C plugin built with
+//!   `-DSE_PLUGIN_KEEP_DEPRECATED`, the Rust plugin's `_keep` functions, which use
+//!   `set_deprecated`): they keep setting the deprecated `data` for older hosts, the seed's
+//!   forward-compatibility rule. The unvalidated v3 hosts' hazard cells pass with them, and stay
+//!   detected hazards with the plugins that do not keep it.
 //! - Rust hosts read through `se_abi::View::from_ptr` with the types of their version.
 //!
 //! Every plugin allocates exactly `struct_size` bytes, so a host that reads past the producer's
@@ -22,7 +27,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use libloading::Library;
-use se_abi::{Error, Tail, Versioned, View};
+use se_abi::{CopyOptions, Error, Tail, Versioned, View};
 
 // --- what a host saw -------------------------------------------------------------------------
 
@@ -113,6 +118,8 @@ type ConsumeFn = unsafe extern "C" fn(*const c_void, *mut Observation) -> i32;
 struct Plugin {
     lang: Lang,
     version: u32,
+    /// Keeps setting the deprecated `data` (versions 4 and 5 only).
+    keeps_deprecated: bool,
     create: CreateFn,
     destroy: DestroyFn,
 }
@@ -121,6 +128,8 @@ struct Plugin {
 
 struct CLibraries {
     plugins: Vec<Library>,
+    /// Versions 4 and 5, built with `-DSE_PLUGIN_KEEP_DEPRECATED`.
+    keeping_plugins: Vec<Library>,
     hosts: Vec<Library>,
     host_v3_unvalidated: Library,
     rust_plugin: Library,
@@ -133,6 +142,15 @@ fn c_libraries() -> &'static CLibraries {
         let plugins = (1..=5)
             .map(|v| c_build::build_and_load("plugin.c", &format!("plugin_v{v}"), &[&define(v)]))
             .collect();
+        let keeping_plugins = (4..=5)
+            .map(|v| {
+                c_build::build_and_load(
+                    "plugin.c",
+                    &format!("plugin_v{v}_keep"),
+                    &[&define(v), "-DSE_PLUGIN_KEEP_DEPRECATED"],
+                )
+            })
+            .collect();
         let hosts = (1..=5)
             .map(|v| c_build::build_and_load("host.c", &format!("host_v{v}"), &[&define(v)]))
             .collect();
@@ -143,6 +161,7 @@ fn c_libraries() -> &'static CLibraries {
         );
         CLibraries {
             plugins,
+            keeping_plugins,
             hosts,
             host_v3_unvalidated,
             rust_plugin: c_build::build_and_load_rust_plugin(),
@@ -171,22 +190,49 @@ fn plugins() -> Vec<Plugin> {
         // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
         // `se_plugin_header_version` is `unsigned se_plugin_header_version(void)` in plugin.c.
         assert_eq!(unsafe { header_version() }, version);
-        all.push(Plugin {
-            lang: Lang::C,
-            version,
-            create: symbol(library, b"se_plugin_create_device\0"),
-            destroy: symbol(library, b"se_plugin_destroy_device\0"),
-        });
-        let create = format!("se_rust_plugin_create_v{version}\0");
-        let destroy = format!("se_rust_plugin_destroy_v{version}\0");
-        all.push(Plugin {
-            lang: Lang::Rust,
-            version,
-            create: symbol(&libs.rust_plugin, create.as_bytes()),
-            destroy: symbol(&libs.rust_plugin, destroy.as_bytes()),
-        });
+        all.extend(plugin_pair(library, version, false));
+    }
+    for version in 4..=5u32 {
+        let library = &libs.keeping_plugins[version as usize - 4];
+        all.extend(plugin_pair(library, version, true));
     }
     all
+}
+
+/// The C plugin in `library` and the Rust plugin's functions of the same header version (the
+/// `_keep` ones for a plugin that keeps setting the deprecated `data`).
+fn plugin_pair(library: &'static Library, version: u32, keeps_deprecated: bool) -> [Plugin; 2] {
+    let rust_plugin = &c_libraries().rust_plugin;
+    let keep = if keeps_deprecated { "_keep" } else { "" };
+    let create = format!("se_rust_plugin_create_v{version}{keep}\0");
+    let destroy = format!("se_rust_plugin_destroy_v{version}{keep}\0");
+    [
+        Plugin {
+            lang: Lang::C,
+            version,
+            keeps_deprecated,
+            create: symbol(library, b"se_plugin_create_device\0"),
+            destroy: symbol(library, b"se_plugin_destroy_device\0"),
+        },
+        Plugin {
+            lang: Lang::Rust,
+            version,
+            keeps_deprecated,
+            create: symbol(rust_plugin, create.as_bytes()),
+            destroy: symbol(rust_plugin, destroy.as_bytes()),
+        },
+    ]
+}
+
+impl fmt::Display for Plugin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let keeps = if self.keeps_deprecated {
+            " (keeps data)"
+        } else {
+            ""
+        };
+        write!(f, "{:?} plugin v{}{keeps}", self.lang, self.version)
+    }
 }
 
 // --- hosts -----------------------------------------------------------------------------------
@@ -385,13 +431,14 @@ fn expected(host: Host, plugin: Plugin) -> Observation {
         out.device_handle = fake_handle(p);
     }
     // data: only a v3 host reads it (v1/v2 do not know it, v4+ hosts never read the deprecated
-    // member); only a v3 plugin sets it (v4+ plugins leave it NULL). A validating v3 host
-    // ignores the NULL; the unvalidated one is the documented hazard, detected.
-    if h == 3 && p == 3 {
+    // member); a v3 plugin sets it, and so does a v4+ plugin that keeps setting it for such
+    // hosts; other v4+ plugins leave it NULL. A validating v3 host ignores the NULL; the
+    // unvalidated one is the documented hazard, detected.
+    if h == 3 && (p == 3 || plugin.keeps_deprecated) {
         out.seen |= SEEN_DATA;
-        out.data = fake_data(3);
+        out.data = fake_data(p);
     }
-    if h == 3 && p >= 4 && !host.validates_data {
+    if h == 3 && p >= 4 && !plugin.keeps_deprecated && !host.validates_data {
         out.status = STATUS_HAZARD_NULL_DATA;
     }
     // data2: a newer plugin's extra member is ignored by older hosts.
@@ -407,10 +454,11 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
     let hosts = hosts();
     let plugins = plugins();
     assert_eq!(hosts.len(), 12);
-    assert_eq!(plugins.len(), 10);
+    assert_eq!(plugins.len(), 14);
     let mut failures = Vec::new();
     let mut cells = 0;
     let mut hazards = 0;
+    let mut kept_for_unvalidated = 0;
     for &host in &hosts {
         for &plugin in &plugins {
             // SAFETY: calling a function of the wrong ABI or signature is UB (see
@@ -429,7 +477,7 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
             // is not used again.
             unsafe { (plugin.destroy)(device) };
 
-            let cell = format!("{host} x {:?} plugin v{}", plugin.lang, plugin.version);
+            let cell = format!("{host} x {plugin}");
             let want = expected(host, plugin);
             // The name is the plugin's static string: compare its text, then the rest.
             let want_name = format!("{:?}-plugin-v{}", plugin.lang, plugin.version).to_lowercase();
@@ -453,6 +501,10 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
             if seen.status == STATUS_HAZARD_NULL_DATA {
                 hazards += 1;
             }
+            if !host.validates_data && plugin.keeps_deprecated && seen.status == STATUS_OK {
+                assert_eq!(seen.seen & SEEN_DATA, SEEN_DATA, "{cell}");
+                kept_for_unvalidated += 1;
+            }
             cells += 1;
         }
     }
@@ -462,9 +514,12 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(cells, 120);
-    // Unvalidated v3 host (C and Rust) x v4 and v5 plugins (C and Rust).
+    assert_eq!(cells, 168);
+    // Unvalidated v3 host (C and Rust) x v4 and v5 plugins (C and Rust) that do not keep `data`:
+    // detected hazards.
     assert_eq!(hazards, 8);
+    // The same hosts x the v4 and v5 plugins that keep setting `data`: the same cells, passing.
+    assert_eq!(kept_for_unvalidated, 8);
 }
 
 /// A host given a struct whose producer never set `struct_size` refuses it in TF's words.
@@ -490,7 +545,8 @@ fn uninitialized_struct_is_refused_by_every_host() {
 
 /// Versioned copies of real plugin structs, every Rust host version x every plugin: a newer
 /// plugin's struct copies strictly only if its unknown tail is zero (E2BIG otherwise), and
-/// always leniently; the copy keeps what the host's checked reads see.
+/// always leniently; the copy keeps what the host's checked reads see. A copy zeroes the
+/// deprecated `data` unless asked to keep it, and then writes the plugin's value back out.
 #[test]
 fn versioned_copy_of_every_plugin_into_every_host_version() {
     fn check<T: Versioned + fmt::Debug>(
@@ -512,7 +568,7 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
             .filter(|&(offset, since)| {
                 offset >= h_size && offset < p_size && {
                     let p = plugin.version;
-                    since <= p && !(since == 3 && p >= 4)
+                    since <= p && !(since == 3 && p >= 4 && !plugin.keeps_deprecated)
                 }
             })
             .map(|(offset, _)| offset)
@@ -537,6 +593,41 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
                 View::of(&copy).struct_size()
             ));
         }
+        // What a host of version T writes out from its copies, at `data`'s place (bytes 40..48).
+        // SAFETY: as above, for the same struct.
+        let kept = unsafe {
+            se_abi::copy_from_ptr::<T>(
+                device.cast(),
+                CopyOptions::from(Tail::Ignore).keep_deprecated(),
+            )
+        }
+        .map_err(|e| format!("keeping copy failed: {e}"))?;
+        let written_data = |copy: &T| -> Result<Option<usize>, String> {
+            let mut out = [0xAAu8; 64];
+            let n = se_abi::write_to_bytes(copy, &mut out).map_err(|e| e.to_string())?;
+            if out[8..16] != [0; 8] {
+                return Err("`next` written non-NULL".to_owned());
+            }
+            Ok((n >= 48).then(|| usize::from_ne_bytes(out[40..48].try_into().unwrap())))
+        };
+        let data_in_plugin = match plugin.version {
+            3 => fake_data(3).addr(),
+            4 | 5 if plugin.keeps_deprecated => fake_data(plugin.version).addr(),
+            _ => 0,
+        };
+        let reaches_data = h_size >= 48 && p_size >= 48;
+        // A v3 host reads `data` as a live member: every copy keeps it. A v4/v5 host deprecated
+        // it: only the keeping copy does.
+        let deprecated_here = T::member("data").is_some_and(|m| m.deprecated.is_some());
+        let want_default = reaches_data.then_some(if deprecated_here { 0 } else { data_in_plugin });
+        let want_kept = reaches_data.then_some(data_in_plugin);
+        let (got_default, got_kept) = (written_data(&copy)?, written_data(&kept)?);
+        if (got_default, got_kept) != (want_default, want_kept) {
+            return Err(format!(
+                "data written from copies: default {got_default:x?} keep {got_kept:x?}, want \
+                 {want_default:x?} and {want_kept:x?}"
+            ));
+        }
         Ok(())
     }
     let mut failures = Vec::new();
@@ -558,10 +649,7 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
             // is not used again.
             unsafe { (plugin.destroy)(device) };
             if let Err(e) = result {
-                failures.push(format!(
-                    "Rust host v{host_version} x {:?} plugin v{}: {e}",
-                    plugin.lang, plugin.version
-                ));
+                failures.push(format!("Rust host v{host_version} x {plugin}: {e}"));
             }
         }
     }

@@ -1,6 +1,10 @@
 /* A C plugin built against SE_Device version SE_DEVICE_VERSION. It allocates exactly
  * SE_DEVICE_STRUCT_SIZE bytes (not sizeof), so a host reading past the producer's struct_size
- * touches memory outside the block, which valgrind reports. */
+ * touches memory outside the block, which valgrind reports.
+ *
+ * -DSE_PLUGIN_KEEP_DEPRECATED (version 4 and later): the seed's forward-compatibility rule, a
+ *   plugin that keeps setting the deprecated `data` for older hosts that read it without
+ *   validating it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +28,12 @@ SE_Device *se_plugin_create_device(void) {
 #if SE_DEVICE_VERSION == 3
   device->data = SE_FAKE_DATA(SE_DEVICE_VERSION);
 #endif
-  /* Version 4 deprecated `data`: from then on the plugin leaves it zero. */
+#if SE_DEVICE_VERSION >= 4
+#ifdef SE_PLUGIN_KEEP_DEPRECATED
+  device->data = SE_FAKE_DATA(SE_DEVICE_VERSION);
+#endif
+  /* Otherwise: version 4 deprecated `data`, and from then on the plugin leaves it zero. */
+#endif
 #if SE_DEVICE_VERSION >= 5
   device->data2 = SE_FAKE_DATA2(SE_DEVICE_VERSION);
 #endif

@@ -1,4 +1,5 @@
-// A build that deprecated `data` (version 4) has no handle on it, so it cannot read it.
+// A build that deprecated `data` (version 4) has a write-only handle on it, which no read
+// accepts: it cannot read it, nor `set` it as if it were live. Only `set_deprecated` takes it.
 se_abi::versioned_struct! {
     /// Version 4: `data` deprecated.
     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32, 40, 40])]
@@ -10,6 +11,8 @@ se_abi::versioned_struct! {
 }
 
 fn main() {
-    let dev = Dev::new();
+    let mut dev = Dev::new();
+    dev.set_deprecated(Dev::data, core::ptr::null_mut());
     let _ = dev.get(Dev::data);
+    let _ = dev.view().get(Dev::data);
 }
