@@ -7,10 +7,7 @@
 //! weights: a constant tensor gets a 4-byte buffer, enough for TF's "is constant" test.
 //!
 //! ```
-//! use tflite_opver::build::ModelBuilder;
-//! use tflite_opver::operator::{BuiltinOperator, OpVersion};
-//! use tflite_opver::params::Params;
-//! use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
+//! use tflite_opver::{ModelBuilder, BuiltinOperator, OpVersion, Params, ElementType, OpSignature, TensorSpec};
 //!
 //! let t = TensorSpec::new(ElementType::Int8, &[1, 4]);
 //! let relu = OpSignature::new(BuiltinOperator::RELU, vec![t.clone()], vec![t], Params::None);

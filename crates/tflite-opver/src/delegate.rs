@@ -20,10 +20,7 @@
 //! `tensorflow/lite/delegates/gpu/common/model_builder.cc`.
 //!
 //! ```
-//! use tflite_opver::delegate::{Capability, Check, Delegate};
-//! use tflite_opver::operator::{BuiltinOperator, OpVersion};
-//! use tflite_opver::params::Params;
-//! use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
+//! use tflite_opver::{Capability, Check, Delegate, BuiltinOperator, OpVersion, Params, ElementType, OpSignature, TensorSpec};
 //!
 //! const FLOAT_ONLY: Check = Check::new("Only float32 inputs are supported.", |sig| {
 //!     sig.input_type(0) == ElementType::Float32

@@ -26,7 +26,7 @@ use core::fmt;
 /// associated constant with TensorFlow's name.
 ///
 /// ```
-/// use tflite_opver::operator::BuiltinOperator;
+/// use tflite_opver::BuiltinOperator;
 ///
 /// assert_eq!(BuiltinOperator::CONV_2D.code(), 3);
 /// assert_eq!(BuiltinOperator::from_name("CONV_2D"), Some(BuiltinOperator::CONV_2D));
@@ -732,7 +732,7 @@ impl BuiltinOperator {
     /// `tensorflow/compiler/mlir/lite/schema/schema_utils.cc`).
     ///
     /// ```
-    /// use tflite_opver::operator::BuiltinOperator;
+    /// use tflite_opver::BuiltinOperator;
     ///
     /// // schema v3: only the byte
     /// assert_eq!(BuiltinOperator::from_operator_code(0, 3), BuiltinOperator::CONV_2D);
@@ -757,7 +757,7 @@ impl BuiltinOperator {
     /// reading rule still gives back a value no larger than the original.
     ///
     /// ```
-    /// use tflite_opver::operator::BuiltinOperator;
+    /// use tflite_opver::BuiltinOperator;
     ///
     /// assert_eq!(BuiltinOperator::CONV_2D.deprecated_builtin_code(), 3);
     /// assert_eq!(BuiltinOperator::GELU.deprecated_builtin_code(), 127);
@@ -810,7 +810,7 @@ impl fmt::Debug for BuiltinOperator {
 /// (even 0 or negative, which no kernel registers) and judged where it is used.
 ///
 /// ```
-/// use tflite_opver::operator::OpVersion;
+/// use tflite_opver::OpVersion;
 ///
 /// assert_eq!(OpVersion::default(), OpVersion::new(1));
 /// assert!(OpVersion::new(2) > OpVersion::new(1));

@@ -18,9 +18,7 @@
 //! earlier one).
 //!
 //! ```
-//! use tflite_opver::operator::{BuiltinOperator, OpVersion, OperatorKind};
-//! use tflite_opver::resolver::Resolver;
-//! use tflite_opver::runtime::RuntimeVersion;
+//! use tflite_opver::{BuiltinOperator, OpVersion, OperatorKind, Resolver, RuntimeVersion};
 //!
 //! let tflite_2_3: Resolver = Resolver::for_runtime(&RuntimeVersion::new(2, 3, 0));
 //! let model = [

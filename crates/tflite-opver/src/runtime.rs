@@ -19,8 +19,7 @@
 //! states the newest rows).
 //!
 //! ```
-//! use tflite_opver::operator::{BuiltinOperator, OpVersion};
-//! use tflite_opver::runtime::{min_runtime_version_for_model, min_runtime_version_for_op, RuntimeVersion};
+//! use tflite_opver::{BuiltinOperator, OpVersion, min_runtime_version_for_model, min_runtime_version_for_op, RuntimeVersion};
 //!
 //! let conv3 = min_runtime_version_for_op(BuiltinOperator::CONV_2D, OpVersion::new(3));
 //! assert_eq!(conv3.map(|v| v.to_string()).as_deref(), Some("1.14.0"));
@@ -117,7 +116,7 @@ impl RuntimeVersion {
 /// them if there is none), as TFLite reads it. Returns `None` when those bytes are not UTF-8.
 ///
 /// ```
-/// use tflite_opver::runtime::metadata_text;
+/// use tflite_opver::metadata_text;
 ///
 /// assert_eq!(metadata_text(b"1.14.0\0\0\0\0\0\0\0\0\0\0"), Some("1.14.0"));
 /// assert_eq!(metadata_text(b"\0\0\0\0"), Some(""));
@@ -232,7 +231,7 @@ impl fmt::Debug for RuntimeVersion {
 /// `"" < "2"`, and `"a.b.c"` is neither before nor after `"1.2.3"`.
 ///
 /// ```
-/// use tflite_opver::runtime::compare_runtime_version;
+/// use tflite_opver::compare_runtime_version;
 ///
 /// assert!(compare_runtime_version("1.14", "1.14.1"));
 /// assert!(compare_runtime_version("1.9.0", "1.10.0"));

@@ -9,9 +9,7 @@
 //! A signature comes from a model ([`crate::model::Model::signature`]) or is built by hand:
 //!
 //! ```
-//! use tflite_opver::operator::BuiltinOperator;
-//! use tflite_opver::params::{DepthwiseConv2DParams, Params};
-//! use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
+//! use tflite_opver::{BuiltinOperator, DepthwiseConv2DParams, Params, ElementType, OpSignature, TensorSpec};
 //!
 //! let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);
 //! let dilated = Params::DepthwiseConv2D(DepthwiseConv2DParams {

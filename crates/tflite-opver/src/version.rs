@@ -25,7 +25,7 @@
 //! cannot handle its types.
 
 use crate::operator::BuiltinOperator;
-pub use crate::operator::OpVersion;
+use crate::operator::OpVersion;
 use crate::params::{LstmKernelType, Params, WeightsFormat};
 use crate::signature::{ElementType, OpSignature};
 
@@ -34,9 +34,7 @@ use crate::signature::{ElementType, OpSignature};
 /// Custom operators and builtin ops without a rule are version 1.
 ///
 /// ```
-/// use tflite_opver::operator::BuiltinOperator;
-/// use tflite_opver::params::Params;
-/// use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
+/// use tflite_opver::{BuiltinOperator, Params, ElementType, OpSignature, TensorSpec};
 ///
 /// let t = |ty| TensorSpec::new(ty, &[1, 4]);
 /// let relu = |ty| OpSignature::new(BuiltinOperator::RELU, vec![t(ty)], vec![t(ty)], Params::None);

@@ -2,13 +2,10 @@
 //! absurd lengths and offsets written over every aligned word, out-of-range opcode and tensor
 //! indices. Whatever reads must also survive judging and re-stamping.
 
-use tflite_opver::build::ModelBuilder;
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::params::{Conv2DParams, Params};
-use tflite_opver::runtime::RuntimeVersion;
-use tflite_opver::signature::{ElementType, OpSignature, Quantization, TensorSpec};
-use tflite_opver::stamp::{StampMode, stamp};
-use tflite_opver::{Error, Model};
+use tflite_opver::{
+    BuiltinOperator, Conv2DParams, ElementType, Error, Model, ModelBuilder, OpSignature, OpVersion,
+    Params, Quantization, RuntimeVersion, StampMode, TensorSpec, stamp,
+};
 
 /// A small model with options, quantization, a constant and the runtime metadata.
 fn sample() -> Vec<u8> {

@@ -1,9 +1,7 @@
 //! Resolver behaviour: every registered range × every requested version, for builtin and custom
 //! operators, with TFLite's exact error wording.
 
-use tflite_opver::error::Error;
-use tflite_opver::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use tflite_opver::resolver::Resolver;
+use tflite_opver::{BuiltinOperator, Error, OpVersion, OperatorKind, Resolver};
 
 fn v(n: i32) -> OpVersion {
     OpVersion::new(n)

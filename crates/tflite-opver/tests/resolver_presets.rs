@@ -1,9 +1,9 @@
 //! Resolver presets per TFLite release, derived from TF's minimum-runtime table.
 
-use tflite_opver::error::Error;
-use tflite_opver::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use tflite_opver::resolver::Resolver;
-use tflite_opver::runtime::{RuntimeVersion, min_runtime_version_for_op, runtime_table};
+use tflite_opver::{
+    BuiltinOperator, Error, OpVersion, OperatorKind, Resolver, RuntimeVersion,
+    min_runtime_version_for_op, runtime_table,
+};
 
 fn rv(text: &str) -> RuntimeVersion {
     text.parse().unwrap()

@@ -8,11 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use serde_json::json;
-use tflite_opver::Model;
-use tflite_opver::operator::{OpVersion, OperatorKind};
-use tflite_opver::resolver::Resolver;
-use tflite_opver::runtime::RuntimeVersion;
-use tflite_opver::stamp::{StampMode, stamp};
+use tflite_opver::{Model, OpVersion, OperatorKind, Resolver, RuntimeVersion, StampMode, stamp};
 
 #[derive(Parser)]
 #[command(
