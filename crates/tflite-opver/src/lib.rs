@@ -111,7 +111,7 @@ pub use runtime::{
 pub use delegate::{Capability, Check, Decision, Delegate, Partition, Placement, Refusal};
 pub use resolver::Resolver;
 // Errors.
-pub use error::Error;
+pub use error::{DecodeError, Error, FlatBufferError, ResolveError, StampError};
 
 /// The wire schema's raw types, generated from `proto/tflite/schema.fbs` by `cargo xtask codegen`.
 ///

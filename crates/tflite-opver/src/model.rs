@@ -20,7 +20,7 @@
 
 use planus::ReadAsRoot;
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::generated::schema::tflite as fb;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::params::{
@@ -193,9 +193,7 @@ pub struct Model<'a> {
 
 /// Turns a planus error into ours, keeping planus' description of what and where.
 pub(crate) fn malformed(error: planus::Error) -> Error {
-    Error::MalformedModel {
-        reason: error.to_string(),
-    }
+    DecodeError::Malformed(error.into()).into()
 }
 
 fn unknown_union_tag(error: &planus::Error) -> bool {
@@ -209,11 +207,11 @@ impl<'a> Model<'a> {
     /// Reads and validates a model. Every structural problem is an [`Error`]; no input panics.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
         if bytes.len() < 8 {
-            return Err(Error::TooShort { len: bytes.len() });
+            return Err(DecodeError::TooShort { len: bytes.len() }.into());
         }
         let identifier = [bytes[4], bytes[5], bytes[6], bytes[7]];
         if identifier != FILE_IDENTIFIER {
-            return Err(Error::WrongIdentifier { found: identifier });
+            return Err(DecodeError::WrongIdentifier { found: identifier }.into());
         }
         let root = fb::ModelRef::read_as_root(bytes).map_err(malformed)?;
         let schema_version = root.version().map_err(malformed)?;
@@ -617,12 +615,13 @@ fn tensor_indices(
         // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
         let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
         if !valid {
-            return Err(Error::TensorIndexOutOfRange {
+            return Err(DecodeError::TensorIndexOutOfRange {
                 subgraph: at.subgraph,
                 operator: at.operator,
                 index,
                 tensors,
-            });
+            }
+            .into());
         }
         pool.push(index);
     }
@@ -637,9 +636,7 @@ fn pool_mark(position: usize) -> Result<u32, Error> {
 
 #[cold]
 fn too_many_indices() -> Error {
-    Error::MalformedModel {
-        reason: "a subgraph lists more than 2^32 operator tensor indices".into(),
-    }
+    DecodeError::TooManyTensorIndices.into()
 }
 
 /// Reads and validates one operator, appending its facts to `operators` and its tensor
@@ -663,12 +660,13 @@ fn digest_operator(
         .ok()
         .and_then(|i| codes.get(i));
     let Some(code) = code else {
-        return Err(Error::OpcodeIndexOutOfRange {
+        return Err(DecodeError::OpcodeIndexOutOfRange {
             subgraph: at.subgraph,
             operator: at.operator,
             opcode_index,
             codes: codes.len(),
-        });
+        }
+        .into());
     };
     let start = pool.len();
     tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;

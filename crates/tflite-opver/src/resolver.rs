@@ -34,10 +34,9 @@
 //! assert!(err.to_string().contains("Encountered unresolved custom op: MyOp."));
 //! ```
 
-use core::fmt;
 use std::collections::HashMap;
 
-use crate::error::Error;
+use crate::error::{Error, ResolveError};
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::runtime::{RuntimeVersion, supported_by};
 
@@ -85,7 +84,7 @@ impl<K> Resolver<K> {
     }
 
     /// The largest builtin code this runtime's schema knows; larger (and negative) codes are
-    /// reported as [`Error::BuiltinCodeOutOfRange`], as TFLite compares against its
+    /// reported as [`ResolveError::BuiltinCodeOutOfRange`], as TFLite compares against its
     /// `BuiltinOperator_MAX`.
     pub fn max_builtin_code(&self) -> BuiltinOperator {
         self.max_builtin_code
@@ -160,22 +159,22 @@ impl<K> Resolver<K> {
     /// builtin codes first, then the builtin or custom registration for the exact version.
     ///
     /// [`OperatorKind::Builtin`] with [`BuiltinOperator::CUSTOM`] is an operator code that says
-    /// `CUSTOM` but has no `custom_code`: [`Error::MissingCustomCode`].
-    pub fn resolve(&self, kind: OperatorKind<'_>, version: OpVersion) -> Result<&K, Error> {
+    /// `CUSTOM` but has no `custom_code`: [`ResolveError::MissingCustomCode`].
+    pub fn resolve(&self, kind: OperatorKind<'_>, version: OpVersion) -> Result<&K, ResolveError> {
         match kind {
             OperatorKind::Builtin(op) => {
                 if op.code() < 0 || op > self.max_builtin_code {
-                    Err(Error::BuiltinCodeOutOfRange { code: op.code() })
+                    Err(ResolveError::BuiltinCodeOutOfRange { code: op.code() })
                 } else if op == BuiltinOperator::CUSTOM {
-                    Err(Error::MissingCustomCode)
+                    Err(ResolveError::MissingCustomCode)
                 } else {
                     self.find_builtin(op, version)
-                        .ok_or(Error::BuiltinOpNotFound { op, version })
+                        .ok_or(ResolveError::BuiltinOpNotFound { op, version })
                 }
             }
             OperatorKind::Custom(name) => {
                 self.find_custom(name, version)
-                    .ok_or_else(|| Error::UnresolvedCustomOp {
+                    .ok_or_else(|| ResolveError::UnresolvedCustomOp {
                         name: name.to_owned(),
                         version,
                     })
@@ -188,7 +187,7 @@ impl<K> Resolver<K> {
     pub fn unresolved<'a>(
         &'a self,
         codes: &'a [(OperatorKind<'a>, OpVersion)],
-    ) -> impl Iterator<Item = (usize, Error)> + 'a {
+    ) -> impl Iterator<Item = (usize, ResolveError)> + 'a {
         codes
             .iter()
             .enumerate()
@@ -198,7 +197,7 @@ impl<K> Resolver<K> {
     /// Checks a whole model's operator codes: `Ok` when every one resolves, otherwise one
     /// [`Error::UnresolvedOperators`] listing every failure in order (not only the first).
     pub fn check(&self, codes: &[(OperatorKind<'_>, OpVersion)]) -> Result<(), Error> {
-        let failures: Vec<Error> = codes
+        let failures: Vec<ResolveError> = codes
             .iter()
             .filter_map(|&(kind, version)| self.resolve(kind, version).err())
             .collect();
@@ -248,16 +247,4 @@ fn find<K>(registrations: &[Registration<K>], version: OpVersion) -> Option<&K> 
         .rev()
         .find(|r| r.covers(version))
         .map(|r| &r.kernel)
-}
-
-/// Formats [`Error::UnresolvedOperators`]'s list: one failure per line.
-pub(crate) struct FailureList<'a>(pub(crate) &'a [Error]);
-
-impl fmt::Display for FailureList<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for failure in self.0 {
-            write!(f, "\n  {failure}")?;
-        }
-        Ok(())
-    }
 }

@@ -18,7 +18,7 @@
 //! (FlatBuffers offsets are relative, so the old data stays valid wherever it sits), and a
 //! new root table points at both.
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error, StampError};
 use crate::model::Model;
 use crate::operator::OpVersion;
 use crate::runtime::RuntimeVersion;
@@ -160,9 +160,7 @@ fn verify(
     versions: &[OpVersion],
     runtime_text: &str,
 ) -> Result<(), Error> {
-    let damaged = || Error::CannotStamp {
-        reason: "its tables overlap, so patching one field would change another".into(),
-    };
+    let damaged = || Error::from(StampError::TablesOverlap);
     let after = Model::from_bytes(after).map_err(|_| damaged())?;
     let same_codes = before.operator_codes().len() == after.operator_codes().len()
         && before
@@ -213,10 +211,8 @@ const OPERATOR_CODE_BUILTIN: usize = 3;
 const OPERATOR_CODE_FIELDS: usize = 4;
 const BUFFER_DATA: usize = 0;
 
-fn layout_error(what: &str) -> Error {
-    Error::MalformedModel {
-        reason: format!("{what} lies outside the buffer"),
-    }
+fn layout_error(what: &'static str) -> Error {
+    DecodeError::OutOfBounds { what }.into()
 }
 
 fn read_u32(b: &[u8], at: usize) -> Result<u32, Error> {
@@ -469,9 +465,7 @@ impl Front {
                 .checked_sub(at)
                 .filter(|&o| o > 0)
                 .and_then(|o| u32::try_from(o).ok())
-                .ok_or_else(|| Error::CannotStamp {
-                    reason: "the extended model would need an offset beyond 4 GiB".into(),
-                })?;
+                .ok_or(StampError::OffsetOverflow)?;
             self.buf[at..at + 4].copy_from_slice(&offset.to_le_bytes());
         }
         self.buf.extend_from_slice(tail);
@@ -495,16 +489,10 @@ impl Extension {
     ) -> Result<Vec<u8>, Error> {
         let b = original;
         if model.has_external_data() {
-            return Err(Error::CannotStamp {
-                reason: "the model keeps data outside the FlatBuffer at absolute file offsets \
-                         (models over 2 GB); adding fields would move it"
-                    .into(),
-            });
+            return Err(StampError::ExternalData.into());
         }
         if has_unknown_fields(b, layout.root, MODEL_FIELDS)? {
-            return Err(Error::CannotStamp {
-                reason: "its Model table has fields newer than this crate's schema".into(),
-            });
+            return Err(StampError::NewerModelFields.into());
         }
         let mut f = Front::default();
         f.buf.extend_from_slice(&[0; 4]);
@@ -634,11 +622,7 @@ impl Extension {
             for &(i, version) in &self.codes {
                 let table = layout.operator_code(b, i)?;
                 if has_unknown_fields(b, table, OPERATOR_CODE_FIELDS)? {
-                    return Err(Error::CannotStamp {
-                        reason: format!(
-                            "operator code {i} has fields newer than this crate's schema"
-                        ),
-                    });
+                    return Err(StampError::NewerOperatorCodeFields { code: i }.into());
                 }
                 let code = model.operator_codes()[i];
                 let mut fields = vec![

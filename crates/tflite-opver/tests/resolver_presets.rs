@@ -1,7 +1,7 @@
 //! Resolver presets per TFLite release, derived from TF's minimum-runtime table.
 
 use tflite_opver::{
-    BuiltinOperator, Error, OpVersion, OperatorKind, Resolver, RuntimeVersion,
+    BuiltinOperator, OpVersion, OperatorKind, ResolveError, Resolver, RuntimeVersion,
     min_runtime_version_for_op, runtime_table,
 };
 
@@ -92,7 +92,10 @@ fn old_releases_do_not_know_newer_codes() {
     let err = r23
         .resolve(OperatorKind::Builtin(BuiltinOperator::CUMSUM), v(1))
         .unwrap_err();
-    assert!(matches!(err, Error::BuiltinCodeOutOfRange { code: 128 }));
+    assert!(matches!(
+        err,
+        ResolveError::BuiltinCodeOutOfRange { code: 128 }
+    ));
     assert_eq!(
         err.to_string(),
         "Op builtin_code out of range: 128. Are you using old TFLite binary with newer model?"
