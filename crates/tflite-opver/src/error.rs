@@ -292,6 +292,11 @@ impl PartialEq for FlatBufferError {
 
 impl Eq for FlatBufferError {}
 
+/// Turns a planus error into ours, keeping planus' report whole as the source.
+pub(crate) fn malformed(error: planus::Error) -> Error {
+    DecodeError::Malformed(error.into()).into()
+}
+
 /// Formats [`Error::UnresolvedOperators`]'s list: one failure per line.
 struct FailureList<'a>(&'a [ResolveError]);
 

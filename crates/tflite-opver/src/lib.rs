@@ -67,20 +67,23 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
-mod build;
 mod delegate;
 mod error;
 #[rustfmt::skip]
 #[allow(unsafe_code)]
 mod generated;
+mod layout;
 mod model;
 mod operator;
+mod options;
 mod params;
 mod resolver;
 mod runtime;
 mod signature;
 mod stamp;
+mod tensor;
 mod version;
+mod writer;
 
 // Reading a model: validated once, then judged.
 pub use model::{FILE_IDENTIFIER, Model, OperatorCode, OperatorLocation, RuntimeMetadata};
@@ -95,12 +98,13 @@ pub use params::{
     ResizeNearestNeighborParams, RnnParams, SequenceRnnParams, SoftmaxParams, StridedSliceParams,
     SubParams, SvdfParams, TransposeConvParams, UnidirectionalSequenceLstmParams, WeightsFormat,
 };
-pub use signature::{ElementType, OpSignature, Quantization, SignatureFacts, TensorSpec};
+pub use signature::{OpSignature, SignatureFacts};
+pub use tensor::{ElementType, Quantization, TensorSpec};
 // TensorFlow's op version rules.
 pub use version::op_version;
 // Re-stamping a model's versions and minimum runtime; writing small models.
-pub use build::ModelBuilder;
 pub use stamp::{StampMode, Stamped, VersionChange, stamp, stamped_versions};
+pub use writer::ModelBuilder;
 // TFLite releases: the (op, version) -> minimum runtime table and the metadata.
 pub use runtime::{
     RuntimeTableEntry, RuntimeVersion, compare_runtime_version, metadata_text,

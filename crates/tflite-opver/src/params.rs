@@ -16,7 +16,7 @@
 //! use it through [`OpSignature::versioning_params`](crate::signature::OpSignature::versioning_params).
 
 use crate::operator::BuiltinOperator;
-use crate::signature::ElementType;
+use crate::tensor::ElementType;
 
 /// `TfLitePadding`: how a window op pads its input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

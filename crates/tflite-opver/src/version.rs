@@ -27,7 +27,8 @@
 use crate::operator::BuiltinOperator;
 use crate::operator::OpVersion;
 use crate::params::{LstmKernelType, Params, WeightsFormat};
-use crate::signature::{ElementType, OpSignature};
+use crate::signature::OpSignature;
+use crate::tensor::ElementType;
 
 /// The lowest version of `sig.op` that runs `sig` (TF's `GetBuiltinOperatorVersion`).
 ///
