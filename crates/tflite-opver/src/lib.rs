@@ -86,7 +86,9 @@ mod version;
 mod writer;
 
 // Reading a model: validated once, then judged.
-pub use model::{FILE_IDENTIFIER, Model, OperatorCode, OperatorLocation, RuntimeMetadata};
+pub use model::{
+    FILE_IDENTIFIER, MAX_MODEL_LEN, Model, OperatorCode, OperatorLocation, RuntimeMetadata,
+};
 // Operators and their versions.
 pub use operator::{BuiltinOperator, OpVersion, OperatorKind};
 // One operator: its tensors, its options with TF's defaults, its signature.
@@ -129,3 +131,7 @@ pub mod schema {
     /// planus' trait for reading a root table: `ModelRef::read_as_root(bytes)`.
     pub use planus::ReadAsRoot;
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

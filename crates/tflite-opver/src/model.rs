@@ -33,6 +33,11 @@ use crate::version::op_version;
 /// The FlatBuffers file identifier of every TFLite model (`file_identifier "TFL3"`).
 pub const FILE_IDENTIFIER: [u8; 4] = *b"TFL3";
 
+/// The largest FlatBuffer there is: 2^31 - 1 bytes (`FLATBUFFERS_MAX_BUFFER_SIZE` in
+/// FlatBuffers' `base.h`; offsets are 32-bit and a buffer must stay below 2 GiB). The
+/// `tflite-opver` tool refuses a longer file before reading it.
+pub const MAX_MODEL_LEN: usize = 0x7fff_ffff;
+
 /// One entry of the model's `operator_codes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OperatorCode<'a> {

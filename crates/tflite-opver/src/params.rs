@@ -13,7 +13,7 @@
 //! ("We should either return kTfLiteError or fill in some reasonable defaults in the params
 //! struct. We are not doing so until we better understand the ramifications..."), and the op
 //! version rules see those zeros. [`Params::zero_filled`] gives that struct; the version rules
-//! use it through [`OpSignature::versioning_params`](crate::signature::OpSignature::versioning_params).
+//! use it through [`OpSignature::versioning_params`](crate::OpSignature::versioning_params).
 
 use crate::operator::BuiltinOperator;
 use crate::tensor::ElementType;

@@ -7,7 +7,7 @@
 //! instead of running an older kernel that would misread the new parameters.
 //!
 //! [`Resolver::for_runtime`] builds the resolver a given TFLite release amounts to, from TF's
-//! minimum-runtime table ([`crate::runtime`]): "would TFLite 2.3.0 accept this model?" becomes
+//! minimum-runtime table ([`runtime_table`](crate::runtime_table)): "would TFLite 2.3.0 accept this model?" becomes
 //! [`Resolver::check`] on the model's operator codes, which reports every unsupported code at
 //! once.
 //!

@@ -4,9 +4,9 @@
 //! op_signature.h`): the builtin operator, one [`TensorSpec`] per input and output (type, dims,
 //! constness, dynamic shape), the operator's [`Params`], and the handful of facts TF derives
 //! from the tensors' quantization and sparsity for particular ops ([`SignatureFacts`], TF's
-//! `ext_options`). [`crate::version::op_version`] turns a signature into a version.
+//! `ext_options`). [`op_version`](crate::op_version) turns a signature into a version.
 //!
-//! A signature comes from a model ([`crate::model::Model::signature`]) or is built by hand:
+//! A signature comes from a model ([`Model::signature`](crate::Model::signature)) or is built by hand:
 //!
 //! ```
 //! use tflite_opver::{BuiltinOperator, DepthwiseConv2DParams, Params, ElementType, OpSignature, TensorSpec};
