@@ -26,6 +26,20 @@ fn run(args: &[&std::ffi::OsStr]) -> Output {
         .expect("binary runs")
 }
 
+/// `tflite-opver check MODEL --runtime RUNTIME [--json]`.
+fn check(model: &std::path::Path, runtime: &str, json: bool) -> Output {
+    let mut args = vec![
+        "check".as_ref(),
+        model.as_os_str(),
+        "--runtime".as_ref(),
+        runtime.as_ref(),
+    ];
+    if json {
+        args.push("--json".as_ref());
+    }
+    run(&args)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -62,12 +76,7 @@ fn inspect_table_flags_wrong_stamps() {
 #[test]
 fn check_reports_every_missing_kernel_in_tensorflows_words() {
     let model = oracle("add__int8.tflite");
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "1.5.0".as_ref(),
-    ]);
+    let out = check(&model, "1.5.0", false);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let stderr = text(&out.stderr);
     assert!(
@@ -86,12 +95,7 @@ fn check_reports_every_missing_kernel_in_tensorflows_words() {
     );
     assert!(stderr.contains("'DEQUANTIZE' version '2'"), "{stderr}");
 
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "2.3.0".as_ref(),
-    ]);
+    let out = check(&model, "2.3.0", false);
     assert_eq!(out.status.code(), Some(0));
 }
 
@@ -114,12 +118,7 @@ fn stamp_minimize_then_check_on_an_older_runtime() {
     let stamped = std::fs::read(&out_path).unwrap();
     let read = tflite_opver::Model::from_bytes(&stamped).unwrap();
     assert_eq!(read.stored_min_runtime_version(), Some("1.15.0"));
-    let check = run(&[
-        "check".as_ref(),
-        out_path.as_os_str(),
-        "--runtime".as_ref(),
-        "1.15.0".as_ref(),
-    ]);
+    let check = check(&out_path, "1.15.0", false);
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -143,12 +142,7 @@ fn unreadable_input_and_bad_usage_exit_2() {
     );
 
     let model = oracle("add__int8.tflite");
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "two".as_ref(),
-    ]);
+    let out = check(&model, "two", false);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(run(&["frobnicate".as_ref()]).status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
@@ -273,13 +267,7 @@ fn json_keys_are_pinned() {
     assert_eq!(sorted_keys(&json_of(&out)), INSPECT_KEYS);
 
     // Rejected, so that `unresolved` has elements whose keys count.
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "1.5.0".as_ref(),
-        "--json".as_ref(),
-    ]);
+    let out = check(&model, "1.5.0", true);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     let json = json_of(&out);
@@ -296,13 +284,7 @@ fn json_keys_are_pinned() {
         "Op builtin_code out of range: 114. Are you using old TFLite binary with newer model?"
     );
 
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "2.3.0".as_ref(),
-        "--json".as_ref(),
-    ]);
+    let out = check(&model, "2.3.0", true);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let json = json_of(&out);
     assert_eq!(json["runs"], true);
@@ -344,16 +326,19 @@ fn assert_prefixed(stderr: &[u8]) {
     }
 }
 
+/// Runs `inspect` on a file it cannot read: exit 2 and prefixed lines; returns stderr.
+fn refused(path: &std::path::Path) -> String {
+    let out = run(&["inspect".as_ref(), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2), "{}", path.display());
+    assert_prefixed(&out.stderr);
+    text(&out.stderr)
+}
+
 #[test]
 fn every_message_starts_with_the_tool_name() {
     let dir = scratch("prefix");
     let model = oracle("add__int8.tflite");
-    let rejected = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "1.5.0".as_ref(),
-    ]);
+    let rejected = check(&model, "1.5.0", false);
     assert_eq!(rejected.status.code(), Some(1));
     assert!(rejected.stdout.is_empty());
     assert_prefixed(&rejected.stderr);
@@ -364,11 +349,9 @@ fn every_message_starts_with_the_tool_name() {
 
     let garbage = dir.join("garbage.tflite");
     std::fs::write(&garbage, b"this is not a model").unwrap();
-    let out = run(&["inspect".as_ref(), garbage.as_os_str()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_prefixed(&out.stderr);
+    let stderr = refused(&garbage);
     assert_eq!(
-        text(&out.stderr),
+        stderr,
         format!(
             "tflite-opver: cannot read {} as a TFLite model: The model is not a valid Flatbuffer \
              buffer: file identifier is \" is \", expected \"TFL3\"; is this a .tflite model?\n",
@@ -380,10 +363,7 @@ fn every_message_starts_with_the_tool_name() {
     let bytes = std::fs::read(&model).unwrap();
     let cut = dir.join("cut.tflite");
     std::fs::write(&cut, &bytes[..64]).unwrap();
-    let out = run(&["inspect".as_ref(), cut.as_os_str()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_prefixed(&out.stderr);
-    let stderr = text(&out.stderr);
+    let stderr = refused(&cut);
     assert!(
         stderr.contains(
             "the file is truncated or corrupt: planus could not read the FlatBuffer: In <"
@@ -392,10 +372,7 @@ fn every_message_starts_with_the_tool_name() {
     );
     assert_eq!(stderr.matches("Invalid").count(), 1, "{stderr}");
 
-    let out = run(&["inspect".as_ref(), dir.as_os_str()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_prefixed(&out.stderr);
-    assert!(text(&out.stderr).contains("is a directory, not a file"));
+    assert!(refused(&dir).contains("is a directory, not a file"));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -418,12 +395,7 @@ fn check_hints_when_minimizing_would_fix_it() {
             .finish(),
     )
     .unwrap();
-    let out = run(&[
-        "check".as_ref(),
-        path.as_os_str(),
-        "--runtime".as_ref(),
-        "1.5.0".as_ref(),
-    ]);
+    let out = check(&path, "1.5.0", false);
     assert_eq!(out.status.code(), Some(1));
     assert_prefixed(&out.stderr);
     let stderr = text(&out.stderr);
@@ -440,13 +412,7 @@ fn check_hints_when_minimizing_would_fix_it() {
         "{stderr}"
     );
 
-    let out = run(&[
-        "check".as_ref(),
-        path.as_os_str(),
-        "--runtime".as_ref(),
-        "1.5.0".as_ref(),
-        "--json".as_ref(),
-    ]);
+    let out = check(&path, "1.5.0", true);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json_of(&out)["runs_when_minimized"], true);
     std::fs::remove_dir_all(&dir).ok();
@@ -461,11 +427,8 @@ fn a_file_above_the_flatbuffer_limit_is_refused_before_reading() {
     let len = MAX_MODEL_LEN as u64 + 1;
     file.set_len(len).unwrap();
     drop(file);
-    let out = run(&["inspect".as_ref(), path.as_os_str()]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_prefixed(&out.stderr);
     assert_eq!(
-        text(&out.stderr),
+        refused(&path),
         format!(
             "tflite-opver: {} is {len} bytes, above FlatBuffers' limit of 2147483647 bytes (2 GiB) \
              for one buffer: TensorFlow Lite cannot read it as a model\n",
@@ -515,12 +478,7 @@ fn stamp_may_write_over_its_input() {
 #[test]
 fn a_runtime_that_does_not_parse_is_a_usage_error() {
     let model = oracle("add__int8.tflite");
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "2.3.x".as_ref(),
-    ]);
+    let out = check(&model, "2.3.x", false);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
