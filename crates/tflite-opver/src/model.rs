@@ -1,22 +1,4 @@
 //! Reading a `.tflite` model: validated once, then judged without further errors.
-//!
-//! [`Model::from_bytes`] checks the file identifier (`TFL3`), reads the FlatBuffer with planus
-//! (which bounds-checks every offset and vector length against the buffer, so hostile bytes
-//! give errors, not panics), and validates what the version rules rely on: every operator's
-//! `opcode_index` names an operator code, every tensor index names a tensor of its subgraph
-//! (or is -1, an absent optional input). It digests each tensor and operator into plain
-//! values on the way, so building an [`OpSignature`] afterwards cannot fail.
-//!
-//! ```no_run
-//! # fn main() -> Result<(), tflite_opver::Error> {
-//! let bytes = std::fs::read("model.tflite").expect("readable");
-//! let model = tflite_opver::Model::from_bytes(&bytes)?;
-//! for (code, required) in model.operator_codes().iter().zip(model.required_versions()) {
-//!     println!("{}: stored v{}, needs v{required}", code.kind(), code.version);
-//! }
-//! # Ok(())
-//! # }
-//! ```
 
 use planus::ReadAsRoot;
 
@@ -181,6 +163,24 @@ impl<'a> RuntimeMetadata<'a> {
 }
 
 /// A validated TFLite model, borrowing its bytes.
+///
+/// [`Model::from_bytes`] checks the file identifier (`TFL3`), reads the FlatBuffer with planus
+/// (which bounds-checks every offset and vector length against the buffer, so hostile bytes
+/// give errors, not panics), and validates what the version rules rely on: every operator's
+/// `opcode_index` names an operator code, every tensor index names a tensor of its subgraph
+/// (or is -1, an absent optional input). It digests each tensor and operator into plain
+/// values on the way, so building an [`OpSignature`] afterwards cannot fail.
+///
+/// ```no_run
+/// # fn main() -> Result<(), tflite_opver::Error> {
+/// let bytes = std::fs::read("model.tflite").expect("readable");
+/// let model = tflite_opver::Model::from_bytes(&bytes)?;
+/// for (code, required) in model.operator_codes().iter().zip(model.required_versions()) {
+///     println!("{}: stored v{}, needs v{required}", code.kind(), code.version);
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Model<'a> {
     bytes: &'a [u8],

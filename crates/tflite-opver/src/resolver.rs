@@ -1,38 +1,4 @@
 //! Op resolvers: which kernels a runtime has, by operator and exact version.
-//!
-//! A TFLite runtime registers each kernel for an inclusive range of operator versions (TF's
-//! `MutableOpResolver::AddBuiltin(op, registration, min_version, max_version)` and `AddCustom`).
-//! Loading a model looks every operator code up by its exact `(operator, version)`; a model whose
-//! code asks for a version the runtime never registered is refused with TFLite's own message
-//! instead of running an older kernel that would misread the new parameters.
-//!
-//! [`Resolver::for_runtime`] builds the resolver a given TFLite release amounts to, from TF's
-//! minimum-runtime table ([`runtime_table`](crate::runtime_table)): "would TFLite 2.3.0 accept this model?" becomes
-//! [`Resolver::check`] on the model's operator codes, which reports every unsupported code at
-//! once.
-//!
-//! Facts: lookup order and error wording follow `GetRegistrationFromOpCode` in
-//! `tensorflow/lite/core/api/op_resolver.cc` and `Subgraph::OpPrepare` in
-//! `tensorflow/lite/core/subgraph.cc`; registration semantics follow
-//! `tensorflow/lite/mutable_op_resolver.cc` (a later registration of the same pair replaces an
-//! earlier one).
-//!
-//! ```
-//! use tflite_opver::{BuiltinOperator, OpVersion, OperatorKind, Resolver, RuntimeVersion};
-//!
-//! let tflite_2_3: Resolver = Resolver::for_runtime(&RuntimeVersion::new(2, 3, 0));
-//! let model = [
-//!     (OperatorKind::Builtin(BuiltinOperator::CONV_2D), OpVersion::new(3)),
-//!     (OperatorKind::Builtin(BuiltinOperator::CONV_2D), OpVersion::new(5)), // needs 2.4.0
-//!     (OperatorKind::Custom("MyOp"), OpVersion::new(1)),
-//! ];
-//! let err = tflite_2_3.check(&model).unwrap_err();
-//! assert!(err.to_string().contains(
-//!     "Didn't find op for builtin opcode 'CONV_2D' version '5'. An older version of this \
-//!      builtin might be supported. Are you using an old TFLite binary with a newer model?"
-//! ));
-//! assert!(err.to_string().contains("Encountered unresolved custom op: MyOp."));
-//! ```
 
 use std::collections::HashMap;
 
@@ -59,6 +25,40 @@ impl<K> Registration<K> {
 /// `K` is whatever a kernel is to the caller (a function table, a name, or `()` when only the
 /// question "is there one?" matters). Registering the same `(operator, version)` twice keeps
 /// the later kernel, as TFLite's `MutableOpResolver` does.
+///
+/// A TFLite runtime registers each kernel for an inclusive range of operator versions (TF's
+/// `MutableOpResolver::AddBuiltin(op, registration, min_version, max_version)` and `AddCustom`).
+/// Loading a model looks every operator code up by its exact `(operator, version)`; a model whose
+/// code asks for a version the runtime never registered is refused with TFLite's own message
+/// instead of running an older kernel that would misread the new parameters.
+///
+/// [`Resolver::for_runtime`] builds the resolver a given TFLite release amounts to, from TF's
+/// minimum-runtime table ([`runtime_table`](crate::runtime_table)): "would TFLite 2.3.0 accept this model?" becomes
+/// [`Resolver::check`] on the model's operator codes, which reports every unsupported code at
+/// once.
+///
+/// Facts: lookup order and error wording follow `GetRegistrationFromOpCode` in
+/// `tensorflow/lite/core/api/op_resolver.cc` and `Subgraph::OpPrepare` in
+/// `tensorflow/lite/core/subgraph.cc`; registration semantics follow
+/// `tensorflow/lite/mutable_op_resolver.cc` (a later registration of the same pair replaces an
+/// earlier one).
+///
+/// ```
+/// use tflite_opver::{BuiltinOperator, OpVersion, OperatorKind, Resolver, RuntimeVersion};
+///
+/// let tflite_2_3: Resolver = Resolver::for_runtime(&RuntimeVersion::new(2, 3, 0));
+/// let model = [
+///     (OperatorKind::Builtin(BuiltinOperator::CONV_2D), OpVersion::new(3)),
+///     (OperatorKind::Builtin(BuiltinOperator::CONV_2D), OpVersion::new(5)), // needs 2.4.0
+///     (OperatorKind::Custom("MyOp"), OpVersion::new(1)),
+/// ];
+/// let err = tflite_2_3.check(&model).unwrap_err();
+/// assert!(err.to_string().contains(
+///     "Didn't find op for builtin opcode 'CONV_2D' version '5'. An older version of this \
+///      builtin might be supported. Are you using an old TFLite binary with a newer model?"
+/// ));
+/// assert!(err.to_string().contains("Encountered unresolved custom op: MyOp."));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Resolver<K = ()> {
     builtins: HashMap<BuiltinOperator, Vec<Registration<K>>>,

@@ -1,30 +1,4 @@
 //! Op signatures: what TensorFlow Lite's version rules look at for one operator.
-//!
-//! An [`OpSignature`] is TF's `OpSignature` (`tensorflow/compiler/mlir/lite/tools/versioning/
-//! op_signature.h`): the builtin operator, one [`TensorSpec`] per input and output (type, dims,
-//! constness, dynamic shape), the operator's [`Params`], and the handful of facts TF derives
-//! from the tensors' quantization and sparsity for particular ops ([`SignatureFacts`], TF's
-//! `ext_options`). [`op_version`](crate::op_version) turns a signature into a version.
-//!
-//! A signature comes from a model ([`Model::signature`](crate::Model::signature)) or is built by hand:
-//!
-//! ```
-//! use tflite_opver::{BuiltinOperator, DepthwiseConv2DParams, Params, ElementType, OpSignature, TensorSpec};
-//!
-//! let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);
-//! let dilated = Params::DepthwiseConv2D(DepthwiseConv2DParams {
-//!     dilation_width_factor: 2,
-//!     dilation_height_factor: 2,
-//!     ..Default::default()
-//! });
-//! let sig = OpSignature::new(
-//!     BuiltinOperator::DEPTHWISE_CONV_2D,
-//!     vec![f32(&[1, 8, 8, 4]), f32(&[1, 3, 3, 4]).constant(), f32(&[4]).constant()],
-//!     vec![f32(&[1, 8, 8, 4])],
-//!     dilated,
-//! );
-//! assert_eq!(tflite_opver::op_version(&sig).get(), 2);
-//! ```
 
 use crate::operator::BuiltinOperator;
 use crate::params::Params;
@@ -136,6 +110,32 @@ impl SignatureFacts {
 }
 
 /// Everything TF's version rules look at for one operator.
+///
+/// An [`OpSignature`] is TF's `OpSignature` (`tensorflow/compiler/mlir/lite/tools/versioning/
+/// op_signature.h`): the builtin operator, one [`TensorSpec`] per input and output (type, dims,
+/// constness, dynamic shape), the operator's [`Params`], and the handful of facts TF derives
+/// from the tensors' quantization and sparsity for particular ops ([`SignatureFacts`], TF's
+/// `ext_options`). [`op_version`](crate::op_version) turns a signature into a version.
+///
+/// A signature comes from a model ([`Model::signature`](crate::Model::signature)) or is built by hand:
+///
+/// ```
+/// use tflite_opver::{BuiltinOperator, DepthwiseConv2DParams, Params, ElementType, OpSignature, TensorSpec};
+///
+/// let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);
+/// let dilated = Params::DepthwiseConv2D(DepthwiseConv2DParams {
+///     dilation_width_factor: 2,
+///     dilation_height_factor: 2,
+///     ..Default::default()
+/// });
+/// let sig = OpSignature::new(
+///     BuiltinOperator::DEPTHWISE_CONV_2D,
+///     vec![f32(&[1, 8, 8, 4]), f32(&[1, 3, 3, 4]).constant(), f32(&[4]).constant()],
+///     vec![f32(&[1, 8, 8, 4])],
+///     dilated,
+/// );
+/// assert_eq!(tflite_opver::op_version(&sig).get(), 2);
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpSignature {
     /// The builtin operator ([`BuiltinOperator::CUSTOM`] for custom ops).

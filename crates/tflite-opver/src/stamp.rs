@@ -1,22 +1,4 @@
 //! Re-stamping a model: operator code versions and the `min_runtime_version` metadata.
-//!
-//! [`StampMode::Raise`] is TF's `UpdateOpVersion` (`tensorflow/compiler/mlir/lite/tools/
-//! versioning/op_version.cc`): each builtin operator code is raised to the version its
-//! operators need, never lowered. [`StampMode::Minimize`] sets each builtin code to exactly what
-//! its operators need, so that a model stamped too high can run on an older runtime. Either
-//! way one code serves many operators, so its version is the maximum over them; custom codes
-//! are left alone. Then, like TF's `UpdateMinimumRuntimeVersionForModel`
-//! (`runtime_version.cc`), the model's minimum runtime (the largest over its operators, each
-//! at its code's new version) is written into the 16-byte, NUL-padded buffer of the
-//! `min_runtime_version` metadata.
-//!
-//! Unchanged bytes stay unchanged. A version field present in the buffer is patched in place,
-//! as is a metadata buffer large enough for the new text; a model that needs nothing new comes
-//! back byte for byte. Only when a field must be *added* (a code whose `version` field was
-//! omitted because it held the default 1, or a model without the metadata) is the model
-//! extended: new tables are written in front of the original bytes, which follow unchanged
-//! (FlatBuffers offsets are relative, so the old data stays valid wherever it sits), and a
-//! new root table points at both.
 
 use crate::error::{Error, StampError};
 use crate::layout::{
@@ -81,7 +63,25 @@ pub fn stamped_versions(model: &Model<'_>, mode: StampMode) -> Vec<OpVersion> {
         .collect()
 }
 
-/// Re-stamps a model (see the module documentation).
+/// Re-stamps a model: operator code versions and the `min_runtime_version` metadata.
+///
+/// [`StampMode::Raise`] is TF's `UpdateOpVersion` (`tensorflow/compiler/mlir/lite/tools/
+/// versioning/op_version.cc`): each builtin operator code is raised to the version its
+/// operators need, never lowered. [`StampMode::Minimize`] sets each builtin code to exactly what
+/// its operators need, so that a model stamped too high can run on an older runtime. Either
+/// way one code serves many operators, so its version is the maximum over them; custom codes
+/// are left alone. Then, like TF's `UpdateMinimumRuntimeVersionForModel`
+/// (`runtime_version.cc`), the model's minimum runtime (the largest over its operators, each
+/// at its code's new version) is written into the 16-byte, NUL-padded buffer of the
+/// `min_runtime_version` metadata.
+///
+/// Unchanged bytes stay unchanged. A version field present in the buffer is patched in place,
+/// as is a metadata buffer large enough for the new text; a model that needs nothing new comes
+/// back byte for byte. Only when a field must be *added* (a code whose `version` field was
+/// omitted because it held the default 1, or a model without the metadata) is the model
+/// extended: new tables are written in front of the original bytes, which follow unchanged
+/// (FlatBuffers offsets are relative, so the old data stays valid wherever it sits), and a
+/// new root table points at both.
 pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
     let model = Model::from_bytes(bytes)?;
     let versions = stamped_versions(&model, mode);

@@ -1,22 +1,4 @@
 //! Writing small `.tflite` models from signatures: for tests, examples and benchmarks.
-//!
-//! [`ModelBuilder`] writes one subgraph whose operators are given as [`OpSignature`]s (or as
-//! tensors and an operator code), with the options tables their [`Params`] describe. The
-//! output is a real TFLite FlatBuffer (identifier `TFL3`, schema version 3) that
-//! [`Model::from_bytes`](crate::Model::from_bytes) and TensorFlow both read. It holds no
-//! weights: a constant tensor gets a 4-byte buffer, enough for TF's "is constant" test.
-//!
-//! ```
-//! use tflite_opver::{ModelBuilder, BuiltinOperator, OpVersion, Params, ElementType, OpSignature, TensorSpec};
-//!
-//! let t = TensorSpec::new(ElementType::Int8, &[1, 4]);
-//! let relu = OpSignature::new(BuiltinOperator::RELU, vec![t.clone()], vec![t], Params::None);
-//! let bytes = ModelBuilder::new().signature(&relu, OpVersion::ONE).finish();
-//!
-//! let model = tflite_opver::Model::from_bytes(&bytes)?;
-//! assert_eq!(model.required_versions(), [OpVersion::new(2)]); // int8 RELU is version 2
-//! # Ok::<(), tflite_opver::Error>(())
-//! ```
 
 use crate::generated::schema::tflite as fb;
 use crate::operator::{BuiltinOperator, OpVersion};
@@ -26,7 +8,25 @@ use crate::runtime::RuntimeVersion;
 use crate::signature::OpSignature;
 use crate::tensor::TensorSpec;
 
-/// Builds a one-subgraph model; see the module documentation.
+/// Builds a one-subgraph model.
+///
+/// [`ModelBuilder`] writes one subgraph whose operators are given as [`OpSignature`]s (or as
+/// tensors and an operator code), with the options tables their [`Params`] describe. The
+/// output is a real TFLite FlatBuffer (identifier `TFL3`, schema version 3) that
+/// [`Model::from_bytes`](crate::Model::from_bytes) and TensorFlow both read. It holds no
+/// weights: a constant tensor gets a 4-byte buffer, enough for TF's "is constant" test.
+///
+/// ```
+/// use tflite_opver::{ModelBuilder, BuiltinOperator, OpVersion, Params, ElementType, OpSignature, TensorSpec};
+///
+/// let t = TensorSpec::new(ElementType::Int8, &[1, 4]);
+/// let relu = OpSignature::new(BuiltinOperator::RELU, vec![t.clone()], vec![t], Params::None);
+/// let bytes = ModelBuilder::new().signature(&relu, OpVersion::ONE).finish();
+///
+/// let model = tflite_opver::Model::from_bytes(&bytes)?;
+/// assert_eq!(model.required_versions(), [OpVersion::new(2)]); // int8 RELU is version 2
+/// # Ok::<(), tflite_opver::Error>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct ModelBuilder {
     codes: Vec<fb::OperatorCode>,
