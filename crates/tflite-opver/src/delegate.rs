@@ -167,7 +167,10 @@ impl Decision {
 /// `tensorflow/lite/delegates/gpu/common/model_builder.cc`.
 ///
 /// ```
-/// use tflite_opver::{Capability, Check, Delegate, BuiltinOperator, OpVersion, Params, ElementType, OpSignature, TensorSpec};
+/// use tflite_opver::{
+///     BuiltinOperator, Capability, Check, Delegate, ElementType, OpSignature, OpVersion, Params,
+///     TensorSpec,
+/// };
 ///
 /// const FLOAT_ONLY: Check = Check::new("Only float32 inputs are supported.", |sig| {
 ///     sig.input_type(0) == ElementType::Float32

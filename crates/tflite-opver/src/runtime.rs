@@ -280,7 +280,10 @@ pub struct RuntimeTableEntry {
 /// states the newest rows).
 ///
 /// ```
-/// use tflite_opver::{BuiltinOperator, OpVersion, min_runtime_version_for_model, min_runtime_version_for_op, RuntimeVersion};
+/// use tflite_opver::{
+///     BuiltinOperator, OpVersion, RuntimeVersion, min_runtime_version_for_model,
+///     min_runtime_version_for_op,
+/// };
 ///
 /// let conv3 = min_runtime_version_for_op(BuiltinOperator::CONV_2D, OpVersion::new(3));
 /// assert_eq!(conv3.map(|v| v.to_string()).as_deref(), Some("1.14.0"));

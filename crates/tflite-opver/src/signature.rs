@@ -120,7 +120,9 @@ impl SignatureFacts {
 /// A signature comes from a model ([`Model::signature`](crate::Model::signature)) or is built by hand:
 ///
 /// ```
-/// use tflite_opver::{BuiltinOperator, DepthwiseConv2DParams, Params, ElementType, OpSignature, TensorSpec};
+/// use tflite_opver::{
+///     BuiltinOperator, DepthwiseConv2DParams, ElementType, OpSignature, Params, TensorSpec,
+/// };
 ///
 /// let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);
 /// let dilated = Params::DepthwiseConv2D(DepthwiseConv2DParams {

@@ -17,7 +17,9 @@ use crate::tensor::TensorSpec;
 /// weights: a constant tensor gets a 4-byte buffer, enough for TF's "is constant" test.
 ///
 /// ```
-/// use tflite_opver::{ModelBuilder, BuiltinOperator, OpVersion, Params, ElementType, OpSignature, TensorSpec};
+/// use tflite_opver::{
+///     BuiltinOperator, ElementType, ModelBuilder, OpSignature, OpVersion, Params, TensorSpec,
+/// };
 ///
 /// let t = TensorSpec::new(ElementType::Int8, &[1, 4]);
 /// let relu = OpSignature::new(BuiltinOperator::RELU, vec![t.clone()], vec![t], Params::None);
