@@ -12,16 +12,13 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tflite_opver::build::ModelBuilder;
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::params::{
-    AddParams, Conv2DParams, DepthwiseConv2DParams, FullyConnectedParams, MulParams, Params,
-    StridedSliceParams,
+use tflite_opver::{
+    AddParams, BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType,
+    FullyConnectedParams, Model, ModelBuilder, MulParams, OpVersion, Params, Quantization,
+    RuntimeVersion, StampMode, StridedSliceParams, TensorSpec,
+    schema::{ModelRef, ReadAsRoot},
+    stamp,
 };
-use tflite_opver::schema::{ModelRef, ReadAsRoot};
-use tflite_opver::signature::{ElementType, Quantization, TensorSpec};
-use tflite_opver::stamp::{StampMode, stamp};
-use tflite_opver::{Model, runtime::RuntimeVersion};
 
 const OPERATORS: usize = 1_000_000;
 

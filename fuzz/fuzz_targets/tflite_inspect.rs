@@ -5,8 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tflite_opver::Model;
-use tflite_opver::stamp::{StampMode, stamp};
+use tflite_opver::{Model, StampMode, stamp};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(model) = Model::from_bytes(data) else {

@@ -8,14 +8,10 @@
 //! version 2 or above`, schema.fbs). Everything below is a real .tflite FlatBuffer, written
 //! and read by this crate; nothing needs TensorFlow.
 
-use tflite_opver::build::ModelBuilder;
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::params::{DepthwiseConv2DParams, Params};
-use tflite_opver::resolver::Resolver;
-use tflite_opver::runtime::RuntimeVersion;
-use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
-use tflite_opver::stamp::{StampMode, stamp};
-use tflite_opver::{Error, Model, op_version};
+use tflite_opver::{
+    BuiltinOperator, DepthwiseConv2DParams, ElementType, Error, Model, ModelBuilder, OpSignature,
+    OpVersion, Params, Resolver, RuntimeVersion, StampMode, TensorSpec, op_version, stamp,
+};
 
 fn depthwise(dilation: i32) -> OpSignature {
     let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);

@@ -1,64 +1,4 @@
 //! Delegates: which operators a hardware backend takes, and why it leaves the rest to the CPU.
-//!
-//! A TFLite delegate (GPU, NNAPI, a vendor NPU) looks at each operator and either claims it or
-//! leaves it to the CPU kernels. Versions matter here as much as in the interpreter: a delegate
-//! built when `TRANSPOSE_CONV` had three versions must refuse version 4 rather than ignore
-//! parameters it does not know. TF's GPU delegate says so in these words: "Max version
-//! supported: 3. Requested version 4."
-//!
-//! A [`Delegate`] is declarative: a table of [`Capability`] rows, one per operator, each with
-//! the highest version the delegate runs and optionally a [`Check`] on the operator's
-//! [`OpSignature`] with the reason it gives when the check fails. [`Delegate::partition`]
-//! judges every operator of a model and returns a [`Partition`]: per operator, delegate or CPU
-//! (with the reason), and a summary in TF's words.
-//!
-//! Facts: wording from TF's GPU delegate: `CheckMaxSupportedOpVersion` in
-//! `tensorflow/lite/delegates/gpu/common/model_builder_helper.cc` ("Max version supported: N.
-//! Requested version M."), unsupported ops ("Not supported op NAME") and the summary
-//! ("Following operations are not supported by GPU delegate:" ... "N operations will run on the
-//! GPU, and the remaining M operations will run on the CPU.") in `GetOpsToReplace`,
-//! `tensorflow/lite/delegates/gpu/common/model_builder.cc`.
-//!
-//! ```
-//! use tflite_opver::delegate::{Capability, Check, Delegate};
-//! use tflite_opver::operator::{BuiltinOperator, OpVersion};
-//! use tflite_opver::params::Params;
-//! use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
-//!
-//! const FLOAT_ONLY: Check = Check::new("Only float32 inputs are supported.", |sig| {
-//!     sig.input_type(0) == ElementType::Float32
-//! });
-//! let gpu = Delegate::new(
-//!     "GPU",
-//!     [
-//!         Capability::new(BuiltinOperator::ADD, 2),
-//!         Capability::new(BuiltinOperator::TRANSPOSE_CONV, 3).with_check(FLOAT_ONLY),
-//!     ],
-//! );
-//!
-//! let sig = |op, ty| {
-//!     let t = TensorSpec::new(ty, &[1, 4]);
-//!     OpSignature::new(op, vec![t.clone(), t.clone()], vec![t], Params::None)
-//! };
-//! let ops = [
-//!     sig(BuiltinOperator::ADD, ElementType::Float32),
-//!     sig(BuiltinOperator::TRANSPOSE_CONV, ElementType::Float32),
-//!     sig(BuiltinOperator::MUL, ElementType::Float32),
-//! ];
-//! let versions = [1, 4, 1];
-//! let partition = gpu.partition(
-//!     ops.iter().zip(versions).enumerate().map(|(i, (s, v))| (i, s, OpVersion::new(v))),
-//! );
-//! assert_eq!(partition.delegated(), 1);
-//! assert_eq!(partition.on_cpu(), 2);
-//! assert_eq!(
-//!     partition.to_string(),
-//!     "Following operations are not supported by GPU delegate:\n\
-//!      MUL: Not supported op MUL\n\
-//!      TRANSPOSE_CONV: Max version supported: 3. Requested version 4.\n\
-//!      1 operations will run on the GPU, and the remaining 2 operations will run on the CPU."
-//! );
-//! ```
 
 use core::fmt;
 use std::collections::{BTreeSet, HashMap};
@@ -206,6 +146,66 @@ impl Decision {
 }
 
 /// A delegate described by its capability table.
+///
+/// A TFLite delegate (GPU, NNAPI, a vendor NPU) looks at each operator and either claims it or
+/// leaves it to the CPU kernels. Versions matter here as much as in the interpreter: a delegate
+/// built when `TRANSPOSE_CONV` had three versions must refuse version 4 rather than ignore
+/// parameters it does not know. TF's GPU delegate says so in these words: "Max version
+/// supported: 3. Requested version 4."
+///
+/// A [`Delegate`] is declarative: a table of [`Capability`] rows, one per operator, each with
+/// the highest version the delegate runs and optionally a [`Check`] on the operator's
+/// [`OpSignature`] with the reason it gives when the check fails. [`Delegate::partition`]
+/// judges every operator of a model and returns a [`Partition`]: per operator, delegate or CPU
+/// (with the reason), and a summary in TF's words.
+///
+/// Facts: wording from TF's GPU delegate: `CheckMaxSupportedOpVersion` in
+/// `tensorflow/lite/delegates/gpu/common/model_builder_helper.cc` ("Max version supported: N.
+/// Requested version M."), unsupported ops ("Not supported op NAME") and the summary
+/// ("Following operations are not supported by GPU delegate:" ... "N operations will run on the
+/// GPU, and the remaining M operations will run on the CPU.") in `GetOpsToReplace`,
+/// `tensorflow/lite/delegates/gpu/common/model_builder.cc`.
+///
+/// ```
+/// use tflite_opver::{
+///     BuiltinOperator, Capability, Check, Delegate, ElementType, OpSignature, OpVersion, Params,
+///     TensorSpec,
+/// };
+///
+/// const FLOAT_ONLY: Check = Check::new("Only float32 inputs are supported.", |sig| {
+///     sig.input_type(0) == ElementType::Float32
+/// });
+/// let gpu = Delegate::new(
+///     "GPU",
+///     [
+///         Capability::new(BuiltinOperator::ADD, 2),
+///         Capability::new(BuiltinOperator::TRANSPOSE_CONV, 3).with_check(FLOAT_ONLY),
+///     ],
+/// );
+///
+/// let sig = |op, ty| {
+///     let t = TensorSpec::new(ty, &[1, 4]);
+///     OpSignature::new(op, vec![t.clone(), t.clone()], vec![t], Params::None)
+/// };
+/// let ops = [
+///     sig(BuiltinOperator::ADD, ElementType::Float32),
+///     sig(BuiltinOperator::TRANSPOSE_CONV, ElementType::Float32),
+///     sig(BuiltinOperator::MUL, ElementType::Float32),
+/// ];
+/// let versions = [1, 4, 1];
+/// let partition = gpu.partition(
+///     ops.iter().zip(versions).enumerate().map(|(i, (s, v))| (i, s, OpVersion::new(v))),
+/// );
+/// assert_eq!(partition.delegated(), 1);
+/// assert_eq!(partition.on_cpu(), 2);
+/// assert_eq!(
+///     partition.to_string(),
+///     "Following operations are not supported by GPU delegate:\n\
+///      MUL: Not supported op MUL\n\
+///      TRANSPOSE_CONV: Max version supported: 3. Requested version 4.\n\
+///      1 operations will run on the GPU, and the remaining 2 operations will run on the CPU."
+/// );
+/// ```
 #[derive(Clone, Debug)]
 pub struct Delegate {
     name: String,

@@ -1,42 +1,24 @@
 //! Reading a `.tflite` model: validated once, then judged without further errors.
-//!
-//! [`Model::from_bytes`] checks the file identifier (`TFL3`), reads the FlatBuffer with planus
-//! (which bounds-checks every offset and vector length against the buffer, so hostile bytes
-//! give errors, not panics), and validates what the version rules rely on: every operator's
-//! `opcode_index` names an operator code, every tensor index names a tensor of its subgraph
-//! (or is -1, an absent optional input). It digests each tensor and operator into plain
-//! values on the way, so building an [`OpSignature`] afterwards cannot fail.
-//!
-//! ```no_run
-//! # fn main() -> Result<(), tflite_opver::Error> {
-//! let bytes = std::fs::read("model.tflite").expect("readable");
-//! let model = tflite_opver::Model::from_bytes(&bytes)?;
-//! for (code, required) in model.operator_codes().iter().zip(model.required_versions()) {
-//!     println!("{}: stored v{}, needs v{required}", code.kind(), code.version);
-//! }
-//! # Ok(())
-//! # }
-//! ```
 
 use planus::ReadAsRoot;
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use crate::params::{
-    Activation, AddParams, BatchMatMulParams, BidirectionalSequenceLstmParams,
-    BidirectionalSequenceRnnParams, ConcatenationParams, Conv2DParams, Conv3DParams,
-    DepthwiseConv2DParams, FakeQuantParams, FullyConnectedParams, GatherParams, LstmKernelType,
-    LstmParams, MulParams, OptionsKind, Padding, Params, Pool2DParams, ResizeBilinearParams,
-    ResizeNearestNeighborParams, RnnParams, SequenceRnnParams, SoftmaxParams, StridedSliceParams,
-    SubParams, SvdfParams, TransposeConvParams, UnidirectionalSequenceLstmParams, WeightsFormat,
-};
+use crate::options;
+use crate::params::{OptionsKind, Params};
 use crate::runtime::{self, RuntimeVersion};
-use crate::signature::{ElementType, OpSignature, Quantization, SignatureFacts, TensorSpec};
+use crate::signature::{OpSignature, SignatureFacts};
+use crate::tensor::{ElementType, Quantization, TensorSpec};
 use crate::version::op_version;
 
 /// The FlatBuffers file identifier of every TFLite model (`file_identifier "TFL3"`).
 pub const FILE_IDENTIFIER: [u8; 4] = *b"TFL3";
+
+/// The largest FlatBuffer there is: 2^31 - 1 bytes (`FLATBUFFERS_MAX_BUFFER_SIZE` in
+/// FlatBuffers' `base.h`; offsets are 32-bit and a buffer must stay below 2 GiB). The
+/// `tflite-opver` tool refuses a longer file before reading it.
+pub const MAX_MODEL_LEN: usize = 0x7fff_ffff;
 
 /// One entry of the model's `operator_codes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,6 +163,24 @@ impl<'a> RuntimeMetadata<'a> {
 }
 
 /// A validated TFLite model, borrowing its bytes.
+///
+/// [`Model::from_bytes`] checks the file identifier (`TFL3`), reads the FlatBuffer with planus
+/// (which bounds-checks every offset and vector length against the buffer, so hostile bytes
+/// give errors, not panics), and validates what the version rules rely on: every operator's
+/// `opcode_index` names an operator code, every tensor index names a tensor of its subgraph
+/// (or is -1, an absent optional input). It digests each tensor and operator into plain
+/// values on the way, so building an [`OpSignature`] afterwards cannot fail.
+///
+/// ```no_run
+/// # fn main() -> Result<(), tflite_opver::Error> {
+/// let bytes = std::fs::read("model.tflite").expect("readable");
+/// let model = tflite_opver::Model::from_bytes(&bytes)?;
+/// for (code, required) in model.operator_codes().iter().zip(model.required_versions()) {
+///     println!("{}: stored v{}, needs v{required}", code.kind(), code.version);
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Model<'a> {
     bytes: &'a [u8],
@@ -189,13 +189,6 @@ pub struct Model<'a> {
     runtime_metadata: Option<RuntimeMetadata<'a>>,
     schema_version: u32,
     external_data: bool,
-}
-
-/// Turns a planus error into ours, keeping planus' description of what and where.
-pub(crate) fn malformed(error: planus::Error) -> Error {
-    Error::MalformedModel {
-        reason: error.to_string(),
-    }
 }
 
 fn unknown_union_tag(error: &planus::Error) -> bool {
@@ -209,11 +202,11 @@ impl<'a> Model<'a> {
     /// Reads and validates a model. Every structural problem is an [`Error`]; no input panics.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
         if bytes.len() < 8 {
-            return Err(Error::TooShort { len: bytes.len() });
+            return Err(DecodeError::TooShort { len: bytes.len() }.into());
         }
         let identifier = [bytes[4], bytes[5], bytes[6], bytes[7]];
         if identifier != FILE_IDENTIFIER {
-            return Err(Error::WrongIdentifier { found: identifier });
+            return Err(DecodeError::WrongIdentifier { found: identifier }.into());
         }
         let root = fb::ModelRef::read_as_root(bytes).map_err(malformed)?;
         let schema_version = root.version().map_err(malformed)?;
@@ -617,12 +610,13 @@ fn tensor_indices(
         // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
         let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
         if !valid {
-            return Err(Error::TensorIndexOutOfRange {
+            return Err(DecodeError::TensorIndexOutOfRange {
                 subgraph: at.subgraph,
                 operator: at.operator,
                 index,
                 tensors,
-            });
+            }
+            .into());
         }
         pool.push(index);
     }
@@ -637,9 +631,7 @@ fn pool_mark(position: usize) -> Result<u32, Error> {
 
 #[cold]
 fn too_many_indices() -> Error {
-    Error::MalformedModel {
-        reason: "a subgraph lists more than 2^32 operator tensor indices".into(),
-    }
+    DecodeError::TooManyTensorIndices.into()
 }
 
 /// Reads and validates one operator, appending its facts to `operators` and its tensor
@@ -663,12 +655,13 @@ fn digest_operator(
         .ok()
         .and_then(|i| codes.get(i));
     let Some(code) = code else {
-        return Err(Error::OpcodeIndexOutOfRange {
+        return Err(DecodeError::OpcodeIndexOutOfRange {
             subgraph: at.subgraph,
             operator: at.operator,
             opcode_index,
             codes: codes.len(),
-        });
+        }
+        .into());
     };
     let start = pool.len();
     tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
@@ -688,7 +681,7 @@ fn digest_operator(
             Err(e) if unknown_union_tag(&e) => None,
             Err(e) => return Err(malformed(e)),
         };
-        read_params(code.builtin, kind, options)?
+        options::read(code.builtin, kind, options)?
     };
     // Only custom options live outside the FlatBuffer in large models.
     let external =
@@ -700,205 +693,4 @@ fn digest_operator(
         options_present,
     });
     Ok(external)
-}
-
-/// TF's `ParseOpData` for the options this crate models: the params of `op` (which reads
-/// options of `kind`), and whether the operator's options table was of that type.
-///
-/// Inlined into [`digest_operator`], for the reason given there.
-#[inline(always)]
-fn read_params(
-    op: BuiltinOperator,
-    kind: OptionsKind,
-    options: Option<fb::BuiltinOptionsRef<'_>>,
-) -> Result<(Params, bool), Error> {
-    use fb::BuiltinOptionsRef as O;
-    let e = malformed;
-    let params = match (kind, options) {
-        (OptionsKind::Conv2D, Some(O::Conv2DOptions(o))) => Params::Conv2D(Conv2DParams {
-            padding: Padding::from_schema(o.padding().map_err(e)?),
-            stride_width: o.stride_w().map_err(e)?,
-            stride_height: o.stride_h().map_err(e)?,
-            dilation_width_factor: o.dilation_w_factor().map_err(e)?,
-            dilation_height_factor: o.dilation_h_factor().map_err(e)?,
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            quantized_bias_type: tensor_type(o.quantized_bias_type().map_err(e)?),
-        }),
-        (OptionsKind::DepthwiseConv2D, Some(O::DepthwiseConv2DOptions(o))) => {
-            Params::DepthwiseConv2D(DepthwiseConv2DParams {
-                padding: Padding::from_schema(o.padding().map_err(e)?),
-                stride_width: o.stride_w().map_err(e)?,
-                stride_height: o.stride_h().map_err(e)?,
-                depth_multiplier: o.depth_multiplier().map_err(e)?,
-                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-                dilation_width_factor: o.dilation_w_factor().map_err(e)?,
-                dilation_height_factor: o.dilation_h_factor().map_err(e)?,
-            })
-        }
-        (OptionsKind::Conv3D, Some(O::Conv3DOptions(o))) => Params::Conv3D(Conv3DParams {
-            padding: Padding::from_schema(o.padding().map_err(e)?),
-            stride_depth: o.stride_d().map_err(e)?,
-            stride_width: o.stride_w().map_err(e)?,
-            stride_height: o.stride_h().map_err(e)?,
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            dilation_depth_factor: o.dilation_d_factor().map_err(e)?,
-            dilation_width_factor: o.dilation_w_factor().map_err(e)?,
-            dilation_height_factor: o.dilation_h_factor().map_err(e)?,
-        }),
-        (OptionsKind::Pool2D, Some(O::Pool2DOptions(o))) => Params::Pool2D(Pool2DParams {
-            padding: Padding::from_schema(o.padding().map_err(e)?),
-            stride_width: o.stride_w().map_err(e)?,
-            stride_height: o.stride_h().map_err(e)?,
-            filter_width: o.filter_width().map_err(e)?,
-            filter_height: o.filter_height().map_err(e)?,
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-        }),
-        (OptionsKind::FullyConnected, Some(O::FullyConnectedOptions(o))) => {
-            Params::FullyConnected(FullyConnectedParams {
-                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-                weights_format: match o.weights_format().map_err(e)? {
-                    1 => WeightsFormat::Shuffled4x16Int8,
-                    _ => WeightsFormat::Default,
-                },
-                keep_num_dims: o.keep_num_dims().map_err(e)?,
-                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-                quantized_bias_type: tensor_type(o.quantized_bias_type().map_err(e)?),
-            })
-        }
-        (OptionsKind::Add, Some(O::AddOptions(o))) => Params::Add(AddParams {
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            pot_scale_int16: o.pot_scale_int16().map_err(e)?,
-        }),
-        (OptionsKind::Sub, Some(O::SubOptions(o))) => Params::Sub(SubParams {
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            pot_scale_int16: o.pot_scale_int16().map_err(e)?,
-        }),
-        (OptionsKind::Mul, Some(O::MulOptions(o))) => Params::Mul(MulParams {
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-        }),
-        (OptionsKind::Concatenation, Some(O::ConcatenationOptions(o))) => {
-            Params::Concatenation(ConcatenationParams {
-                axis: o.axis().map_err(e)?,
-                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            })
-        }
-        (OptionsKind::Softmax, Some(O::SoftmaxOptions(o))) => Params::Softmax(SoftmaxParams {
-            beta: o.beta().map_err(e)?,
-        }),
-        (OptionsKind::Gather, Some(O::GatherOptions(o))) => Params::Gather(GatherParams {
-            axis: o.axis().map_err(e)?,
-            batch_dims: o.batch_dims().map_err(e)?,
-        }),
-        (OptionsKind::Svdf, Some(O::SvdfOptions(o))) => Params::Svdf(SvdfParams {
-            rank: o.rank().map_err(e)?,
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-        }),
-        (OptionsKind::Rnn, Some(O::RnnOptions(o))) => Params::Rnn(RnnParams {
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-        }),
-        (OptionsKind::SequenceRnn, Some(O::SequenceRnnOptions(o))) => {
-            Params::SequenceRnn(SequenceRnnParams {
-                time_major: o.time_major().map_err(e)?,
-                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-            })
-        }
-        (OptionsKind::BidirectionalSequenceRnn, Some(O::BidirectionalSequenceRnnOptions(o))) => {
-            Params::BidirectionalSequenceRnn(BidirectionalSequenceRnnParams {
-                time_major: o.time_major().map_err(e)?,
-                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-                merge_outputs: o.merge_outputs().map_err(e)?,
-                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-            })
-        }
-        (OptionsKind::Lstm, Some(O::LstmOptions(o))) => Params::Lstm(LstmParams {
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            cell_clip: o.cell_clip().map_err(e)?,
-            proj_clip: o.proj_clip().map_err(e)?,
-            kernel_type: match o.kernel_type().map_err(e)? {
-                1 => LstmKernelType::Basic,
-                _ => LstmKernelType::Full,
-            },
-            asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-        }),
-        (
-            OptionsKind::UnidirectionalSequenceLstm,
-            Some(O::UnidirectionalSequenceLstmOptions(o)),
-        ) => Params::UnidirectionalSequenceLstm(UnidirectionalSequenceLstmParams {
-            activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-            cell_clip: o.cell_clip().map_err(e)?,
-            proj_clip: o.proj_clip().map_err(e)?,
-            time_major: o.time_major().map_err(e)?,
-            asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-            diagonal_recurrent_tensors: o.diagonal_recurrent_tensors().map_err(e)?,
-        }),
-        (OptionsKind::BidirectionalSequenceLstm, Some(O::BidirectionalSequenceLstmOptions(o))) => {
-            Params::BidirectionalSequenceLstm(BidirectionalSequenceLstmParams {
-                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-                cell_clip: o.cell_clip().map_err(e)?,
-                proj_clip: o.proj_clip().map_err(e)?,
-                merge_outputs: o.merge_outputs().map_err(e)?,
-                time_major: o.time_major().map_err(e)?,
-                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-            })
-        }
-        (OptionsKind::TransposeConv, Some(O::TransposeConvOptions(o))) => {
-            Params::TransposeConv(TransposeConvParams {
-                padding: Padding::from_schema(o.padding().map_err(e)?),
-                stride_width: o.stride_w().map_err(e)?,
-                stride_height: o.stride_h().map_err(e)?,
-                activation: Activation::from_schema(o.fused_activation_function().map_err(e)?),
-                quantized_bias_type: tensor_type(o.quantized_bias_type().map_err(e)?),
-            })
-        }
-        (OptionsKind::StridedSlice, Some(O::StridedSliceOptions(o))) => {
-            Params::StridedSlice(StridedSliceParams {
-                begin_mask: o.begin_mask().map_err(e)?,
-                end_mask: o.end_mask().map_err(e)?,
-                ellipsis_mask: o.ellipsis_mask().map_err(e)?,
-                new_axis_mask: o.new_axis_mask().map_err(e)?,
-                shrink_axis_mask: o.shrink_axis_mask().map_err(e)?,
-                offset: o.offset().map_err(e)?,
-            })
-        }
-        (OptionsKind::ResizeBilinear, Some(O::ResizeBilinearOptions(o))) => {
-            Params::ResizeBilinear(ResizeBilinearParams {
-                align_corners: o.align_corners().map_err(e)?,
-                half_pixel_centers: o.half_pixel_centers().map_err(e)?,
-            })
-        }
-        (OptionsKind::ResizeNearestNeighbor, Some(O::ResizeNearestNeighborOptions(o))) => {
-            Params::ResizeNearestNeighbor(ResizeNearestNeighborParams {
-                align_corners: o.align_corners().map_err(e)?,
-                half_pixel_centers: o.half_pixel_centers().map_err(e)?,
-            })
-        }
-        (OptionsKind::FakeQuant, Some(O::FakeQuantOptions(o))) => {
-            Params::FakeQuant(FakeQuantParams {
-                min: o.min().map_err(e)?,
-                max: o.max().map_err(e)?,
-                num_bits: o.num_bits().map_err(e)?,
-                narrow_range: o.narrow_range().map_err(e)?,
-            })
-        }
-        (OptionsKind::BatchMatMul, Some(O::BatchMatMulOptions(o))) => {
-            Params::BatchMatMul(BatchMatMulParams {
-                adj_x: o.adj_x().map_err(e)?,
-                adj_y: o.adj_y().map_err(e)?,
-                asymmetric_quantize_inputs: o.asymmetric_quantize_inputs().map_err(e)?,
-            })
-        }
-        // No options table of the type this op reads (or none modelled): schema defaults,
-        // and TF's version rules will see the zero-filled struct.
-        _ => return Ok((Params::defaults_for(op), kind == OptionsKind::None)),
-    };
-    Ok((params, true))
-}
-
-/// A `TensorType` field inside options, converted as TF's `ConvertTensorType` does (unknown
-/// values become `NoType`).
-fn tensor_type(value: i8) -> ElementType {
-    ElementType::from_schema(value).unwrap_or(ElementType::NoType)
 }

@@ -26,7 +26,7 @@ use core::fmt;
 /// associated constant with TensorFlow's name.
 ///
 /// ```
-/// use tflite_opver::operator::BuiltinOperator;
+/// use tflite_opver::BuiltinOperator;
 ///
 /// assert_eq!(BuiltinOperator::CONV_2D.code(), 3);
 /// assert_eq!(BuiltinOperator::from_name("CONV_2D"), Some(BuiltinOperator::CONV_2D));
@@ -36,650 +36,254 @@ use core::fmt;
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BuiltinOperator(i32);
 
-impl BuiltinOperator {
-    /// `ADD` (builtin code 0).
-    pub const ADD: Self = Self(0);
-    /// `AVERAGE_POOL_2D` (builtin code 1).
-    pub const AVERAGE_POOL_2D: Self = Self(1);
-    /// `CONCATENATION` (builtin code 2).
-    pub const CONCATENATION: Self = Self(2);
-    /// `CONV_2D` (builtin code 3).
-    pub const CONV_2D: Self = Self(3);
-    /// `DEPTHWISE_CONV_2D` (builtin code 4).
-    pub const DEPTHWISE_CONV_2D: Self = Self(4);
-    /// `DEPTH_TO_SPACE` (builtin code 5).
-    pub const DEPTH_TO_SPACE: Self = Self(5);
-    /// `DEQUANTIZE` (builtin code 6).
-    pub const DEQUANTIZE: Self = Self(6);
-    /// `EMBEDDING_LOOKUP` (builtin code 7).
-    pub const EMBEDDING_LOOKUP: Self = Self(7);
-    /// `FLOOR` (builtin code 8).
-    pub const FLOOR: Self = Self(8);
-    /// `FULLY_CONNECTED` (builtin code 9).
-    pub const FULLY_CONNECTED: Self = Self(9);
-    /// `HASHTABLE_LOOKUP` (builtin code 10).
-    pub const HASHTABLE_LOOKUP: Self = Self(10);
-    /// `L2_NORMALIZATION` (builtin code 11).
-    pub const L2_NORMALIZATION: Self = Self(11);
-    /// `L2_POOL_2D` (builtin code 12).
-    pub const L2_POOL_2D: Self = Self(12);
-    /// `LOCAL_RESPONSE_NORMALIZATION` (builtin code 13).
-    pub const LOCAL_RESPONSE_NORMALIZATION: Self = Self(13);
-    /// `LOGISTIC` (builtin code 14).
-    pub const LOGISTIC: Self = Self(14);
-    /// `LSH_PROJECTION` (builtin code 15).
-    pub const LSH_PROJECTION: Self = Self(15);
-    /// `LSTM` (builtin code 16).
-    pub const LSTM: Self = Self(16);
-    /// `MAX_POOL_2D` (builtin code 17).
-    pub const MAX_POOL_2D: Self = Self(17);
-    /// `MUL` (builtin code 18).
-    pub const MUL: Self = Self(18);
-    /// `RELU` (builtin code 19).
-    pub const RELU: Self = Self(19);
-    /// `RELU_N1_TO_1` (builtin code 20).
-    pub const RELU_N1_TO_1: Self = Self(20);
-    /// `RELU6` (builtin code 21).
-    pub const RELU6: Self = Self(21);
-    /// `RESHAPE` (builtin code 22).
-    pub const RESHAPE: Self = Self(22);
-    /// `RESIZE_BILINEAR` (builtin code 23).
-    pub const RESIZE_BILINEAR: Self = Self(23);
-    /// `RNN` (builtin code 24).
-    pub const RNN: Self = Self(24);
-    /// `SOFTMAX` (builtin code 25).
-    pub const SOFTMAX: Self = Self(25);
-    /// `SPACE_TO_DEPTH` (builtin code 26).
-    pub const SPACE_TO_DEPTH: Self = Self(26);
-    /// `SVDF` (builtin code 27).
-    pub const SVDF: Self = Self(27);
-    /// `TANH` (builtin code 28).
-    pub const TANH: Self = Self(28);
-    /// `CONCAT_EMBEDDINGS` (builtin code 29).
-    pub const CONCAT_EMBEDDINGS: Self = Self(29);
-    /// `SKIP_GRAM` (builtin code 30).
-    pub const SKIP_GRAM: Self = Self(30);
-    /// `CALL` (builtin code 31).
-    pub const CALL: Self = Self(31);
-    /// `CUSTOM` (builtin code 32).
-    pub const CUSTOM: Self = Self(32);
-    /// `EMBEDDING_LOOKUP_SPARSE` (builtin code 33).
-    pub const EMBEDDING_LOOKUP_SPARSE: Self = Self(33);
-    /// `PAD` (builtin code 34).
-    pub const PAD: Self = Self(34);
-    /// `UNIDIRECTIONAL_SEQUENCE_RNN` (builtin code 35).
-    pub const UNIDIRECTIONAL_SEQUENCE_RNN: Self = Self(35);
-    /// `GATHER` (builtin code 36).
-    pub const GATHER: Self = Self(36);
-    /// `BATCH_TO_SPACE_ND` (builtin code 37).
-    pub const BATCH_TO_SPACE_ND: Self = Self(37);
-    /// `SPACE_TO_BATCH_ND` (builtin code 38).
-    pub const SPACE_TO_BATCH_ND: Self = Self(38);
-    /// `TRANSPOSE` (builtin code 39).
-    pub const TRANSPOSE: Self = Self(39);
-    /// `MEAN` (builtin code 40).
-    pub const MEAN: Self = Self(40);
-    /// `SUB` (builtin code 41).
-    pub const SUB: Self = Self(41);
-    /// `DIV` (builtin code 42).
-    pub const DIV: Self = Self(42);
-    /// `SQUEEZE` (builtin code 43).
-    pub const SQUEEZE: Self = Self(43);
-    /// `UNIDIRECTIONAL_SEQUENCE_LSTM` (builtin code 44).
-    pub const UNIDIRECTIONAL_SEQUENCE_LSTM: Self = Self(44);
-    /// `STRIDED_SLICE` (builtin code 45).
-    pub const STRIDED_SLICE: Self = Self(45);
-    /// `BIDIRECTIONAL_SEQUENCE_RNN` (builtin code 46).
-    pub const BIDIRECTIONAL_SEQUENCE_RNN: Self = Self(46);
-    /// `EXP` (builtin code 47).
-    pub const EXP: Self = Self(47);
-    /// `TOPK_V2` (builtin code 48).
-    pub const TOPK_V2: Self = Self(48);
-    /// `SPLIT` (builtin code 49).
-    pub const SPLIT: Self = Self(49);
-    /// `LOG_SOFTMAX` (builtin code 50).
-    pub const LOG_SOFTMAX: Self = Self(50);
-    /// `DELEGATE` (builtin code 51).
-    pub const DELEGATE: Self = Self(51);
-    /// `BIDIRECTIONAL_SEQUENCE_LSTM` (builtin code 52).
-    pub const BIDIRECTIONAL_SEQUENCE_LSTM: Self = Self(52);
-    /// `CAST` (builtin code 53).
-    pub const CAST: Self = Self(53);
-    /// `PRELU` (builtin code 54).
-    pub const PRELU: Self = Self(54);
-    /// `MAXIMUM` (builtin code 55).
-    pub const MAXIMUM: Self = Self(55);
-    /// `ARG_MAX` (builtin code 56).
-    pub const ARG_MAX: Self = Self(56);
-    /// `MINIMUM` (builtin code 57).
-    pub const MINIMUM: Self = Self(57);
-    /// `LESS` (builtin code 58).
-    pub const LESS: Self = Self(58);
-    /// `NEG` (builtin code 59).
-    pub const NEG: Self = Self(59);
-    /// `PADV2` (builtin code 60).
-    pub const PADV2: Self = Self(60);
-    /// `GREATER` (builtin code 61).
-    pub const GREATER: Self = Self(61);
-    /// `GREATER_EQUAL` (builtin code 62).
-    pub const GREATER_EQUAL: Self = Self(62);
-    /// `LESS_EQUAL` (builtin code 63).
-    pub const LESS_EQUAL: Self = Self(63);
-    /// `SELECT` (builtin code 64).
-    pub const SELECT: Self = Self(64);
-    /// `SLICE` (builtin code 65).
-    pub const SLICE: Self = Self(65);
-    /// `SIN` (builtin code 66).
-    pub const SIN: Self = Self(66);
-    /// `TRANSPOSE_CONV` (builtin code 67).
-    pub const TRANSPOSE_CONV: Self = Self(67);
-    /// `SPARSE_TO_DENSE` (builtin code 68).
-    pub const SPARSE_TO_DENSE: Self = Self(68);
-    /// `TILE` (builtin code 69).
-    pub const TILE: Self = Self(69);
-    /// `EXPAND_DIMS` (builtin code 70).
-    pub const EXPAND_DIMS: Self = Self(70);
-    /// `EQUAL` (builtin code 71).
-    pub const EQUAL: Self = Self(71);
-    /// `NOT_EQUAL` (builtin code 72).
-    pub const NOT_EQUAL: Self = Self(72);
-    /// `LOG` (builtin code 73).
-    pub const LOG: Self = Self(73);
-    /// `SUM` (builtin code 74).
-    pub const SUM: Self = Self(74);
-    /// `SQRT` (builtin code 75).
-    pub const SQRT: Self = Self(75);
-    /// `RSQRT` (builtin code 76).
-    pub const RSQRT: Self = Self(76);
-    /// `SHAPE` (builtin code 77).
-    pub const SHAPE: Self = Self(77);
-    /// `POW` (builtin code 78).
-    pub const POW: Self = Self(78);
-    /// `ARG_MIN` (builtin code 79).
-    pub const ARG_MIN: Self = Self(79);
-    /// `FAKE_QUANT` (builtin code 80).
-    pub const FAKE_QUANT: Self = Self(80);
-    /// `REDUCE_PROD` (builtin code 81).
-    pub const REDUCE_PROD: Self = Self(81);
-    /// `REDUCE_MAX` (builtin code 82).
-    pub const REDUCE_MAX: Self = Self(82);
-    /// `PACK` (builtin code 83).
-    pub const PACK: Self = Self(83);
-    /// `LOGICAL_OR` (builtin code 84).
-    pub const LOGICAL_OR: Self = Self(84);
-    /// `ONE_HOT` (builtin code 85).
-    pub const ONE_HOT: Self = Self(85);
-    /// `LOGICAL_AND` (builtin code 86).
-    pub const LOGICAL_AND: Self = Self(86);
-    /// `LOGICAL_NOT` (builtin code 87).
-    pub const LOGICAL_NOT: Self = Self(87);
-    /// `UNPACK` (builtin code 88).
-    pub const UNPACK: Self = Self(88);
-    /// `REDUCE_MIN` (builtin code 89).
-    pub const REDUCE_MIN: Self = Self(89);
-    /// `FLOOR_DIV` (builtin code 90).
-    pub const FLOOR_DIV: Self = Self(90);
-    /// `REDUCE_ANY` (builtin code 91).
-    pub const REDUCE_ANY: Self = Self(91);
-    /// `SQUARE` (builtin code 92).
-    pub const SQUARE: Self = Self(92);
-    /// `ZEROS_LIKE` (builtin code 93).
-    pub const ZEROS_LIKE: Self = Self(93);
-    /// `FILL` (builtin code 94).
-    pub const FILL: Self = Self(94);
-    /// `FLOOR_MOD` (builtin code 95).
-    pub const FLOOR_MOD: Self = Self(95);
-    /// `RANGE` (builtin code 96).
-    pub const RANGE: Self = Self(96);
-    /// `RESIZE_NEAREST_NEIGHBOR` (builtin code 97).
-    pub const RESIZE_NEAREST_NEIGHBOR: Self = Self(97);
-    /// `LEAKY_RELU` (builtin code 98).
-    pub const LEAKY_RELU: Self = Self(98);
-    /// `SQUARED_DIFFERENCE` (builtin code 99).
-    pub const SQUARED_DIFFERENCE: Self = Self(99);
-    /// `MIRROR_PAD` (builtin code 100).
-    pub const MIRROR_PAD: Self = Self(100);
-    /// `ABS` (builtin code 101).
-    pub const ABS: Self = Self(101);
-    /// `SPLIT_V` (builtin code 102).
-    pub const SPLIT_V: Self = Self(102);
-    /// `UNIQUE` (builtin code 103).
-    pub const UNIQUE: Self = Self(103);
-    /// `CEIL` (builtin code 104).
-    pub const CEIL: Self = Self(104);
-    /// `REVERSE_V2` (builtin code 105).
-    pub const REVERSE_V2: Self = Self(105);
-    /// `ADD_N` (builtin code 106).
-    pub const ADD_N: Self = Self(106);
-    /// `GATHER_ND` (builtin code 107).
-    pub const GATHER_ND: Self = Self(107);
-    /// `COS` (builtin code 108).
-    pub const COS: Self = Self(108);
-    /// `WHERE` (builtin code 109).
-    pub const WHERE: Self = Self(109);
-    /// `RANK` (builtin code 110).
-    pub const RANK: Self = Self(110);
-    /// `ELU` (builtin code 111).
-    pub const ELU: Self = Self(111);
-    /// `REVERSE_SEQUENCE` (builtin code 112).
-    pub const REVERSE_SEQUENCE: Self = Self(112);
-    /// `MATRIX_DIAG` (builtin code 113).
-    pub const MATRIX_DIAG: Self = Self(113);
-    /// `QUANTIZE` (builtin code 114).
-    pub const QUANTIZE: Self = Self(114);
-    /// `MATRIX_SET_DIAG` (builtin code 115).
-    pub const MATRIX_SET_DIAG: Self = Self(115);
-    /// `ROUND` (builtin code 116).
-    pub const ROUND: Self = Self(116);
-    /// `HARD_SWISH` (builtin code 117).
-    pub const HARD_SWISH: Self = Self(117);
-    /// `IF` (builtin code 118).
-    pub const IF: Self = Self(118);
-    /// `WHILE` (builtin code 119).
-    pub const WHILE: Self = Self(119);
-    /// `NON_MAX_SUPPRESSION_V4` (builtin code 120).
-    pub const NON_MAX_SUPPRESSION_V4: Self = Self(120);
-    /// `NON_MAX_SUPPRESSION_V5` (builtin code 121).
-    pub const NON_MAX_SUPPRESSION_V5: Self = Self(121);
-    /// `SCATTER_ND` (builtin code 122).
-    pub const SCATTER_ND: Self = Self(122);
-    /// `SELECT_V2` (builtin code 123).
-    pub const SELECT_V2: Self = Self(123);
-    /// `DENSIFY` (builtin code 124).
-    pub const DENSIFY: Self = Self(124);
-    /// `SEGMENT_SUM` (builtin code 125).
-    pub const SEGMENT_SUM: Self = Self(125);
-    /// `BATCH_MATMUL` (builtin code 126).
-    pub const BATCH_MATMUL: Self = Self(126);
-    /// `PLACEHOLDER_FOR_GREATER_OP_CODES` (builtin code 127).
-    pub const PLACEHOLDER_FOR_GREATER_OP_CODES: Self = Self(127);
-    /// `CUMSUM` (builtin code 128).
-    pub const CUMSUM: Self = Self(128);
-    /// `CALL_ONCE` (builtin code 129).
-    pub const CALL_ONCE: Self = Self(129);
-    /// `BROADCAST_TO` (builtin code 130).
-    pub const BROADCAST_TO: Self = Self(130);
-    /// `RFFT2D` (builtin code 131).
-    pub const RFFT2D: Self = Self(131);
-    /// `CONV_3D` (builtin code 132).
-    pub const CONV_3D: Self = Self(132);
-    /// `IMAG` (builtin code 133).
-    pub const IMAG: Self = Self(133);
-    /// `REAL` (builtin code 134).
-    pub const REAL: Self = Self(134);
-    /// `COMPLEX_ABS` (builtin code 135).
-    pub const COMPLEX_ABS: Self = Self(135);
-    /// `HASHTABLE` (builtin code 136).
-    pub const HASHTABLE: Self = Self(136);
-    /// `HASHTABLE_FIND` (builtin code 137).
-    pub const HASHTABLE_FIND: Self = Self(137);
-    /// `HASHTABLE_IMPORT` (builtin code 138).
-    pub const HASHTABLE_IMPORT: Self = Self(138);
-    /// `HASHTABLE_SIZE` (builtin code 139).
-    pub const HASHTABLE_SIZE: Self = Self(139);
-    /// `REDUCE_ALL` (builtin code 140).
-    pub const REDUCE_ALL: Self = Self(140);
-    /// `CONV_3D_TRANSPOSE` (builtin code 141).
-    pub const CONV_3D_TRANSPOSE: Self = Self(141);
-    /// `VAR_HANDLE` (builtin code 142).
-    pub const VAR_HANDLE: Self = Self(142);
-    /// `READ_VARIABLE` (builtin code 143).
-    pub const READ_VARIABLE: Self = Self(143);
-    /// `ASSIGN_VARIABLE` (builtin code 144).
-    pub const ASSIGN_VARIABLE: Self = Self(144);
-    /// `BROADCAST_ARGS` (builtin code 145).
-    pub const BROADCAST_ARGS: Self = Self(145);
-    /// `RANDOM_STANDARD_NORMAL` (builtin code 146).
-    pub const RANDOM_STANDARD_NORMAL: Self = Self(146);
-    /// `BUCKETIZE` (builtin code 147).
-    pub const BUCKETIZE: Self = Self(147);
-    /// `RANDOM_UNIFORM` (builtin code 148).
-    pub const RANDOM_UNIFORM: Self = Self(148);
-    /// `MULTINOMIAL` (builtin code 149).
-    pub const MULTINOMIAL: Self = Self(149);
-    /// `GELU` (builtin code 150).
-    pub const GELU: Self = Self(150);
-    /// `DYNAMIC_UPDATE_SLICE` (builtin code 151).
-    pub const DYNAMIC_UPDATE_SLICE: Self = Self(151);
-    /// `RELU_0_TO_1` (builtin code 152).
-    pub const RELU_0_TO_1: Self = Self(152);
-    /// `UNSORTED_SEGMENT_PROD` (builtin code 153).
-    pub const UNSORTED_SEGMENT_PROD: Self = Self(153);
-    /// `UNSORTED_SEGMENT_MAX` (builtin code 154).
-    pub const UNSORTED_SEGMENT_MAX: Self = Self(154);
-    /// `UNSORTED_SEGMENT_SUM` (builtin code 155).
-    pub const UNSORTED_SEGMENT_SUM: Self = Self(155);
-    /// `ATAN2` (builtin code 156).
-    pub const ATAN2: Self = Self(156);
-    /// `UNSORTED_SEGMENT_MIN` (builtin code 157).
-    pub const UNSORTED_SEGMENT_MIN: Self = Self(157);
-    /// `SIGN` (builtin code 158).
-    pub const SIGN: Self = Self(158);
-    /// `BITCAST` (builtin code 159).
-    pub const BITCAST: Self = Self(159);
-    /// `BITWISE_XOR` (builtin code 160).
-    pub const BITWISE_XOR: Self = Self(160);
-    /// `RIGHT_SHIFT` (builtin code 161).
-    pub const RIGHT_SHIFT: Self = Self(161);
-    /// `STABLEHLO_LOGISTIC` (builtin code 162).
-    pub const STABLEHLO_LOGISTIC: Self = Self(162);
-    /// `STABLEHLO_ADD` (builtin code 163).
-    pub const STABLEHLO_ADD: Self = Self(163);
-    /// `STABLEHLO_DIVIDE` (builtin code 164).
-    pub const STABLEHLO_DIVIDE: Self = Self(164);
-    /// `STABLEHLO_MULTIPLY` (builtin code 165).
-    pub const STABLEHLO_MULTIPLY: Self = Self(165);
-    /// `STABLEHLO_MAXIMUM` (builtin code 166).
-    pub const STABLEHLO_MAXIMUM: Self = Self(166);
-    /// `STABLEHLO_RESHAPE` (builtin code 167).
-    pub const STABLEHLO_RESHAPE: Self = Self(167);
-    /// `STABLEHLO_CLAMP` (builtin code 168).
-    pub const STABLEHLO_CLAMP: Self = Self(168);
-    /// `STABLEHLO_CONCATENATE` (builtin code 169).
-    pub const STABLEHLO_CONCATENATE: Self = Self(169);
-    /// `STABLEHLO_BROADCAST_IN_DIM` (builtin code 170).
-    pub const STABLEHLO_BROADCAST_IN_DIM: Self = Self(170);
-    /// `STABLEHLO_CONVOLUTION` (builtin code 171).
-    pub const STABLEHLO_CONVOLUTION: Self = Self(171);
-    /// `STABLEHLO_SLICE` (builtin code 172).
-    pub const STABLEHLO_SLICE: Self = Self(172);
-    /// `STABLEHLO_CUSTOM_CALL` (builtin code 173).
-    pub const STABLEHLO_CUSTOM_CALL: Self = Self(173);
-    /// `STABLEHLO_REDUCE` (builtin code 174).
-    pub const STABLEHLO_REDUCE: Self = Self(174);
-    /// `STABLEHLO_ABS` (builtin code 175).
-    pub const STABLEHLO_ABS: Self = Self(175);
-    /// `STABLEHLO_AND` (builtin code 176).
-    pub const STABLEHLO_AND: Self = Self(176);
-    /// `STABLEHLO_COSINE` (builtin code 177).
-    pub const STABLEHLO_COSINE: Self = Self(177);
-    /// `STABLEHLO_EXPONENTIAL` (builtin code 178).
-    pub const STABLEHLO_EXPONENTIAL: Self = Self(178);
-    /// `STABLEHLO_FLOOR` (builtin code 179).
-    pub const STABLEHLO_FLOOR: Self = Self(179);
-    /// `STABLEHLO_LOG` (builtin code 180).
-    pub const STABLEHLO_LOG: Self = Self(180);
-    /// `STABLEHLO_MINIMUM` (builtin code 181).
-    pub const STABLEHLO_MINIMUM: Self = Self(181);
-    /// `STABLEHLO_NEGATE` (builtin code 182).
-    pub const STABLEHLO_NEGATE: Self = Self(182);
-    /// `STABLEHLO_OR` (builtin code 183).
-    pub const STABLEHLO_OR: Self = Self(183);
-    /// `STABLEHLO_POWER` (builtin code 184).
-    pub const STABLEHLO_POWER: Self = Self(184);
-    /// `STABLEHLO_REMAINDER` (builtin code 185).
-    pub const STABLEHLO_REMAINDER: Self = Self(185);
-    /// `STABLEHLO_RSQRT` (builtin code 186).
-    pub const STABLEHLO_RSQRT: Self = Self(186);
-    /// `STABLEHLO_SELECT` (builtin code 187).
-    pub const STABLEHLO_SELECT: Self = Self(187);
-    /// `STABLEHLO_SUBTRACT` (builtin code 188).
-    pub const STABLEHLO_SUBTRACT: Self = Self(188);
-    /// `STABLEHLO_TANH` (builtin code 189).
-    pub const STABLEHLO_TANH: Self = Self(189);
-    /// `STABLEHLO_SCATTER` (builtin code 190).
-    pub const STABLEHLO_SCATTER: Self = Self(190);
-    /// `STABLEHLO_COMPARE` (builtin code 191).
-    pub const STABLEHLO_COMPARE: Self = Self(191);
-    /// `STABLEHLO_CONVERT` (builtin code 192).
-    pub const STABLEHLO_CONVERT: Self = Self(192);
-    /// `STABLEHLO_DYNAMIC_SLICE` (builtin code 193).
-    pub const STABLEHLO_DYNAMIC_SLICE: Self = Self(193);
-    /// `STABLEHLO_DYNAMIC_UPDATE_SLICE` (builtin code 194).
-    pub const STABLEHLO_DYNAMIC_UPDATE_SLICE: Self = Self(194);
-    /// `STABLEHLO_PAD` (builtin code 195).
-    pub const STABLEHLO_PAD: Self = Self(195);
-    /// `STABLEHLO_IOTA` (builtin code 196).
-    pub const STABLEHLO_IOTA: Self = Self(196);
-    /// `STABLEHLO_DOT_GENERAL` (builtin code 197).
-    pub const STABLEHLO_DOT_GENERAL: Self = Self(197);
-    /// `STABLEHLO_REDUCE_WINDOW` (builtin code 198).
-    pub const STABLEHLO_REDUCE_WINDOW: Self = Self(198);
-    /// `STABLEHLO_SORT` (builtin code 199).
-    pub const STABLEHLO_SORT: Self = Self(199);
-    /// `STABLEHLO_WHILE` (builtin code 200).
-    pub const STABLEHLO_WHILE: Self = Self(200);
-    /// `STABLEHLO_GATHER` (builtin code 201).
-    pub const STABLEHLO_GATHER: Self = Self(201);
-    /// `STABLEHLO_TRANSPOSE` (builtin code 202).
-    pub const STABLEHLO_TRANSPOSE: Self = Self(202);
-    /// `DILATE` (builtin code 203).
-    pub const DILATE: Self = Self(203);
-    /// `STABLEHLO_RNG_BIT_GENERATOR` (builtin code 204).
-    pub const STABLEHLO_RNG_BIT_GENERATOR: Self = Self(204);
-    /// `REDUCE_WINDOW` (builtin code 205).
-    pub const REDUCE_WINDOW: Self = Self(205);
-    /// `STABLEHLO_COMPOSITE` (builtin code 206).
-    pub const STABLEHLO_COMPOSITE: Self = Self(206);
-    /// `STABLEHLO_SHIFT_LEFT` (builtin code 207).
-    pub const STABLEHLO_SHIFT_LEFT: Self = Self(207);
-    /// `STABLEHLO_CBRT` (builtin code 208).
-    pub const STABLEHLO_CBRT: Self = Self(208);
-    /// `STABLEHLO_CASE` (builtin code 209).
-    pub const STABLEHLO_CASE: Self = Self(209);
+/// Declares TensorFlow's builtin operators from one table: each row becomes an associated
+/// constant of [`BuiltinOperator`] and the name at its index in `NAMES`, so the two cannot
+/// drift. The codes must run 0, 1, 2... in order; a compile-time check enforces it.
+macro_rules! builtin_operators {
+    ($($name:ident = $code:literal,)*) => {
+        impl BuiltinOperator {
+            $(
+                #[doc = concat!("`", stringify!($name), "` (builtin code ", stringify!($code), ").")]
+                pub const $name: Self = Self($code);
+            )*
+        }
+
+        /// TensorFlow's names, indexed by builtin code (`enum BuiltinOperator` in
+        /// `tensorflow/compiler/mlir/lite/schema/schema.fbs`).
+        const NAMES: &[&str] = &[$(stringify!($name),)*];
+
+        // The table's codes are dense and in order, so a name's index is its code.
+        const _: () = {
+            let codes: &[i32] = &[$($code,)*];
+            let mut i = 0;
+            while i < codes.len() {
+                assert!(codes[i] as usize == i, "builtin codes must run 0, 1, 2... in order");
+                i += 1;
+            }
+        };
+    };
 }
 
-/// TensorFlow's names, indexed by builtin code (`enum BuiltinOperator` in
-/// `tensorflow/compiler/mlir/lite/schema/schema.fbs`).
-const NAMES: [&str; BuiltinOperator::COUNT] = [
-    "ADD",
-    "AVERAGE_POOL_2D",
-    "CONCATENATION",
-    "CONV_2D",
-    "DEPTHWISE_CONV_2D",
-    "DEPTH_TO_SPACE",
-    "DEQUANTIZE",
-    "EMBEDDING_LOOKUP",
-    "FLOOR",
-    "FULLY_CONNECTED",
-    "HASHTABLE_LOOKUP",
-    "L2_NORMALIZATION",
-    "L2_POOL_2D",
-    "LOCAL_RESPONSE_NORMALIZATION",
-    "LOGISTIC",
-    "LSH_PROJECTION",
-    "LSTM",
-    "MAX_POOL_2D",
-    "MUL",
-    "RELU",
-    "RELU_N1_TO_1",
-    "RELU6",
-    "RESHAPE",
-    "RESIZE_BILINEAR",
-    "RNN",
-    "SOFTMAX",
-    "SPACE_TO_DEPTH",
-    "SVDF",
-    "TANH",
-    "CONCAT_EMBEDDINGS",
-    "SKIP_GRAM",
-    "CALL",
-    "CUSTOM",
-    "EMBEDDING_LOOKUP_SPARSE",
-    "PAD",
-    "UNIDIRECTIONAL_SEQUENCE_RNN",
-    "GATHER",
-    "BATCH_TO_SPACE_ND",
-    "SPACE_TO_BATCH_ND",
-    "TRANSPOSE",
-    "MEAN",
-    "SUB",
-    "DIV",
-    "SQUEEZE",
-    "UNIDIRECTIONAL_SEQUENCE_LSTM",
-    "STRIDED_SLICE",
-    "BIDIRECTIONAL_SEQUENCE_RNN",
-    "EXP",
-    "TOPK_V2",
-    "SPLIT",
-    "LOG_SOFTMAX",
-    "DELEGATE",
-    "BIDIRECTIONAL_SEQUENCE_LSTM",
-    "CAST",
-    "PRELU",
-    "MAXIMUM",
-    "ARG_MAX",
-    "MINIMUM",
-    "LESS",
-    "NEG",
-    "PADV2",
-    "GREATER",
-    "GREATER_EQUAL",
-    "LESS_EQUAL",
-    "SELECT",
-    "SLICE",
-    "SIN",
-    "TRANSPOSE_CONV",
-    "SPARSE_TO_DENSE",
-    "TILE",
-    "EXPAND_DIMS",
-    "EQUAL",
-    "NOT_EQUAL",
-    "LOG",
-    "SUM",
-    "SQRT",
-    "RSQRT",
-    "SHAPE",
-    "POW",
-    "ARG_MIN",
-    "FAKE_QUANT",
-    "REDUCE_PROD",
-    "REDUCE_MAX",
-    "PACK",
-    "LOGICAL_OR",
-    "ONE_HOT",
-    "LOGICAL_AND",
-    "LOGICAL_NOT",
-    "UNPACK",
-    "REDUCE_MIN",
-    "FLOOR_DIV",
-    "REDUCE_ANY",
-    "SQUARE",
-    "ZEROS_LIKE",
-    "FILL",
-    "FLOOR_MOD",
-    "RANGE",
-    "RESIZE_NEAREST_NEIGHBOR",
-    "LEAKY_RELU",
-    "SQUARED_DIFFERENCE",
-    "MIRROR_PAD",
-    "ABS",
-    "SPLIT_V",
-    "UNIQUE",
-    "CEIL",
-    "REVERSE_V2",
-    "ADD_N",
-    "GATHER_ND",
-    "COS",
-    "WHERE",
-    "RANK",
-    "ELU",
-    "REVERSE_SEQUENCE",
-    "MATRIX_DIAG",
-    "QUANTIZE",
-    "MATRIX_SET_DIAG",
-    "ROUND",
-    "HARD_SWISH",
-    "IF",
-    "WHILE",
-    "NON_MAX_SUPPRESSION_V4",
-    "NON_MAX_SUPPRESSION_V5",
-    "SCATTER_ND",
-    "SELECT_V2",
-    "DENSIFY",
-    "SEGMENT_SUM",
-    "BATCH_MATMUL",
-    "PLACEHOLDER_FOR_GREATER_OP_CODES",
-    "CUMSUM",
-    "CALL_ONCE",
-    "BROADCAST_TO",
-    "RFFT2D",
-    "CONV_3D",
-    "IMAG",
-    "REAL",
-    "COMPLEX_ABS",
-    "HASHTABLE",
-    "HASHTABLE_FIND",
-    "HASHTABLE_IMPORT",
-    "HASHTABLE_SIZE",
-    "REDUCE_ALL",
-    "CONV_3D_TRANSPOSE",
-    "VAR_HANDLE",
-    "READ_VARIABLE",
-    "ASSIGN_VARIABLE",
-    "BROADCAST_ARGS",
-    "RANDOM_STANDARD_NORMAL",
-    "BUCKETIZE",
-    "RANDOM_UNIFORM",
-    "MULTINOMIAL",
-    "GELU",
-    "DYNAMIC_UPDATE_SLICE",
-    "RELU_0_TO_1",
-    "UNSORTED_SEGMENT_PROD",
-    "UNSORTED_SEGMENT_MAX",
-    "UNSORTED_SEGMENT_SUM",
-    "ATAN2",
-    "UNSORTED_SEGMENT_MIN",
-    "SIGN",
-    "BITCAST",
-    "BITWISE_XOR",
-    "RIGHT_SHIFT",
-    "STABLEHLO_LOGISTIC",
-    "STABLEHLO_ADD",
-    "STABLEHLO_DIVIDE",
-    "STABLEHLO_MULTIPLY",
-    "STABLEHLO_MAXIMUM",
-    "STABLEHLO_RESHAPE",
-    "STABLEHLO_CLAMP",
-    "STABLEHLO_CONCATENATE",
-    "STABLEHLO_BROADCAST_IN_DIM",
-    "STABLEHLO_CONVOLUTION",
-    "STABLEHLO_SLICE",
-    "STABLEHLO_CUSTOM_CALL",
-    "STABLEHLO_REDUCE",
-    "STABLEHLO_ABS",
-    "STABLEHLO_AND",
-    "STABLEHLO_COSINE",
-    "STABLEHLO_EXPONENTIAL",
-    "STABLEHLO_FLOOR",
-    "STABLEHLO_LOG",
-    "STABLEHLO_MINIMUM",
-    "STABLEHLO_NEGATE",
-    "STABLEHLO_OR",
-    "STABLEHLO_POWER",
-    "STABLEHLO_REMAINDER",
-    "STABLEHLO_RSQRT",
-    "STABLEHLO_SELECT",
-    "STABLEHLO_SUBTRACT",
-    "STABLEHLO_TANH",
-    "STABLEHLO_SCATTER",
-    "STABLEHLO_COMPARE",
-    "STABLEHLO_CONVERT",
-    "STABLEHLO_DYNAMIC_SLICE",
-    "STABLEHLO_DYNAMIC_UPDATE_SLICE",
-    "STABLEHLO_PAD",
-    "STABLEHLO_IOTA",
-    "STABLEHLO_DOT_GENERAL",
-    "STABLEHLO_REDUCE_WINDOW",
-    "STABLEHLO_SORT",
-    "STABLEHLO_WHILE",
-    "STABLEHLO_GATHER",
-    "STABLEHLO_TRANSPOSE",
-    "DILATE",
-    "STABLEHLO_RNG_BIT_GENERATOR",
-    "REDUCE_WINDOW",
-    "STABLEHLO_COMPOSITE",
-    "STABLEHLO_SHIFT_LEFT",
-    "STABLEHLO_CBRT",
-    "STABLEHLO_CASE",
-];
+// `enum BuiltinOperator` of `tensorflow/compiler/mlir/lite/schema/schema.fbs`, in order.
+builtin_operators! {
+    ADD = 0,
+    AVERAGE_POOL_2D = 1,
+    CONCATENATION = 2,
+    CONV_2D = 3,
+    DEPTHWISE_CONV_2D = 4,
+    DEPTH_TO_SPACE = 5,
+    DEQUANTIZE = 6,
+    EMBEDDING_LOOKUP = 7,
+    FLOOR = 8,
+    FULLY_CONNECTED = 9,
+    HASHTABLE_LOOKUP = 10,
+    L2_NORMALIZATION = 11,
+    L2_POOL_2D = 12,
+    LOCAL_RESPONSE_NORMALIZATION = 13,
+    LOGISTIC = 14,
+    LSH_PROJECTION = 15,
+    LSTM = 16,
+    MAX_POOL_2D = 17,
+    MUL = 18,
+    RELU = 19,
+    RELU_N1_TO_1 = 20,
+    RELU6 = 21,
+    RESHAPE = 22,
+    RESIZE_BILINEAR = 23,
+    RNN = 24,
+    SOFTMAX = 25,
+    SPACE_TO_DEPTH = 26,
+    SVDF = 27,
+    TANH = 28,
+    CONCAT_EMBEDDINGS = 29,
+    SKIP_GRAM = 30,
+    CALL = 31,
+    CUSTOM = 32,
+    EMBEDDING_LOOKUP_SPARSE = 33,
+    PAD = 34,
+    UNIDIRECTIONAL_SEQUENCE_RNN = 35,
+    GATHER = 36,
+    BATCH_TO_SPACE_ND = 37,
+    SPACE_TO_BATCH_ND = 38,
+    TRANSPOSE = 39,
+    MEAN = 40,
+    SUB = 41,
+    DIV = 42,
+    SQUEEZE = 43,
+    UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
+    STRIDED_SLICE = 45,
+    BIDIRECTIONAL_SEQUENCE_RNN = 46,
+    EXP = 47,
+    TOPK_V2 = 48,
+    SPLIT = 49,
+    LOG_SOFTMAX = 50,
+    DELEGATE = 51,
+    BIDIRECTIONAL_SEQUENCE_LSTM = 52,
+    CAST = 53,
+    PRELU = 54,
+    MAXIMUM = 55,
+    ARG_MAX = 56,
+    MINIMUM = 57,
+    LESS = 58,
+    NEG = 59,
+    PADV2 = 60,
+    GREATER = 61,
+    GREATER_EQUAL = 62,
+    LESS_EQUAL = 63,
+    SELECT = 64,
+    SLICE = 65,
+    SIN = 66,
+    TRANSPOSE_CONV = 67,
+    SPARSE_TO_DENSE = 68,
+    TILE = 69,
+    EXPAND_DIMS = 70,
+    EQUAL = 71,
+    NOT_EQUAL = 72,
+    LOG = 73,
+    SUM = 74,
+    SQRT = 75,
+    RSQRT = 76,
+    SHAPE = 77,
+    POW = 78,
+    ARG_MIN = 79,
+    FAKE_QUANT = 80,
+    REDUCE_PROD = 81,
+    REDUCE_MAX = 82,
+    PACK = 83,
+    LOGICAL_OR = 84,
+    ONE_HOT = 85,
+    LOGICAL_AND = 86,
+    LOGICAL_NOT = 87,
+    UNPACK = 88,
+    REDUCE_MIN = 89,
+    FLOOR_DIV = 90,
+    REDUCE_ANY = 91,
+    SQUARE = 92,
+    ZEROS_LIKE = 93,
+    FILL = 94,
+    FLOOR_MOD = 95,
+    RANGE = 96,
+    RESIZE_NEAREST_NEIGHBOR = 97,
+    LEAKY_RELU = 98,
+    SQUARED_DIFFERENCE = 99,
+    MIRROR_PAD = 100,
+    ABS = 101,
+    SPLIT_V = 102,
+    UNIQUE = 103,
+    CEIL = 104,
+    REVERSE_V2 = 105,
+    ADD_N = 106,
+    GATHER_ND = 107,
+    COS = 108,
+    WHERE = 109,
+    RANK = 110,
+    ELU = 111,
+    REVERSE_SEQUENCE = 112,
+    MATRIX_DIAG = 113,
+    QUANTIZE = 114,
+    MATRIX_SET_DIAG = 115,
+    ROUND = 116,
+    HARD_SWISH = 117,
+    IF = 118,
+    WHILE = 119,
+    NON_MAX_SUPPRESSION_V4 = 120,
+    NON_MAX_SUPPRESSION_V5 = 121,
+    SCATTER_ND = 122,
+    SELECT_V2 = 123,
+    DENSIFY = 124,
+    SEGMENT_SUM = 125,
+    BATCH_MATMUL = 126,
+    PLACEHOLDER_FOR_GREATER_OP_CODES = 127,
+    CUMSUM = 128,
+    CALL_ONCE = 129,
+    BROADCAST_TO = 130,
+    RFFT2D = 131,
+    CONV_3D = 132,
+    IMAG = 133,
+    REAL = 134,
+    COMPLEX_ABS = 135,
+    HASHTABLE = 136,
+    HASHTABLE_FIND = 137,
+    HASHTABLE_IMPORT = 138,
+    HASHTABLE_SIZE = 139,
+    REDUCE_ALL = 140,
+    CONV_3D_TRANSPOSE = 141,
+    VAR_HANDLE = 142,
+    READ_VARIABLE = 143,
+    ASSIGN_VARIABLE = 144,
+    BROADCAST_ARGS = 145,
+    RANDOM_STANDARD_NORMAL = 146,
+    BUCKETIZE = 147,
+    RANDOM_UNIFORM = 148,
+    MULTINOMIAL = 149,
+    GELU = 150,
+    DYNAMIC_UPDATE_SLICE = 151,
+    RELU_0_TO_1 = 152,
+    UNSORTED_SEGMENT_PROD = 153,
+    UNSORTED_SEGMENT_MAX = 154,
+    UNSORTED_SEGMENT_SUM = 155,
+    ATAN2 = 156,
+    UNSORTED_SEGMENT_MIN = 157,
+    SIGN = 158,
+    BITCAST = 159,
+    BITWISE_XOR = 160,
+    RIGHT_SHIFT = 161,
+    STABLEHLO_LOGISTIC = 162,
+    STABLEHLO_ADD = 163,
+    STABLEHLO_DIVIDE = 164,
+    STABLEHLO_MULTIPLY = 165,
+    STABLEHLO_MAXIMUM = 166,
+    STABLEHLO_RESHAPE = 167,
+    STABLEHLO_CLAMP = 168,
+    STABLEHLO_CONCATENATE = 169,
+    STABLEHLO_BROADCAST_IN_DIM = 170,
+    STABLEHLO_CONVOLUTION = 171,
+    STABLEHLO_SLICE = 172,
+    STABLEHLO_CUSTOM_CALL = 173,
+    STABLEHLO_REDUCE = 174,
+    STABLEHLO_ABS = 175,
+    STABLEHLO_AND = 176,
+    STABLEHLO_COSINE = 177,
+    STABLEHLO_EXPONENTIAL = 178,
+    STABLEHLO_FLOOR = 179,
+    STABLEHLO_LOG = 180,
+    STABLEHLO_MINIMUM = 181,
+    STABLEHLO_NEGATE = 182,
+    STABLEHLO_OR = 183,
+    STABLEHLO_POWER = 184,
+    STABLEHLO_REMAINDER = 185,
+    STABLEHLO_RSQRT = 186,
+    STABLEHLO_SELECT = 187,
+    STABLEHLO_SUBTRACT = 188,
+    STABLEHLO_TANH = 189,
+    STABLEHLO_SCATTER = 190,
+    STABLEHLO_COMPARE = 191,
+    STABLEHLO_CONVERT = 192,
+    STABLEHLO_DYNAMIC_SLICE = 193,
+    STABLEHLO_DYNAMIC_UPDATE_SLICE = 194,
+    STABLEHLO_PAD = 195,
+    STABLEHLO_IOTA = 196,
+    STABLEHLO_DOT_GENERAL = 197,
+    STABLEHLO_REDUCE_WINDOW = 198,
+    STABLEHLO_SORT = 199,
+    STABLEHLO_WHILE = 200,
+    STABLEHLO_GATHER = 201,
+    STABLEHLO_TRANSPOSE = 202,
+    DILATE = 203,
+    STABLEHLO_RNG_BIT_GENERATOR = 204,
+    REDUCE_WINDOW = 205,
+    STABLEHLO_COMPOSITE = 206,
+    STABLEHLO_SHIFT_LEFT = 207,
+    STABLEHLO_CBRT = 208,
+    STABLEHLO_CASE = 209,
+}
 
 impl BuiltinOperator {
     /// How many codes the current schema defines (`0..COUNT`).
-    pub const COUNT: usize = 210;
+    pub const COUNT: usize = NAMES.len();
 
     /// The largest code the current schema defines.
-    pub const MAX_KNOWN: Self = Self::STABLEHLO_CASE;
+    pub const MAX_KNOWN: Self = Self(Self::COUNT as i32 - 1);
 
     /// The highest code that still fits the schema-v3 `deprecated_builtin_code` byte; also the
     /// value that byte holds for every larger code.
@@ -732,7 +336,7 @@ impl BuiltinOperator {
     /// `tensorflow/compiler/mlir/lite/schema/schema_utils.cc`).
     ///
     /// ```
-    /// use tflite_opver::operator::BuiltinOperator;
+    /// use tflite_opver::BuiltinOperator;
     ///
     /// // schema v3: only the byte
     /// assert_eq!(BuiltinOperator::from_operator_code(0, 3), BuiltinOperator::CONV_2D);
@@ -757,7 +361,7 @@ impl BuiltinOperator {
     /// reading rule still gives back a value no larger than the original.
     ///
     /// ```
-    /// use tflite_opver::operator::BuiltinOperator;
+    /// use tflite_opver::BuiltinOperator;
     ///
     /// assert_eq!(BuiltinOperator::CONV_2D.deprecated_builtin_code(), 3);
     /// assert_eq!(BuiltinOperator::GELU.deprecated_builtin_code(), 127);
@@ -810,7 +414,7 @@ impl fmt::Debug for BuiltinOperator {
 /// (even 0 or negative, which no kernel registers) and judged where it is used.
 ///
 /// ```
-/// use tflite_opver::operator::OpVersion;
+/// use tflite_opver::OpVersion;
 ///
 /// assert_eq!(OpVersion::default(), OpVersion::new(1));
 /// assert!(OpVersion::new(2) > OpVersion::new(1));

@@ -1,22 +1,7 @@
 //! Operator options as plain Rust values, decoupled from the FlatBuffer tables.
-//!
-//! Each struct mirrors one of TensorFlow Lite's C parameter structs
-//! (`tensorflow/lite/core/c/builtin_op_data.h`, e.g. `TfLiteConvParams`) and is filled the way
-//! TF's `ParseOpData` fills it (`tensorflow/lite/core/api/flatbuffer_conversions.cc`): every
-//! field present in the options table is read, every field absent from it takes the schema's
-//! default (`schema.fbs`: `dilation_w_factor:int = 1`, `pot_scale_int16:bool = true`, ...).
-//! [`Default`] gives exactly those schema defaults, so a model written before a field existed
-//! reads as the old kernel behaved: a Conv2D without dilation fields has dilation 1 x 1.
-//!
-//! One TensorFlow quirk is kept visible rather than hidden: when an operator has **no options
-//! table at all** (or one of the wrong type), `ParseOpData` leaves its C struct zero-filled
-//! ("We should either return kTfLiteError or fill in some reasonable defaults in the params
-//! struct. We are not doing so until we better understand the ramifications..."), and the op
-//! version rules see those zeros. [`Params::zero_filled`] gives that struct; the version rules
-//! use it through [`OpSignature::versioning_params`](crate::signature::OpSignature::versioning_params).
 
 use crate::operator::BuiltinOperator;
-use crate::signature::ElementType;
+use crate::tensor::ElementType;
 
 /// `TfLitePadding`: how a window op pads its input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -506,6 +491,21 @@ pub struct BatchMatMulParams {
 /// An operator's options: one variant per options struct this crate models.
 ///
 /// Operators whose options no version rule reads (or that have none) carry [`Params::None`].
+///
+/// Each struct mirrors one of TensorFlow Lite's C parameter structs
+/// (`tensorflow/lite/core/c/builtin_op_data.h`, e.g. `TfLiteConvParams`) and is filled the way
+/// TF's `ParseOpData` fills it (`tensorflow/lite/core/api/flatbuffer_conversions.cc`): every
+/// field present in the options table is read, every field absent from it takes the schema's
+/// default (`schema.fbs`: `dilation_w_factor:int = 1`, `pot_scale_int16:bool = true`, ...).
+/// [`Default`] gives exactly those schema defaults, so a model written before a field existed
+/// reads as the old kernel behaved: a Conv2D without dilation fields has dilation 1 x 1.
+///
+/// One TensorFlow quirk is kept visible rather than hidden: when an operator has **no options
+/// table at all** (or one of the wrong type), `ParseOpData` leaves its C struct zero-filled
+/// ("We should either return kTfLiteError or fill in some reasonable defaults in the params
+/// struct. We are not doing so until we better understand the ramifications..."), and the op
+/// version rules see those zeros. [`Params::zero_filled`] gives that struct; the version rules
+/// use it through [`OpSignature::versioning_params`](crate::OpSignature::versioning_params).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 #[non_exhaustive]
 #[allow(missing_docs)] // each variant is named for the struct it holds

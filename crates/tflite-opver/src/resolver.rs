@@ -1,45 +1,8 @@
 //! Op resolvers: which kernels a runtime has, by operator and exact version.
-//!
-//! A TFLite runtime registers each kernel for an inclusive range of operator versions (TF's
-//! `MutableOpResolver::AddBuiltin(op, registration, min_version, max_version)` and `AddCustom`).
-//! Loading a model looks every operator code up by its exact `(operator, version)`; a model whose
-//! code asks for a version the runtime never registered is refused with TFLite's own message
-//! instead of running an older kernel that would misread the new parameters.
-//!
-//! [`Resolver::for_runtime`] builds the resolver a given TFLite release amounts to, from TF's
-//! minimum-runtime table ([`crate::runtime`]): "would TFLite 2.3.0 accept this model?" becomes
-//! [`Resolver::check`] on the model's operator codes, which reports every unsupported code at
-//! once.
-//!
-//! Facts: lookup order and error wording follow `GetRegistrationFromOpCode` in
-//! `tensorflow/lite/core/api/op_resolver.cc` and `Subgraph::OpPrepare` in
-//! `tensorflow/lite/core/subgraph.cc`; registration semantics follow
-//! `tensorflow/lite/mutable_op_resolver.cc` (a later registration of the same pair replaces an
-//! earlier one).
-//!
-//! ```
-//! use tflite_opver::operator::{BuiltinOperator, OpVersion, OperatorKind};
-//! use tflite_opver::resolver::Resolver;
-//! use tflite_opver::runtime::RuntimeVersion;
-//!
-//! let tflite_2_3: Resolver = Resolver::for_runtime(&RuntimeVersion::new(2, 3, 0));
-//! let model = [
-//!     (OperatorKind::Builtin(BuiltinOperator::CONV_2D), OpVersion::new(3)),
-//!     (OperatorKind::Builtin(BuiltinOperator::CONV_2D), OpVersion::new(5)), // needs 2.4.0
-//!     (OperatorKind::Custom("MyOp"), OpVersion::new(1)),
-//! ];
-//! let err = tflite_2_3.check(&model).unwrap_err();
-//! assert!(err.to_string().contains(
-//!     "Didn't find op for builtin opcode 'CONV_2D' version '5'. An older version of this \
-//!      builtin might be supported. Are you using an old TFLite binary with a newer model?"
-//! ));
-//! assert!(err.to_string().contains("Encountered unresolved custom op: MyOp."));
-//! ```
 
-use core::fmt;
 use std::collections::HashMap;
 
-use crate::error::Error;
+use crate::error::{Error, ResolveError};
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::runtime::{RuntimeVersion, supported_by};
 
@@ -62,6 +25,40 @@ impl<K> Registration<K> {
 /// `K` is whatever a kernel is to the caller (a function table, a name, or `()` when only the
 /// question "is there one?" matters). Registering the same `(operator, version)` twice keeps
 /// the later kernel, as TFLite's `MutableOpResolver` does.
+///
+/// A TFLite runtime registers each kernel for an inclusive range of operator versions (TF's
+/// `MutableOpResolver::AddBuiltin(op, registration, min_version, max_version)` and `AddCustom`).
+/// Loading a model looks every operator code up by its exact `(operator, version)`; a model whose
+/// code asks for a version the runtime never registered is refused with TFLite's own message
+/// instead of running an older kernel that would misread the new parameters.
+///
+/// [`Resolver::for_runtime`] builds the resolver a given TFLite release amounts to, from TF's
+/// minimum-runtime table ([`runtime_table`](crate::runtime_table)): "would TFLite 2.3.0 accept this model?" becomes
+/// [`Resolver::check`] on the model's operator codes, which reports every unsupported code at
+/// once.
+///
+/// Facts: lookup order and error wording follow `GetRegistrationFromOpCode` in
+/// `tensorflow/lite/core/api/op_resolver.cc` and `Subgraph::OpPrepare` in
+/// `tensorflow/lite/core/subgraph.cc`; registration semantics follow
+/// `tensorflow/lite/mutable_op_resolver.cc` (a later registration of the same pair replaces an
+/// earlier one).
+///
+/// ```
+/// use tflite_opver::{BuiltinOperator, OpVersion, OperatorKind, Resolver, RuntimeVersion};
+///
+/// let tflite_2_3: Resolver = Resolver::for_runtime(&RuntimeVersion::new(2, 3, 0));
+/// let model = [
+///     (OperatorKind::Builtin(BuiltinOperator::CONV_2D), OpVersion::new(3)),
+///     (OperatorKind::Builtin(BuiltinOperator::CONV_2D), OpVersion::new(5)), // needs 2.4.0
+///     (OperatorKind::Custom("MyOp"), OpVersion::new(1)),
+/// ];
+/// let err = tflite_2_3.check(&model).unwrap_err();
+/// assert!(err.to_string().contains(
+///     "Didn't find op for builtin opcode 'CONV_2D' version '5'. An older version of this \
+///      builtin might be supported. Are you using an old TFLite binary with a newer model?"
+/// ));
+/// assert!(err.to_string().contains("Encountered unresolved custom op: MyOp."));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Resolver<K = ()> {
     builtins: HashMap<BuiltinOperator, Vec<Registration<K>>>,
@@ -87,7 +84,7 @@ impl<K> Resolver<K> {
     }
 
     /// The largest builtin code this runtime's schema knows; larger (and negative) codes are
-    /// reported as [`Error::BuiltinCodeOutOfRange`], as TFLite compares against its
+    /// reported as [`ResolveError::BuiltinCodeOutOfRange`], as TFLite compares against its
     /// `BuiltinOperator_MAX`.
     pub fn max_builtin_code(&self) -> BuiltinOperator {
         self.max_builtin_code
@@ -162,22 +159,22 @@ impl<K> Resolver<K> {
     /// builtin codes first, then the builtin or custom registration for the exact version.
     ///
     /// [`OperatorKind::Builtin`] with [`BuiltinOperator::CUSTOM`] is an operator code that says
-    /// `CUSTOM` but has no `custom_code`: [`Error::MissingCustomCode`].
-    pub fn resolve(&self, kind: OperatorKind<'_>, version: OpVersion) -> Result<&K, Error> {
+    /// `CUSTOM` but has no `custom_code`: [`ResolveError::MissingCustomCode`].
+    pub fn resolve(&self, kind: OperatorKind<'_>, version: OpVersion) -> Result<&K, ResolveError> {
         match kind {
             OperatorKind::Builtin(op) => {
                 if op.code() < 0 || op > self.max_builtin_code {
-                    Err(Error::BuiltinCodeOutOfRange { code: op.code() })
+                    Err(ResolveError::BuiltinCodeOutOfRange { code: op.code() })
                 } else if op == BuiltinOperator::CUSTOM {
-                    Err(Error::MissingCustomCode)
+                    Err(ResolveError::MissingCustomCode)
                 } else {
                     self.find_builtin(op, version)
-                        .ok_or(Error::BuiltinOpNotFound { op, version })
+                        .ok_or(ResolveError::BuiltinOpNotFound { op, version })
                 }
             }
             OperatorKind::Custom(name) => {
                 self.find_custom(name, version)
-                    .ok_or_else(|| Error::UnresolvedCustomOp {
+                    .ok_or_else(|| ResolveError::UnresolvedCustomOp {
                         name: name.to_owned(),
                         version,
                     })
@@ -190,7 +187,7 @@ impl<K> Resolver<K> {
     pub fn unresolved<'a>(
         &'a self,
         codes: &'a [(OperatorKind<'a>, OpVersion)],
-    ) -> impl Iterator<Item = (usize, Error)> + 'a {
+    ) -> impl Iterator<Item = (usize, ResolveError)> + 'a {
         codes
             .iter()
             .enumerate()
@@ -200,7 +197,7 @@ impl<K> Resolver<K> {
     /// Checks a whole model's operator codes: `Ok` when every one resolves, otherwise one
     /// [`Error::UnresolvedOperators`] listing every failure in order (not only the first).
     pub fn check(&self, codes: &[(OperatorKind<'_>, OpVersion)]) -> Result<(), Error> {
-        let failures: Vec<Error> = codes
+        let failures: Vec<ResolveError> = codes
             .iter()
             .filter_map(|&(kind, version)| self.resolve(kind, version).err())
             .collect();
@@ -250,16 +247,4 @@ fn find<K>(registrations: &[Registration<K>], version: OpVersion) -> Option<&K> 
         .rev()
         .find(|r| r.covers(version))
         .map(|r| &r.kernel)
-}
-
-/// Formats [`Error::UnresolvedOperators`]'s list: one failure per line.
-pub(crate) struct FailureList<'a>(pub(crate) &'a [Error]);
-
-impl fmt::Display for FailureList<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for failure in self.0 {
-            write!(f, "\n  {failure}")?;
-        }
-        Ok(())
-    }
 }

@@ -1,38 +1,4 @@
 //! Minimum runtime versions: which TFLite release first runs each (operator, version).
-//!
-//! Every `(BuiltinOperator, version)` pair TensorFlow has shipped a kernel for is listed with
-//! the first TFLite runtime that has it ([`min_runtime_version_for_op`], TF's
-//! `FindMinimumRuntimeVersionForOp`). A model's minimum runtime is the largest of those over its
-//! operators ([`min_runtime_version_for_model`], TF's `UpdateMinimumRuntimeVersionForModel`),
-//! and the converter stores it NUL-padded in a 16-byte metadata buffer named
-//! `min_runtime_version` ([`RuntimeVersion::to_metadata_bytes`]).
-//!
-//! Versions compare numerically, component by component, and a version that is a strict prefix
-//! of another comes first: `"1.14" < "1.14.1"`, `"2.3" < "2.3.0"` ([`RuntimeVersion`]'s
-//! `Ord`). For arbitrary strings, [`compare_runtime_version`] reproduces TF's
-//! `CompareRuntimeVersion` exactly, including how it treats `""` and non-numeric parts.
-//!
-//! Facts: the table and both functions come from
-//! `tensorflow/compiler/mlir/lite/tools/versioning/runtime_version.cc` (copies of the table, some
-//! of them older, live in `tensorflow/lite/tools/versioning/runtime_version.cc` and LiteRT's
-//! `tflite/tools/versioning/runtime_version.cc`; the comment on `TABLE` says which revision
-//! states the newest rows).
-//!
-//! ```
-//! use tflite_opver::operator::{BuiltinOperator, OpVersion};
-//! use tflite_opver::runtime::{min_runtime_version_for_model, min_runtime_version_for_op, RuntimeVersion};
-//!
-//! let conv3 = min_runtime_version_for_op(BuiltinOperator::CONV_2D, OpVersion::new(3));
-//! assert_eq!(conv3.map(|v| v.to_string()).as_deref(), Some("1.14.0"));
-//!
-//! let model = [
-//!     (BuiltinOperator::CONV_2D, OpVersion::new(3)),
-//!     (BuiltinOperator::FULLY_CONNECTED, OpVersion::new(9)),
-//! ];
-//! let min = min_runtime_version_for_model(model).unwrap();
-//! assert_eq!(min, "2.3.0".parse::<RuntimeVersion>().unwrap());
-//! assert!("2.2.0".parse::<RuntimeVersion>().unwrap() < min);
-//! ```
 
 use core::cmp::Ordering;
 use core::fmt;
@@ -117,7 +83,7 @@ impl RuntimeVersion {
 /// them if there is none), as TFLite reads it. Returns `None` when those bytes are not UTF-8.
 ///
 /// ```
-/// use tflite_opver::runtime::metadata_text;
+/// use tflite_opver::metadata_text;
 ///
 /// assert_eq!(metadata_text(b"1.14.0\0\0\0\0\0\0\0\0\0\0"), Some("1.14.0"));
 /// assert_eq!(metadata_text(b"\0\0\0\0"), Some(""));
@@ -232,7 +198,7 @@ impl fmt::Debug for RuntimeVersion {
 /// `"" < "2"`, and `"a.b.c"` is neither before nor after `"1.2.3"`.
 ///
 /// ```
-/// use tflite_opver::runtime::compare_runtime_version;
+/// use tflite_opver::compare_runtime_version;
 ///
 /// assert!(compare_runtime_version("1.14", "1.14.1"));
 /// assert!(compare_runtime_version("1.9.0", "1.10.0"));
@@ -294,6 +260,42 @@ pub struct RuntimeTableEntry {
 }
 
 /// Every row of TF's minimum-runtime table, in TF's order.
+///
+/// Every `(BuiltinOperator, version)` pair TensorFlow has shipped a kernel for is listed with
+/// the first TFLite runtime that has it ([`min_runtime_version_for_op`], TF's
+/// `FindMinimumRuntimeVersionForOp`). A model's minimum runtime is the largest of those over its
+/// operators ([`min_runtime_version_for_model`], TF's `UpdateMinimumRuntimeVersionForModel`),
+/// and the converter stores it NUL-padded in a 16-byte metadata buffer named
+/// `min_runtime_version` ([`RuntimeVersion::to_metadata_bytes`]).
+///
+/// Versions compare numerically, component by component, and a version that is a strict prefix
+/// of another comes first: `"1.14" < "1.14.1"`, `"2.3" < "2.3.0"` ([`RuntimeVersion`]'s
+/// `Ord`). For arbitrary strings, [`compare_runtime_version`] reproduces TF's
+/// `CompareRuntimeVersion` exactly, including how it treats `""` and non-numeric parts.
+///
+/// Facts: the table and both functions come from
+/// `tensorflow/compiler/mlir/lite/tools/versioning/runtime_version.cc` (copies of the table, some
+/// of them older, live in `tensorflow/lite/tools/versioning/runtime_version.cc` and LiteRT's
+/// `tflite/tools/versioning/runtime_version.cc`; the comment on `TABLE` says which revision
+/// states the newest rows).
+///
+/// ```
+/// use tflite_opver::{
+///     BuiltinOperator, OpVersion, RuntimeVersion, min_runtime_version_for_model,
+///     min_runtime_version_for_op,
+/// };
+///
+/// let conv3 = min_runtime_version_for_op(BuiltinOperator::CONV_2D, OpVersion::new(3));
+/// assert_eq!(conv3.map(|v| v.to_string()).as_deref(), Some("1.14.0"));
+///
+/// let model = [
+///     (BuiltinOperator::CONV_2D, OpVersion::new(3)),
+///     (BuiltinOperator::FULLY_CONNECTED, OpVersion::new(9)),
+/// ];
+/// let min = min_runtime_version_for_model(model).unwrap();
+/// assert_eq!(min, "2.3.0".parse::<RuntimeVersion>().unwrap());
+/// assert!("2.2.0".parse::<RuntimeVersion>().unwrap() < min);
+/// ```
 pub fn runtime_table() -> impl ExactSizeIterator<Item = RuntimeTableEntry> + Clone {
     TABLE
         .iter()

@@ -1,24 +1,12 @@
 //! Re-stamping a model: operator code versions and the `min_runtime_version` metadata.
-//!
-//! [`StampMode::Raise`] is TF's `UpdateOpVersion` (`tensorflow/compiler/mlir/lite/tools/
-//! versioning/op_version.cc`): each builtin operator code is raised to the version its
-//! operators need, never lowered. [`StampMode::Minimize`] sets each builtin code to exactly what
-//! its operators need, so that a model stamped too high can run on an older runtime. Either
-//! way one code serves many operators, so its version is the maximum over them; custom codes
-//! are left alone. Then, like TF's `UpdateMinimumRuntimeVersionForModel`
-//! (`runtime_version.cc`), the model's minimum runtime (the largest over its operators, each
-//! at its code's new version) is written into the 16-byte, NUL-padded buffer of the
-//! `min_runtime_version` metadata.
-//!
-//! Unchanged bytes stay unchanged. A version field present in the buffer is patched in place,
-//! as is a metadata buffer large enough for the new text; a model that needs nothing new comes
-//! back byte for byte. Only when a field must be *added* (a code whose `version` field was
-//! omitted because it held the default 1, or a model without the metadata) is the model
-//! extended: new tables are written in front of the original bytes, which follow unchanged
-//! (FlatBuffers offsets are relative, so the old data stays valid wherever it sits), and a
-//! new root table points at both.
 
-use crate::error::Error;
+use crate::error::{Error, StampError};
+use crate::layout::{
+    BUFFER_DATA, Front, Layout, MODEL_BUFFERS, MODEL_FIELDS, MODEL_METADATA, MODEL_OPERATOR_CODES,
+    MODEL_VERSION, OPERATOR_CODE_BUILTIN, OPERATOR_CODE_CUSTOM, OPERATOR_CODE_DEPRECATED,
+    OPERATOR_CODE_FIELDS, OPERATOR_CODE_VERSION, Target, Value, deref, field, has_unknown_fields,
+    layout_error, read_u32, retarget, write_i32,
+};
 use crate::model::Model;
 use crate::operator::OpVersion;
 use crate::runtime::RuntimeVersion;
@@ -75,7 +63,25 @@ pub fn stamped_versions(model: &Model<'_>, mode: StampMode) -> Vec<OpVersion> {
         .collect()
 }
 
-/// Re-stamps a model (see the module documentation).
+/// Re-stamps a model: operator code versions and the `min_runtime_version` metadata.
+///
+/// [`StampMode::Raise`] is TF's `UpdateOpVersion` (`tensorflow/compiler/mlir/lite/tools/
+/// versioning/op_version.cc`): each builtin operator code is raised to the version its
+/// operators need, never lowered. [`StampMode::Minimize`] sets each builtin code to exactly what
+/// its operators need, so that a model stamped too high can run on an older runtime. Either
+/// way one code serves many operators, so its version is the maximum over them; custom codes
+/// are left alone. Then, like TF's `UpdateMinimumRuntimeVersionForModel`
+/// (`runtime_version.cc`), the model's minimum runtime (the largest over its operators, each
+/// at its code's new version) is written into the 16-byte, NUL-padded buffer of the
+/// `min_runtime_version` metadata.
+///
+/// Unchanged bytes stay unchanged. A version field present in the buffer is patched in place,
+/// as is a metadata buffer large enough for the new text; a model that needs nothing new comes
+/// back byte for byte. Only when a field must be *added* (a code whose `version` field was
+/// omitted because it held the default 1, or a model without the metadata) is the model
+/// extended: new tables are written in front of the original bytes, which follow unchanged
+/// (FlatBuffers offsets are relative, so the old data stays valid wherever it sits), and a
+/// new root table points at both.
 pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
     let model = Model::from_bytes(bytes)?;
     let versions = stamped_versions(&model, mode);
@@ -160,9 +166,7 @@ fn verify(
     versions: &[OpVersion],
     runtime_text: &str,
 ) -> Result<(), Error> {
-    let damaged = || Error::CannotStamp {
-        reason: "its tables overlap, so patching one field would change another".into(),
-    };
+    let damaged = || Error::from(StampError::TablesOverlap);
     let after = Model::from_bytes(after).map_err(|_| damaged())?;
     let same_codes = before.operator_codes().len() == after.operator_codes().len()
         && before
@@ -196,147 +200,6 @@ fn verify(
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// A minimal FlatBuffers layout reader: where fields sit, for in-place patches. The model has
-// already been validated by planus; every access is still bounds-checked.
-
-/// Field ids (declaration order) in TF's schema.
-const MODEL_VERSION: usize = 0;
-const MODEL_OPERATOR_CODES: usize = 1;
-const MODEL_BUFFERS: usize = 4;
-const MODEL_METADATA: usize = 6;
-const MODEL_FIELDS: usize = 8;
-const OPERATOR_CODE_DEPRECATED: usize = 0;
-const OPERATOR_CODE_CUSTOM: usize = 1;
-const OPERATOR_CODE_VERSION: usize = 2;
-const OPERATOR_CODE_BUILTIN: usize = 3;
-const OPERATOR_CODE_FIELDS: usize = 4;
-const BUFFER_DATA: usize = 0;
-
-fn layout_error(what: &str) -> Error {
-    Error::MalformedModel {
-        reason: format!("{what} lies outside the buffer"),
-    }
-}
-
-fn read_u32(b: &[u8], at: usize) -> Result<u32, Error> {
-    b.get(at..at + 4)
-        .and_then(|s| s.try_into().ok())
-        .map(u32::from_le_bytes)
-        .ok_or_else(|| layout_error("a 32-bit value"))
-}
-
-fn read_u16(b: &[u8], at: usize) -> Result<u16, Error> {
-    b.get(at..at + 2)
-        .and_then(|s| s.try_into().ok())
-        .map(u16::from_le_bytes)
-        .ok_or_else(|| layout_error("a vtable entry"))
-}
-
-fn write_i32(b: &mut [u8], at: usize, value: i32) -> Result<(), Error> {
-    b.get_mut(at..at + 4)
-        .ok_or_else(|| layout_error("a version field"))?
-        .copy_from_slice(&value.to_le_bytes());
-    Ok(())
-}
-
-/// The position an offset field at `at` points to.
-fn deref(b: &[u8], at: usize) -> Result<usize, Error> {
-    let offset = read_u32(b, at)? as usize;
-    at.checked_add(offset)
-        .filter(|&t| t < b.len())
-        .ok_or_else(|| layout_error("an offset target"))
-}
-
-/// A table's vtable: (position, number of field slots).
-fn vtable(b: &[u8], table: usize) -> Result<(usize, usize), Error> {
-    let soffset = read_u32(b, table)? as i32;
-    let vt = (table as i64) - i64::from(soffset);
-    let vt = usize::try_from(vt).map_err(|_| layout_error("a vtable"))?;
-    let size = usize::from(read_u16(b, vt)?);
-    Ok((vt, size.saturating_sub(4) / 2))
-}
-
-/// Where field `id` of `table` sits, or `None` when the field is absent (default value).
-fn field(b: &[u8], table: usize, id: usize) -> Result<Option<usize>, Error> {
-    let (vt, slots) = vtable(b, table)?;
-    if id >= slots {
-        return Ok(None);
-    }
-    let offset = usize::from(read_u16(b, vt + 4 + 2 * id)?);
-    Ok((offset != 0).then_some(table + offset))
-}
-
-/// Fields present beyond the first `known` ones (fields this crate cannot copy).
-fn has_unknown_fields(b: &[u8], table: usize, known: usize) -> Result<bool, Error> {
-    let (_, slots) = vtable(b, table)?;
-    for id in known..slots {
-        if field(b, table, id)?.is_some() {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-/// (length, position of element 0) of the vector an offset field at `at` points to.
-fn vector(b: &[u8], at: usize) -> Result<(usize, usize), Error> {
-    let v = deref(b, at)?;
-    Ok((read_u32(b, v)? as usize, v + 4))
-}
-
-struct Layout {
-    root: usize,
-    operator_codes: Option<(usize, usize)>,
-    buffers: Option<(usize, usize)>,
-    metadata: Option<(usize, usize)>,
-}
-
-impl Layout {
-    fn read(b: &[u8]) -> Result<Self, Error> {
-        let root = deref(b, 0)?;
-        let list = |id| -> Result<Option<(usize, usize)>, Error> {
-            field(b, root, id)?.map(|at| vector(b, at)).transpose()
-        };
-        Ok(Self {
-            root,
-            operator_codes: list(MODEL_OPERATOR_CODES)?,
-            buffers: list(MODEL_BUFFERS)?,
-            metadata: list(MODEL_METADATA)?,
-        })
-    }
-
-    /// The table that element `i` of a vector of tables points to.
-    fn element(b: &[u8], list: Option<(usize, usize)>, i: usize) -> Result<usize, Error> {
-        match list {
-            Some((len, first)) if i < len => deref(b, first + 4 * i),
-            _ => Err(layout_error("a vector element")),
-        }
-    }
-
-    fn operator_code(&self, b: &[u8], i: usize) -> Result<usize, Error> {
-        Self::element(b, self.operator_codes, i)
-    }
-
-    /// The (start, length) of buffer `index`'s data, when it has any.
-    fn buffer_data(&self, b: &[u8], index: u32) -> Result<Option<(usize, usize)>, Error> {
-        let index = index as usize;
-        if self.buffers.is_none_or(|(len, _)| index >= len) {
-            return Ok(None);
-        }
-        let table = Self::element(b, self.buffers, index)?;
-        match field(b, table, BUFFER_DATA)? {
-            None => Ok(None),
-            Some(at) => {
-                let (len, start) = vector(b, at)?;
-                if start.checked_add(len).is_none_or(|end| end > b.len()) {
-                    return Err(layout_error("a buffer's data"));
-                }
-                Ok(Some((start, len)))
-            }
-        }
-    }
-}
-
 /// Tables and vectors to add in front of the original bytes.
 #[derive(Default)]
 struct Extension {
@@ -344,139 +207,6 @@ struct Extension {
     codes: Vec<(usize, OpVersion)>,
     /// A new `min_runtime_version` buffer (and metadata entry) to add.
     runtime: Option<[u8; RuntimeVersion::METADATA_BUFFER_LEN]>,
-}
-
-/// Where a new offset field points: into the original bytes, or into the new front part.
-#[derive(Clone, Copy)]
-enum Target {
-    Old(usize),
-    New(usize),
-}
-
-#[derive(Clone, Copy)]
-enum Value {
-    U32(u32),
-    I32(i32),
-    I8(i8),
-    Offset(Target),
-}
-
-/// Writes the front part: tables and vectors whose offsets point forward, into the front
-/// part itself or into the original bytes that follow it.
-#[derive(Default)]
-struct Front {
-    buf: Vec<u8>,
-    fixups: Vec<(usize, Target)>,
-}
-
-impl Front {
-    fn align(&mut self, n: usize) {
-        while !self.buf.len().is_multiple_of(n) {
-            self.buf.push(0);
-        }
-    }
-
-    fn offset(&mut self, target: Target) {
-        self.fixups.push((self.buf.len(), target));
-        self.buf.extend_from_slice(&[0; 4]);
-    }
-
-    /// A table with `slots` field ids, of which `fields` are present; returns its position.
-    fn table(&mut self, slots: usize, fields: &[(usize, Value)]) -> usize {
-        let mut offsets = vec![0u16; slots];
-        let mut next = 4u16;
-        let wide = fields.iter().filter(|(_, v)| !matches!(v, Value::I8(_)));
-        let narrow = fields.iter().filter(|(_, v)| matches!(v, Value::I8(_)));
-        let order: Vec<_> = wide.chain(narrow).copied().collect();
-        for (id, value) in &order {
-            offsets[*id] = next;
-            next += if matches!(value, Value::I8(_)) { 1 } else { 4 };
-        }
-        let size = next.div_ceil(4) * 4;
-        self.align(2);
-        // Pad so that the table after the vtable starts 4-aligned.
-        if !(self.buf.len() + 4 + 2 * slots).is_multiple_of(4) {
-            self.buf.extend_from_slice(&[0; 2]);
-        }
-        let vt = self.buf.len();
-        self.buf
-            .extend_from_slice(&(4 + 2 * slots as u16).to_le_bytes());
-        self.buf.extend_from_slice(&size.to_le_bytes());
-        for o in offsets {
-            self.buf.extend_from_slice(&o.to_le_bytes());
-        }
-        let table = self.buf.len();
-        debug_assert_eq!(table % 4, 0);
-        self.buf
-            .extend_from_slice(&((table - vt) as i32).to_le_bytes());
-        for (_, value) in &order {
-            match *value {
-                Value::U32(v) => self.buf.extend_from_slice(&v.to_le_bytes()),
-                Value::I32(v) => self.buf.extend_from_slice(&v.to_le_bytes()),
-                Value::I8(v) => self.buf.push(v as u8),
-                Value::Offset(t) => self.offset(t),
-            }
-        }
-        self.align(4);
-        table
-    }
-
-    /// A vector of offsets; returns its position.
-    fn offsets(&mut self, targets: &[Target]) -> usize {
-        self.align(4);
-        let at = self.buf.len();
-        self.buf
-            .extend_from_slice(&(targets.len() as u32).to_le_bytes());
-        for t in targets {
-            self.offset(*t);
-        }
-        at
-    }
-
-    /// A string; returns its position.
-    fn string(&mut self, text: &str) -> usize {
-        self.align(4);
-        let at = self.buf.len();
-        self.buf
-            .extend_from_slice(&(text.len() as u32).to_le_bytes());
-        self.buf.extend_from_slice(text.as_bytes());
-        self.buf.push(0);
-        at
-    }
-
-    /// A byte vector whose data is 16-byte aligned (TF's `force_align: 16` on buffer data).
-    fn bytes(&mut self, data: &[u8]) -> usize {
-        while !(self.buf.len() + 4).is_multiple_of(16) {
-            self.buf.push(0);
-        }
-        let at = self.buf.len();
-        self.buf
-            .extend_from_slice(&(data.len() as u32).to_le_bytes());
-        self.buf.extend_from_slice(data);
-        at
-    }
-
-    /// Writes every offset now that the front part's length is known, and appends `tail`.
-    fn finish(mut self, tail: &[u8]) -> Result<Vec<u8>, Error> {
-        self.align(16);
-        let front = self.buf.len();
-        for (at, target) in std::mem::take(&mut self.fixups) {
-            let t = match target {
-                Target::Old(x) => front + x,
-                Target::New(x) => x,
-            };
-            let offset = t
-                .checked_sub(at)
-                .filter(|&o| o > 0)
-                .and_then(|o| u32::try_from(o).ok())
-                .ok_or_else(|| Error::CannotStamp {
-                    reason: "the extended model would need an offset beyond 4 GiB".into(),
-                })?;
-            self.buf[at..at + 4].copy_from_slice(&offset.to_le_bytes());
-        }
-        self.buf.extend_from_slice(tail);
-        Ok(self.buf)
-    }
 }
 
 impl Extension {
@@ -495,16 +225,10 @@ impl Extension {
     ) -> Result<Vec<u8>, Error> {
         let b = original;
         if model.has_external_data() {
-            return Err(Error::CannotStamp {
-                reason: "the model keeps data outside the FlatBuffer at absolute file offsets \
-                         (models over 2 GB); adding fields would move it"
-                    .into(),
-            });
+            return Err(StampError::ExternalData.into());
         }
         if has_unknown_fields(b, layout.root, MODEL_FIELDS)? {
-            return Err(Error::CannotStamp {
-                reason: "its Model table has fields newer than this crate's schema".into(),
-            });
+            return Err(StampError::NewerModelFields.into());
         }
         let mut f = Front::default();
         f.buf.extend_from_slice(&[0; 4]);
@@ -634,11 +358,7 @@ impl Extension {
             for &(i, version) in &self.codes {
                 let table = layout.operator_code(b, i)?;
                 if has_unknown_fields(b, table, OPERATOR_CODE_FIELDS)? {
-                    return Err(Error::CannotStamp {
-                        reason: format!(
-                            "operator code {i} has fields newer than this crate's schema"
-                        ),
-                    });
+                    return Err(StampError::NewerOperatorCodeFields { code: i }.into());
                 }
                 let code = model.operator_codes()[i];
                 let mut fields = vec![
@@ -687,12 +407,5 @@ impl Extension {
             f.fixups[pending_data].1 = Target::New(bytes);
         }
         f.finish(patched)
-    }
-}
-
-/// Points the offset slot at `slot` (already registered as a fixup) at a new position.
-fn retarget(f: &mut Front, slot: usize, target: usize) {
-    if let Some(entry) = f.fixups.iter_mut().find(|(at, _)| *at == slot) {
-        entry.1 = Target::New(target);
     }
 }

@@ -1,42 +1,17 @@
 //! The op version rules: the lowest version of a builtin operator whose kernel can run a
-//! given signature.
-//!
-//! Facts: every rule below is TensorFlow's `GetBuiltinOperatorVersion`
-//! (`tensorflow/compiler/mlir/lite/tools/versioning/op_version.cc`, the converter's copy; the
-//! runtime's copy is `tensorflow/lite/tools/versioning/op_version.cc`, and LiteRT keeps one in
-//! `tflite/tools/versioning/op_version.cc`), rewritten here as Rust match arms. A version is
-//! bumped whenever an op gains a parameter, a tensor type or a behaviour an older kernel does
-//! not have, so the rules test the *newest* feature first. Builtin ops without a rule are
-//! version 1. TensorFlow 2.21 adds int4 inputs to CONCATENATION (version 5), SLICE (7) and
-//! DYNAMIC_UPDATE_SLICE (5); its `runtime_version.cc` dates those three versions "2.21.0".
-//!
-//! Where TF would read a tensor that does not exist (`inputs.at(i)` past the end, which throws
-//! in C++), the missing tensor reads as [`ElementType::NoType`] here, so no signature makes the
-//! rules panic.
-//!
-//! One rule crashes TensorFlow itself. For CONV_2D and DEPTHWISE_CONV_2D, the int16 rule
-//! ("If the op has signed int16 op_sig.inputs and op_sig.outputs, its version 4" / "If the op
-//! accepts int16, we return version 5") tests `outputs.at(1)`, a second output these ops never
-//! have, so TF aborts with `std::out_of_range` on int16 activations with int16 weights. Here
-//! that test reads output 1 when there is one (TF's behaviour) and output 0 otherwise (what
-//! the comment says the rule means): such a signature is version 4 (CONV_2D) or 5
-//! (DEPTHWISE_CONV_2D). That is the conservative answer the scheme wants: a runtime without
-//! the int16 kernel refuses the model with a clear error instead of running a kernel that
-//! cannot handle its types.
 
 use crate::operator::BuiltinOperator;
-pub use crate::operator::OpVersion;
+use crate::operator::OpVersion;
 use crate::params::{LstmKernelType, Params, WeightsFormat};
-use crate::signature::{ElementType, OpSignature};
+use crate::signature::OpSignature;
+use crate::tensor::ElementType;
 
 /// The lowest version of `sig.op` that runs `sig` (TF's `GetBuiltinOperatorVersion`).
 ///
 /// Custom operators and builtin ops without a rule are version 1.
 ///
 /// ```
-/// use tflite_opver::operator::BuiltinOperator;
-/// use tflite_opver::params::Params;
-/// use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
+/// use tflite_opver::{BuiltinOperator, Params, ElementType, OpSignature, TensorSpec};
 ///
 /// let t = |ty| TensorSpec::new(ty, &[1, 4]);
 /// let relu = |ty| OpSignature::new(BuiltinOperator::RELU, vec![t(ty)], vec![t(ty)], Params::None);
@@ -44,6 +19,31 @@ use crate::signature::{ElementType, OpSignature};
 /// assert_eq!(tflite_opver::op_version(&relu(ElementType::Int8)).get(), 2);
 /// assert_eq!(tflite_opver::op_version(&relu(ElementType::Int16)).get(), 3);
 /// ```
+///
+/// given signature.
+///
+/// Facts: every rule below is TensorFlow's `GetBuiltinOperatorVersion`
+/// (`tensorflow/compiler/mlir/lite/tools/versioning/op_version.cc`, the converter's copy; the
+/// runtime's copy is `tensorflow/lite/tools/versioning/op_version.cc`, and LiteRT keeps one in
+/// `tflite/tools/versioning/op_version.cc`), rewritten here as Rust match arms. A version is
+/// bumped whenever an op gains a parameter, a tensor type or a behaviour an older kernel does
+/// not have, so the rules test the *newest* feature first. Builtin ops without a rule are
+/// version 1. TensorFlow 2.21 adds int4 inputs to CONCATENATION (version 5), SLICE (7) and
+/// DYNAMIC_UPDATE_SLICE (5); its `runtime_version.cc` dates those three versions "2.21.0".
+///
+/// Where TF would read a tensor that does not exist (`inputs.at(i)` past the end, which throws
+/// in C++), the missing tensor reads as [`ElementType::NoType`] here, so no signature makes the
+/// rules panic.
+///
+/// One rule crashes TensorFlow itself. For CONV_2D and DEPTHWISE_CONV_2D, the int16 rule
+/// ("If the op has signed int16 op_sig.inputs and op_sig.outputs, its version 4" / "If the op
+/// accepts int16, we return version 5") tests `outputs.at(1)`, a second output these ops never
+/// have, so TF aborts with `std::out_of_range` on int16 activations with int16 weights. Here
+/// that test reads output 1 when there is one (TF's behaviour) and output 0 otherwise (what
+/// the comment says the rule means): such a signature is version 4 (CONV_2D) or 5
+/// (DEPTHWISE_CONV_2D). That is the conservative answer the scheme wants: a runtime without
+/// the int16 kernel refuses the model with a clear error instead of running a kernel that
+/// cannot handle its types.
 pub fn op_version(sig: &OpSignature) -> OpVersion {
     OpVersion::new(rule(sig))
 }

@@ -1,13 +1,19 @@
 //! The `tflite-opver` command line on real converter models: what it prints, the JSON names
-//! scripts depend on, and its exit codes (0 ok, 1 does not run, 2 unreadable input / usage).
+//! scripts depend on (pinned, and listed in the README), its messages (every stderr line starts
+//! with `tflite-opver: `) and its exit codes (0 ok, 1 does not run, 2 unreadable input / usage).
 #![cfg(feature = "cli")]
 
 mod common;
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
 use common::data;
-use std::process::{Command, Output};
+use serde_json::Value;
+use tflite_opver::{
+    BuiltinOperator, ElementType, MAX_MODEL_LEN, ModelBuilder, OpSignature, OpVersion, Params,
+    TensorSpec,
+};
 
 fn oracle(model: &str) -> PathBuf {
     data(&format!("tflite/{model}"))
@@ -18,6 +24,20 @@ fn run(args: &[&std::ffi::OsStr]) -> Output {
         .args(args)
         .output()
         .expect("binary runs")
+}
+
+/// `tflite-opver check MODEL --runtime RUNTIME [--json]`.
+fn check(model: &std::path::Path, runtime: &str, json: bool) -> Output {
+    let mut args = vec![
+        "check".as_ref(),
+        model.as_os_str(),
+        "--runtime".as_ref(),
+        runtime.as_ref(),
+    ];
+    if json {
+        args.push("--json".as_ref());
+    }
+    run(&args)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -56,12 +76,7 @@ fn inspect_table_flags_wrong_stamps() {
 #[test]
 fn check_reports_every_missing_kernel_in_tensorflows_words() {
     let model = oracle("add__int8.tflite");
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "1.5.0".as_ref(),
-    ]);
+    let out = check(&model, "1.5.0", false);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let stderr = text(&out.stderr);
     assert!(
@@ -80,12 +95,7 @@ fn check_reports_every_missing_kernel_in_tensorflows_words() {
     );
     assert!(stderr.contains("'DEQUANTIZE' version '2'"), "{stderr}");
 
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "2.3.0".as_ref(),
-    ]);
+    let out = check(&model, "2.3.0", false);
     assert_eq!(out.status.code(), Some(0));
 }
 
@@ -108,12 +118,7 @@ fn stamp_minimize_then_check_on_an_older_runtime() {
     let stamped = std::fs::read(&out_path).unwrap();
     let read = tflite_opver::Model::from_bytes(&stamped).unwrap();
     assert_eq!(read.stored_min_runtime_version(), Some("1.15.0"));
-    let check = run(&[
-        "check".as_ref(),
-        out_path.as_os_str(),
-        "--runtime".as_ref(),
-        "1.15.0".as_ref(),
-    ]);
+    let check = check(&out_path, "1.15.0", false);
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -137,13 +142,348 @@ fn unreadable_input_and_bad_usage_exit_2() {
     );
 
     let model = oracle("add__int8.tflite");
-    let out = run(&[
-        "check".as_ref(),
-        model.as_os_str(),
-        "--runtime".as_ref(),
-        "two".as_ref(),
-    ]);
+    let out = check(&model, "two", false);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(run(&["frobnicate".as_ref()]).status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tflite-opver-cli-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON object ({e}): {}",
+            text(&output.stdout)
+        )
+    })
+}
+
+/// Every key path of a JSON value: `a`, `a.b`, `list[].c`.
+fn key_paths(value: &Value, prefix: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                out.push(path.clone());
+                key_paths(inner, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                key_paths(item, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn sorted_keys(value: &Value) -> Vec<String> {
+    let mut keys = Vec::new();
+    key_paths(value, "", &mut keys);
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// The keys of `inspect --json`, exactly; the crate README lists the same.
+const INSPECT_KEYS: &[&str] = &[
+    "file",
+    "min_runtime_version",
+    "min_runtime_version.required",
+    "min_runtime_version.stored",
+    "operator_codes",
+    "operator_codes[].builtin_code",
+    "operator_codes[].custom_code",
+    "operator_codes[].name",
+    "operator_codes[].required_version",
+    "operator_codes[].stored_version",
+    "operators",
+    "schema_version",
+    "subgraphs",
+    "unreadable",
+];
+
+/// The keys of `check --json`, exactly; the crate README lists the same.
+const CHECK_KEYS: &[&str] = &[
+    "file",
+    "runs",
+    "runs_when_minimized",
+    "runtime",
+    "unreadable",
+    "unresolved",
+    "unresolved[].error",
+    "unresolved[].name",
+    "unresolved[].operator_code",
+    "unresolved[].version",
+];
+
+/// The keys of `inspect --json` and `check --json` when the model cannot be read (exit 2).
+const UNREADABLE_KEYS: &[&str] = &["error", "file", "unreadable"];
+
+/// The keys the crate README lists in the table under `heading` (first column, in backticks).
+fn readme_keys(heading: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the crate README");
+    let section = readme
+        .split_once(heading)
+        .unwrap_or_else(|| panic!("README has no heading {heading:?}"))
+        .1;
+    let section = section.split("\n#").next().unwrap_or(section);
+    let mut keys: Vec<String> = section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|cell| cell.split_once("` |"))
+        .map(|(key, _)| key.to_string())
+        .collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn the_readme_lists_every_json_key() {
+    assert_eq!(readme_keys("#### `inspect --json`"), INSPECT_KEYS);
+    assert_eq!(readme_keys("#### `check --json`"), CHECK_KEYS);
+    assert_eq!(
+        readme_keys("#### When the model could not be read (exit 2)"),
+        UNREADABLE_KEYS
+    );
+}
+
+#[test]
+fn json_keys_are_pinned() {
+    let model = oracle("add__int8.tflite");
+    let out = run(&["inspect".as_ref(), model.as_os_str(), "--json".as_ref()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(sorted_keys(&json_of(&out)), INSPECT_KEYS);
+
+    // Rejected, so that `unresolved` has elements whose keys count.
+    let out = check(&model, "1.5.0", true);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let json = json_of(&out);
+    assert_eq!(sorted_keys(&json), CHECK_KEYS);
+    assert_eq!(json["runs"], false);
+    assert_eq!(json["runtime"], "1.5.0");
+    let unresolved = json["unresolved"].as_array().unwrap();
+    assert_eq!(unresolved.len(), 3);
+    assert_eq!(unresolved[1]["operator_code"], 1);
+    assert_eq!(unresolved[1]["name"], "ADD");
+    assert_eq!(unresolved[1]["version"], 2);
+    assert_eq!(
+        unresolved[0]["error"],
+        "Op builtin_code out of range: 114. Are you using old TFLite binary with newer model?"
+    );
+
+    let out = check(&model, "2.3.0", true);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json = json_of(&out);
+    assert_eq!(json["runs"], true);
+    assert_eq!(json["unresolved"], serde_json::json!([]));
+
+    let missing: &std::ffi::OsStr = "/nonexistent/model.tflite".as_ref();
+    let inspect = ["inspect".as_ref(), missing, "--json".as_ref()];
+    let check = [
+        "check".as_ref(),
+        missing,
+        "--runtime".as_ref(),
+        "2.3.0".as_ref(),
+        "--json".as_ref(),
+    ];
+    for (command, args) in [("inspect", &inspect[..]), ("check", &check[..])] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let json = json_of(&out);
+        assert_eq!(sorted_keys(&json), UNREADABLE_KEYS, "{command}");
+        assert_eq!(json["file"], "/nonexistent/model.tflite");
+        assert_eq!(json["unreadable"], true);
+        assert_eq!(
+            json["error"],
+            "cannot read /nonexistent/model.tflite: No such file or directory (os error 2)"
+        );
+        assert_eq!(
+            text(&out.stderr),
+            "tflite-opver: cannot read /nonexistent/model.tflite: No such file or directory (os error 2)\n"
+        );
+    }
+}
+
+/// Every line the tool writes to stderr, in every outcome, starts with `tflite-opver: `.
+fn assert_prefixed(stderr: &[u8]) {
+    let stderr = text(stderr);
+    assert!(!stderr.is_empty());
+    for line in stderr.lines() {
+        assert!(line.starts_with("tflite-opver: "), "{line:?} in\n{stderr}");
+    }
+}
+
+/// Runs `inspect` on a file it cannot read: exit 2 and prefixed lines; returns stderr.
+fn refused(path: &std::path::Path) -> String {
+    let out = run(&["inspect".as_ref(), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2), "{}", path.display());
+    assert_prefixed(&out.stderr);
+    text(&out.stderr)
+}
+
+#[test]
+fn every_message_starts_with_the_tool_name() {
+    let dir = scratch("prefix");
+    let model = oracle("add__int8.tflite");
+    let rejected = check(&model, "1.5.0", false);
+    assert_eq!(rejected.status.code(), Some(1));
+    assert!(rejected.stdout.is_empty());
+    assert_prefixed(&rejected.stderr);
+    assert!(text(&rejected.stderr).contains(&format!(
+        "tflite-opver: {}: operator code 1 (ADD v2): Didn't find op for builtin opcode 'ADD' version '2'.",
+        model.display()
+    )));
+
+    let garbage = dir.join("garbage.tflite");
+    std::fs::write(&garbage, b"this is not a model").unwrap();
+    let stderr = refused(&garbage);
+    assert_eq!(
+        stderr,
+        format!(
+            "tflite-opver: cannot read {} as a TFLite model: The model is not a valid Flatbuffer \
+             buffer: file identifier is \" is \", expected \"TFL3\"; is this a .tflite model?\n",
+            garbage.display()
+        )
+    );
+
+    // A FlatBuffer cut short: planus' report is the last cause, once.
+    let bytes = std::fs::read(&model).unwrap();
+    let cut = dir.join("cut.tflite");
+    std::fs::write(&cut, &bytes[..64]).unwrap();
+    let stderr = refused(&cut);
+    assert!(
+        stderr.contains(
+            "the file is truncated or corrupt: planus could not read the FlatBuffer: In <"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("Invalid").count(), 1, "{stderr}");
+
+    assert!(refused(&dir).contains("is a directory, not a file"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn check_hints_when_minimizing_would_fix_it() {
+    // A float RELU needs version 1 (TFLite 1.5.0) but is stamped 3.
+    let dir = scratch("hint");
+    let t = TensorSpec::new(ElementType::Float32, &[1, 4]);
+    let relu = OpSignature::new(
+        BuiltinOperator::RELU,
+        vec![t.clone()],
+        vec![t],
+        Params::None,
+    );
+    let path = dir.join("relu.tflite");
+    std::fs::write(
+        &path,
+        ModelBuilder::new()
+            .signature(&relu, OpVersion::new(3))
+            .finish(),
+    )
+    .unwrap();
+    let out = check(&path, "1.5.0", false);
+    assert_eq!(out.status.code(), Some(1));
+    assert_prefixed(&out.stderr);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "operator code 0 (RELU v3): Didn't find op for builtin opcode 'RELU' version '3'."
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "tflite-opver: hint: its versions are stamped higher than its operators need"
+        ),
+        "{stderr}"
+    );
+
+    let out = check(&path, "1.5.0", true);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_of(&out)["runs_when_minimized"], true);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_file_above_the_flatbuffer_limit_is_refused_before_reading() {
+    // A sparse file one byte over 2^31 - 1: nothing is mapped or read.
+    let dir = scratch("large");
+    let path = dir.join("large.tflite");
+    let file = std::fs::File::create(&path).unwrap();
+    let len = MAX_MODEL_LEN as u64 + 1;
+    file.set_len(len).unwrap();
+    drop(file);
+    assert_eq!(
+        refused(&path),
+        format!(
+            "tflite-opver: {} is {len} bytes, above FlatBuffers' limit of 2147483647 bytes (2 GiB) \
+             for one buffer: TensorFlow Lite cannot read it as a model\n",
+            path.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn an_empty_file_is_a_model_too_short() {
+    let dir = scratch("empty");
+    let path = dir.join("empty.tflite");
+    std::fs::write(&path, b"").unwrap();
+    let out = run(&["inspect".as_ref(), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("it is 0 bytes, shorter than the 8-byte header"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn stamp_may_write_over_its_input() {
+    let dir = scratch("in-place");
+    let path = dir.join("model.tflite");
+    std::fs::copy(oracle("depthwise_conv2d_dilated__int16x8.tflite"), &path).unwrap();
+    let out = run(&[
+        "stamp".as_ref(),
+        path.as_os_str(),
+        "-o".as_ref(),
+        path.as_os_str(),
+        "--minimize".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("DEPTHWISE_CONV_2D: v3 -> v2"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("wrote {}", path.display())),
+        "{stdout}"
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    let model = tflite_opver::Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.operator_codes()[0].version, OpVersion::new(2));
+    assert_eq!(model.stored_min_runtime_version(), Some("1.15.0"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_runtime_that_does_not_parse_is_a_usage_error() {
+    let model = oracle("add__int8.tflite");
+    let out = check(&model, "2.3.x", false);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("invalid runtime version \"2.3.x\""),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
 }

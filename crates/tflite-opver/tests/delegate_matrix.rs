@@ -1,10 +1,10 @@
 //! Delegate partitioning: every capability max version × every requested version, signature
 //! checks, custom operators, and the summary in TF's words.
 
-use tflite_opver::delegate::{Capability, Check, Delegate, Placement, Refusal};
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::params::Params;
-use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
+use tflite_opver::{
+    BuiltinOperator, Capability, Check, Delegate, ElementType, OpSignature, OpVersion, Params,
+    Placement, Refusal, TensorSpec,
+};
 
 fn sig(op: BuiltinOperator, ty: ElementType, dims: &[i32]) -> OpSignature {
     let t = TensorSpec::new(ty, dims);
@@ -147,9 +147,7 @@ fn later_rows_replace_earlier() {
     assert_eq!(delegate.place(&add, v(3)), Placement::Delegate);
     assert_eq!(
         delegate
-            .capability(tflite_opver::operator::OperatorKind::Builtin(
-                BuiltinOperator::ADD
-            ))
+            .capability(tflite_opver::OperatorKind::Builtin(BuiltinOperator::ADD))
             .map(|c| c.max_version()),
         Some(v(3))
     );

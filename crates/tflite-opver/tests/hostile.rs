@@ -2,13 +2,10 @@
 //! absurd lengths and offsets written over every aligned word, out-of-range opcode and tensor
 //! indices. Whatever reads must also survive judging and re-stamping.
 
-use tflite_opver::build::ModelBuilder;
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::params::{Conv2DParams, Params};
-use tflite_opver::runtime::RuntimeVersion;
-use tflite_opver::signature::{ElementType, OpSignature, Quantization, TensorSpec};
-use tflite_opver::stamp::{StampMode, stamp};
-use tflite_opver::{Error, Model};
+use tflite_opver::{
+    BuiltinOperator, Conv2DParams, DecodeError, ElementType, Error, Model, ModelBuilder,
+    OpSignature, OpVersion, Params, Quantization, RuntimeVersion, StampMode, TensorSpec, stamp,
+};
 
 /// A small model with options, quantization, a constant and the runtime metadata.
 fn sample() -> Vec<u8> {
@@ -60,16 +57,16 @@ fn the_sample_is_valid() {
 fn short_buffers_and_wrong_identifiers_are_typed_errors() {
     assert!(matches!(
         Model::from_bytes(b""),
-        Err(Error::TooShort { len: 0 })
+        Err(Error::Decode(DecodeError::TooShort { len: 0 }))
     ));
     assert!(matches!(
         Model::from_bytes(b"1234567"),
-        Err(Error::TooShort { len: 7 })
+        Err(Error::Decode(DecodeError::TooShort { len: 7 }))
     ));
     let mut bytes = sample();
     bytes[4..8].copy_from_slice(b"TFL2");
     match Model::from_bytes(&bytes) {
-        Err(e @ Error::WrongIdentifier { .. }) => {
+        Err(e @ Error::Decode(DecodeError::WrongIdentifier { .. })) => {
             assert!(e.to_string().contains("\"TFL2\", expected \"TFL3\""), "{e}");
         }
         other => panic!("expected WrongIdentifier, got {other:?}"),
@@ -118,11 +115,11 @@ fn out_of_range_indices_are_named() {
     b.operator(code + 1, &[x], &[x], None);
     match Model::from_bytes(&b.finish()) {
         Err(
-            e @ Error::OpcodeIndexOutOfRange {
+            e @ Error::Decode(DecodeError::OpcodeIndexOutOfRange {
                 opcode_index: 1,
                 codes: 1,
                 ..
-            },
+            }),
         ) => {
             assert!(
                 e.to_string()
@@ -139,7 +136,7 @@ fn out_of_range_indices_are_named() {
         let x = b.tensor(&t);
         b.operator(code, &[x, bad], &[x], None);
         match Model::from_bytes(&b.finish()) {
-            Err(e @ Error::TensorIndexOutOfRange { .. }) => {
+            Err(e @ Error::Decode(DecodeError::TensorIndexOutOfRange { .. })) => {
                 assert!(
                     e.to_string()
                         .contains(&format!("Invalid tensor index {bad}")),

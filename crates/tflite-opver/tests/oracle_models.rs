@@ -7,8 +7,7 @@
 mod common;
 
 use common::{data_bytes, data_json};
-use tflite_opver::Model;
-use tflite_opver::model::OperatorLocation;
+use tflite_opver::{Model, OperatorLocation};
 
 fn expected() -> serde_json::Map<String, serde_json::Value> {
     match data_json("tflite_expected.json") {

@@ -5,8 +5,7 @@
 mod common;
 
 use common::{data_bytes, data_json};
-use tflite_opver::Model;
-use tflite_opver::operator::BuiltinOperator;
+use tflite_opver::{BuiltinOperator, Model};
 
 fn cases() -> Vec<serde_json::Value> {
     let json = data_json("tflite_sig_cases.json");
@@ -39,7 +38,7 @@ fn every_signature_case_agrees_with_tensorflow() {
         if case.get("crash").is_some() {
             // TF aborts on these (int16 activations and int16 weights conv: its rule reads a
             // second output that does not exist). Ours answers with the version the rule
-            // means: 4 for CONV_2D, 5 for DEPTHWISE_CONV_2D (see `tflite_opver::version`).
+            // means: 4 for CONV_2D, 5 for DEPTHWISE_CONV_2D (see `tflite_opver::op_version`).
             crashes += 1;
             let meant = match code.builtin {
                 BuiltinOperator::CONV_2D => 4,

@@ -3,15 +3,12 @@
 //! arbitrary or mutated bytes never panic the reader, the rules or the stamper.
 
 use proptest::prelude::*;
-use tflite_opver::build::ModelBuilder;
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::params::{
-    AddParams, Conv2DParams, DepthwiseConv2DParams, FullyConnectedParams, GatherParams,
-    LstmKernelType, LstmParams, Params, StridedSliceParams, WeightsFormat,
+use tflite_opver::{
+    AddParams, BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType,
+    FullyConnectedParams, GatherParams, LstmKernelType, LstmParams, Model, ModelBuilder,
+    OpSignature, OpVersion, Params, Quantization, StampMode, StridedSliceParams, TensorSpec,
+    WeightsFormat, op_version, stamp,
 };
-use tflite_opver::signature::{ElementType, OpSignature, Quantization, TensorSpec};
-use tflite_opver::stamp::{StampMode, stamp};
-use tflite_opver::{Model, op_version};
 
 fn element_type() -> impl Strategy<Value = ElementType> {
     (0i8..=18).prop_map(|v| ElementType::from_schema(v).expect("defined"))

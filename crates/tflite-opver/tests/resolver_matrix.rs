@@ -1,9 +1,7 @@
 //! Resolver behaviour: every registered range × every requested version, for builtin and custom
 //! operators, with TFLite's exact error wording.
 
-use tflite_opver::error::Error;
-use tflite_opver::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use tflite_opver::resolver::Resolver;
+use tflite_opver::{BuiltinOperator, Error, OpVersion, OperatorKind, ResolveError, Resolver};
 
 fn v(n: i32) -> OpVersion {
     OpVersion::new(n)
@@ -73,7 +71,7 @@ fn custom_range_matrix() {
                 if let Err(e) = resolved {
                     assert!(matches!(
                         &e,
-                        Error::UnresolvedCustomOp { name, version } if name == "MyOp" && *version == v(requested)
+                        ResolveError::UnresolvedCustomOp { name, version } if name == "MyOp" && *version == v(requested)
                     ));
                     assert_eq!(
                         e.to_string(),
@@ -159,7 +157,7 @@ fn builtin_codes_out_of_range() {
     let err = resolver
         .resolve(OperatorKind::Builtin(BuiltinOperator::STABLEHLO_CASE), v(1))
         .unwrap_err();
-    assert!(matches!(err, Error::BuiltinOpNotFound { .. }));
+    assert!(matches!(err, ResolveError::BuiltinOpNotFound { .. }));
 
     // An older schema: everything past its last code is out of range, even if registered.
     resolver.set_max_builtin_code(BuiltinOperator::BATCH_MATMUL);
@@ -169,7 +167,10 @@ fn builtin_codes_out_of_range() {
     let err = resolver
         .resolve(OperatorKind::Builtin(BuiltinOperator::CUMSUM), v(1))
         .unwrap_err();
-    assert!(matches!(err, Error::BuiltinCodeOutOfRange { code: 128 }));
+    assert!(matches!(
+        err,
+        ResolveError::BuiltinCodeOutOfRange { code: 128 }
+    ));
 }
 
 #[test]
@@ -178,7 +179,7 @@ fn custom_code_missing() {
     let err = resolver
         .resolve(OperatorKind::Builtin(BuiltinOperator::CUSTOM), v(1))
         .unwrap_err();
-    assert!(matches!(err, Error::MissingCustomCode));
+    assert!(matches!(err, ResolveError::MissingCustomCode));
     assert_eq!(
         err.to_string(),
         "Operator with CUSTOM builtin_code has no custom_code."
@@ -220,17 +221,20 @@ fn check_reports_every_failure_in_order() {
     };
     assert_eq!(failures.len(), 5);
     assert!(
-        matches!(failures[0], Error::BuiltinOpNotFound { op: CONV, version } if version == v(4))
+        matches!(failures[0], ResolveError::BuiltinOpNotFound { op: CONV, version } if version == v(4))
     );
     assert!(matches!(
         failures[1],
-        Error::BuiltinCodeOutOfRange { code: 300 }
+        ResolveError::BuiltinCodeOutOfRange { code: 300 }
     ));
-    assert!(matches!(failures[2], Error::UnresolvedCustomOp { .. }));
-    assert!(matches!(failures[3], Error::MissingCustomCode));
+    assert!(matches!(
+        failures[2],
+        ResolveError::UnresolvedCustomOp { .. }
+    ));
+    assert!(matches!(failures[3], ResolveError::MissingCustomCode));
     assert!(matches!(
         failures[4],
-        Error::BuiltinOpNotFound {
+        ResolveError::BuiltinOpNotFound {
             op: BuiltinOperator::MUL,
             ..
         }

@@ -1,9 +1,9 @@
 //! Resolver presets per TFLite release, derived from TF's minimum-runtime table.
 
-use tflite_opver::error::Error;
-use tflite_opver::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use tflite_opver::resolver::Resolver;
-use tflite_opver::runtime::{RuntimeVersion, min_runtime_version_for_op, runtime_table};
+use tflite_opver::{
+    BuiltinOperator, OpVersion, OperatorKind, ResolveError, Resolver, RuntimeVersion,
+    min_runtime_version_for_op, runtime_table,
+};
 
 fn rv(text: &str) -> RuntimeVersion {
     text.parse().unwrap()
@@ -92,7 +92,10 @@ fn old_releases_do_not_know_newer_codes() {
     let err = r23
         .resolve(OperatorKind::Builtin(BuiltinOperator::CUMSUM), v(1))
         .unwrap_err();
-    assert!(matches!(err, Error::BuiltinCodeOutOfRange { code: 128 }));
+    assert!(matches!(
+        err,
+        ResolveError::BuiltinCodeOutOfRange { code: 128 }
+    ));
     assert_eq!(
         err.to_string(),
         "Op builtin_code out of range: 128. Are you using old TFLite binary with newer model?"

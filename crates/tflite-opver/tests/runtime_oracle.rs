@@ -8,11 +8,9 @@ use std::collections::BTreeMap;
 
 use common::data_json;
 use serde_json::Value;
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::resolver::Resolver;
-use tflite_opver::runtime::{
-    RuntimeVersion, compare_runtime_version, min_runtime_version_for_model,
-    min_runtime_version_for_op, runtime_table,
+use tflite_opver::{
+    BuiltinOperator, OpVersion, Resolver, RuntimeVersion, compare_runtime_version,
+    min_runtime_version_for_model, min_runtime_version_for_op, runtime_table,
 };
 
 fn oracle() -> Value {

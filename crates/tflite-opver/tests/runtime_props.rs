@@ -2,10 +2,9 @@
 //! and printing round-trip, the model minimum is TF's fold, and the metadata buffer round-trips.
 
 use proptest::prelude::*;
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::runtime::{
-    RuntimeVersion, compare_runtime_version, metadata_text, min_runtime_version_for_model,
-    min_runtime_version_for_op, runtime_table,
+use tflite_opver::{
+    BuiltinOperator, OpVersion, RuntimeVersion, compare_runtime_version, metadata_text,
+    min_runtime_version_for_model, min_runtime_version_for_op, runtime_table,
 };
 
 fn version_text() -> impl Strategy<Value = String> {

@@ -5,8 +5,7 @@
 mod common;
 
 use common::{data_bytes, data_json};
-use tflite_opver::Model;
-use tflite_opver::stamp::{StampMode, stamp};
+use tflite_opver::{Model, StampMode, stamp};
 
 fn models() -> Vec<(String, Vec<u8>, serde_json::Value)> {
     let json = data_json("tflite_expected.json");

@@ -3,13 +3,10 @@
 //! held the default, the `min_runtime_version` metadata missing), and stamped models reading
 //! back identically except the changed fields.
 
-use tflite_opver::Model;
-use tflite_opver::build::ModelBuilder;
-use tflite_opver::operator::{BuiltinOperator, OpVersion};
-use tflite_opver::params::{DepthwiseConv2DParams, Params};
-use tflite_opver::runtime::RuntimeVersion;
-use tflite_opver::signature::{ElementType, OpSignature, TensorSpec};
-use tflite_opver::stamp::{StampMode, stamp};
+use tflite_opver::{
+    BuiltinOperator, DepthwiseConv2DParams, ElementType, Model, ModelBuilder, OpSignature,
+    OpVersion, Params, RuntimeVersion, StampMode, TensorSpec, stamp,
+};
 
 fn t(ty: ElementType) -> TensorSpec {
     TensorSpec::new(ty, &[1, 8, 8, 4])
@@ -161,8 +158,7 @@ fn stamping_garbage_is_an_error_not_a_panic() {
 
 #[test]
 fn nan_options_and_scales_do_not_block_stamping() {
-    use tflite_opver::params::SoftmaxParams;
-    use tflite_opver::signature::Quantization;
+    use tflite_opver::{Quantization, SoftmaxParams};
     let x = t(ElementType::Int8).quantized(Quantization::per_tensor(f32::NAN));
     let softmax = OpSignature::new(
         BuiltinOperator::SOFTMAX,

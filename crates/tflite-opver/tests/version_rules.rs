@@ -2,10 +2,9 @@
 //! `GetBuiltinOperatorVersion` (`op_version.cc`), newest feature first. The oracle tests prove
 //! agreement on real files; these pin each rule down on its own, readable at a glance.
 
-use tflite_opver::op_version;
-use tflite_opver::operator::BuiltinOperator as B;
-use tflite_opver::params::*;
-use tflite_opver::signature::{ElementType, OpSignature, Quantization, TensorSpec};
+use tflite_opver::{
+    BuiltinOperator as B, ElementType, OpSignature, Quantization, TensorSpec, op_version, *,
+};
 
 use ElementType::{
     BFloat16, Bool, Complex64, Float16, Float32, Float64, Int4, Int8, Int16, Int32, Int64,

@@ -1,0 +1,468 @@
+//! `tflite-opver`: inspect, check and re-stamp `.tflite` models.
+//!
+//! ```text
+//! tflite-opver inspect MODEL [--json]
+//! tflite-opver check MODEL --runtime VERSION [--custom NAME]... [--json]
+//! tflite-opver stamp MODEL -o OUT [--minimize]
+//! ```
+//!
+//! Exit status: 0 done (the model runs), 1 the model does not run on the runtime, 2 the input
+//! could not be read or the usage is wrong. Every message on stderr starts with `tflite-opver: `.
+
+mod input;
+
+use std::fmt::Write as _;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+use tflite_opver::{
+    Error, MAX_MODEL_LEN, Model, OpVersion, OperatorKind, Resolver, RuntimeVersion, StampMode,
+    stamp,
+};
+
+use crate::input::{Input, read_input};
+
+/// The binary's name, which starts every message it writes to stderr.
+const TOOL: &str = "tflite-opver";
+
+#[derive(Parser)]
+#[command(
+    name = TOOL,
+    version,
+    about = "TensorFlow Lite op versions: inspect, check and re-stamp .tflite models",
+    after_help = "Exit status: 0 done (the model runs), 1 the model does not run on the runtime, \
+                  2 unreadable input or bad usage."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Operator codes with stored and required versions, custom ops, minimum runtime.
+    Inspect(InspectArgs),
+    /// Will the model run on a TFLite release? Lists every operator code it lacks.
+    Check(CheckArgs),
+    /// Re-stamp operator code versions and the min_runtime_version metadata.
+    Stamp(StampArgs),
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    /// The .tflite model.
+    model: PathBuf,
+    /// Print one JSON object instead of a table (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// The .tflite model.
+    model: PathBuf,
+    /// The TFLite runtime release, dot-separated numbers such as 2.3.0.
+    #[arg(long, value_parser = RuntimeVersion::from_str)]
+    runtime: RuntimeVersion,
+    /// A custom op the runtime has (any version); repeatable.
+    #[arg(long = "custom", value_name = "NAME")]
+    customs: Vec<String>,
+    /// Print one JSON object instead of text (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct StampArgs {
+    /// The .tflite model.
+    model: PathBuf,
+    /// Where to write the re-stamped model (may be the model itself).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Set each code to exactly what its operators need (may lower versions), instead of only
+    /// raising like TensorFlow's UpdateOpVersion.
+    #[arg(long)]
+    minimize: bool,
+}
+
+/// What a run concluded; the exit code follows from it.
+enum Outcome {
+    /// Exit 0: done, accepted, compatible.
+    Accepted,
+    /// Exit 1: the input was read fine and is refused / incompatible / would not load.
+    Rejected,
+}
+
+/// Why a run could not conclude: exit 2.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// The file could not be opened, inspected or mapped.
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The file is larger than any FlatBuffer: nothing is read.
+    #[error(
+        "{} is {len} bytes, above FlatBuffers' limit of {max} bytes (2 GiB) for one buffer: \
+         TensorFlow Lite cannot read it as a model",
+        path.display()
+    )]
+    TooLarge { path: PathBuf, len: u64, max: u64 },
+    /// The path names a directory, a pipe or a device.
+    #[error("{} is {what}, not a file: give a .tflite model", path.display())]
+    NotAFile { path: PathBuf, what: &'static str },
+    /// The bytes are not a model TFLite would load.
+    #[error("cannot read {} as a TFLite model", path.display())]
+    Input {
+        path: PathBuf,
+        #[source]
+        source: Error,
+    },
+    /// The model was read, but cannot be re-stamped.
+    #[error("cannot re-stamp {}", path.display())]
+    Stamp {
+        path: PathBuf,
+        #[source]
+        source: Error,
+    },
+    /// The re-stamped model could not be written.
+    #[error("cannot write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// Standard output is closed or full.
+    #[error("cannot write to standard output")]
+    Output(#[source] io::Error),
+}
+
+fn run(cli: Cli) -> Result<Outcome, CliError> {
+    match cli.command {
+        Command::Inspect(args) => inspect(&args),
+        Command::Check(args) => check(&args),
+        Command::Stamp(args) => restamp(&args),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(Outcome::Accepted) => ExitCode::SUCCESS,
+        Ok(Outcome::Rejected) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("{TOOL}: {}", chain(&error));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// An error and its `source()` chain on one line, joined with ": ". A cause whose text its
+/// parent already ends with (planus' errors display their own source) is not repeated.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut previous = text.clone();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !previous.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        previous = cause_text;
+        source = cause.source();
+    }
+    text
+}
+
+/// Writes `text` to stdout.
+fn print(text: &str) -> Result<(), CliError> {
+    io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(CliError::Output)
+}
+
+/// Writes one JSON object and a newline to stdout.
+fn print_json(value: &Value) -> Result<(), CliError> {
+    print(&format!("{value}\n"))
+}
+
+/// Maps `path`, bounded by FlatBuffers' limit.
+fn read_model_file(path: &Path) -> Result<Input, CliError> {
+    // MAX_MODEL_LEN is 2^31 - 1: it fits in a u64.
+    read_input(path, MAX_MODEL_LEN as u64)
+}
+
+/// Reads and validates the model in `bytes`, read from `path`.
+fn open<'a>(path: &Path, bytes: &'a [u8]) -> Result<Model<'a>, CliError> {
+    Model::from_bytes(bytes).map_err(|source| CliError::Input {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// With `--json`, a run that cannot conclude still prints one JSON object, naming the error.
+fn report_unreadable(path: &Path, as_json: bool, error: CliError) -> CliError {
+    if as_json {
+        // The error itself is what matters; if stdout is gone too, stderr still says why.
+        let _ = print_json(&json!({
+            "file": path.display().to_string(),
+            "unreadable": true,
+            "error": chain(&error),
+        }));
+    }
+    error
+}
+
+fn code_name(kind: OperatorKind<'_>, builtin_code: i32) -> String {
+    match kind {
+        OperatorKind::Builtin(op) => op
+            .name()
+            .map_or_else(|| builtin_code.to_string(), str::to_owned),
+        OperatorKind::Custom(name) => name.to_owned(),
+    }
+}
+
+fn inspect(args: &InspectArgs) -> Result<Outcome, CliError> {
+    let path = &args.model;
+    let bytes = read_model_file(path).map_err(|e| report_unreadable(path, args.json, e))?;
+    let model = open(path, &bytes).map_err(|e| report_unreadable(path, args.json, e))?;
+    if args.json {
+        print_json(&inspect_json(path, &model))?;
+    } else {
+        print(&inspect_text(path, &model))?;
+    }
+    Ok(Outcome::Accepted)
+}
+
+fn inspect_json(path: &Path, model: &Model<'_>) -> Value {
+    let required = model.required_versions();
+    let codes: Vec<_> = model
+        .operator_codes()
+        .iter()
+        .zip(&required)
+        .map(|(code, required)| {
+            json!({
+                "name": code.builtin.name().map_or_else(|| code.builtin.code().to_string(), str::to_owned),
+                "builtin_code": code.builtin.code(),
+                "custom_code": code.custom_code,
+                "stored_version": code.version.get(),
+                "required_version": required.get(),
+            })
+        })
+        .collect();
+    let required_runtime = model
+        .required_min_runtime_version()
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    json!({
+        "file": path.display().to_string(),
+        "unreadable": false,
+        "schema_version": model.schema_version(),
+        "subgraphs": model.subgraph_count(),
+        "operators": model.operator_count(),
+        "operator_codes": codes,
+        "min_runtime_version": {
+            "stored": model.stored_min_runtime_version(),
+            "required": required_runtime,
+        },
+    })
+}
+
+fn inspect_text(path: &Path, model: &Model<'_>) -> String {
+    let required = model.required_versions();
+    let mut text = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        text,
+        "{}: schema v{}, {} subgraph(s), {} operator(s), {} operator code(s)",
+        path.display(),
+        model.schema_version(),
+        model.subgraph_count(),
+        model.operator_count(),
+        model.operator_codes().len()
+    );
+    let _ = writeln!(
+        text,
+        "  #  operator                           code  stored  required"
+    );
+    for (i, (code, required)) in model.operator_codes().iter().zip(&required).enumerate() {
+        let name = code_name(code.kind(), code.builtin.code());
+        let name = if code.is_custom() {
+            format!("{name} (custom)")
+        } else {
+            name
+        };
+        let note = if code.is_custom() {
+            "  (custom: not judged)"
+        } else if *required > code.version {
+            "  <- stamped too low"
+        } else if *required < code.version {
+            "  (higher than needed)"
+        } else {
+            ""
+        };
+        let stored = format!("v{}", code.version.get());
+        let _ = writeln!(
+            text,
+            "{i:>3}  {name:<34} {:>4}  {stored:<7} v{}{note}",
+            code.builtin.code(),
+            required.get()
+        );
+    }
+    let quoted =
+        |text: Option<String>| text.map_or_else(|| "(none)".to_owned(), |s| format!("{s:?}"));
+    let _ = writeln!(
+        text,
+        "min_runtime_version: stored {}, required {}",
+        quoted(model.stored_min_runtime_version().map(str::to_owned)),
+        quoted(model.required_min_runtime_version().map(|v| v.to_string())),
+    );
+    text
+}
+
+fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
+    let path = &args.model;
+    let bytes = read_model_file(path).map_err(|e| report_unreadable(path, args.json, e))?;
+    let model = open(path, &bytes).map_err(|e| report_unreadable(path, args.json, e))?;
+    let runtime = &args.runtime;
+    let mut resolver = Resolver::for_runtime(runtime);
+    for name in &args.customs {
+        // Every version of the custom op: the range is never empty, so this cannot fail.
+        let _ = resolver.add_custom(name, OpVersion::new(i32::MIN), OpVersion::new(i32::MAX), ());
+    }
+    let stored: Vec<_> = model
+        .operator_codes()
+        .iter()
+        .map(|c| (c.kind(), c.version))
+        .collect();
+    let unresolved: Vec<_> = resolver.unresolved(&stored).collect();
+    // Would a minimized model run? Then re-stamping is the fix.
+    let minimized: Vec<_> = model
+        .operator_codes()
+        .iter()
+        .zip(model.required_versions())
+        .map(|(c, v)| (c.kind(), v))
+        .collect();
+    let runs_when_minimized = resolver.check(&minimized).is_ok();
+    let name_of = |i: usize| {
+        let code = model.operator_codes()[i];
+        (code_name(code.kind(), code.builtin.code()), code.version)
+    };
+    if args.json {
+        let unresolved: Vec<_> = unresolved
+            .iter()
+            .map(|(i, error)| {
+                let (name, version) = name_of(*i);
+                json!({
+                    "operator_code": i,
+                    "name": name,
+                    "version": version.get(),
+                    "error": error.to_string(),
+                })
+            })
+            .collect();
+        print_json(&json!({
+            "file": path.display().to_string(),
+            "unreadable": false,
+            "runtime": runtime.to_string(),
+            "runs": unresolved.is_empty(),
+            "unresolved": unresolved,
+            "runs_when_minimized": runs_when_minimized,
+        }))?;
+    } else if unresolved.is_empty() {
+        print(&format!("{}: runs on TFLite {runtime}\n", path.display()))?;
+    } else {
+        // One line per unresolved code, each starting with the tool's name.
+        let file = path.display();
+        let mut text = format!(
+            "{TOOL}: {file} does not run on TFLite {runtime}: {} operator code(s) cannot be resolved\n",
+            unresolved.len()
+        );
+        for (i, error) in &unresolved {
+            let (name, version) = name_of(*i);
+            // Writing to a String cannot fail.
+            let _ = writeln!(
+                text,
+                "{TOOL}: {file}: operator code {i} ({name} v{version}): {error}"
+            );
+        }
+        if runs_when_minimized {
+            let _ = writeln!(
+                text,
+                "{TOOL}: hint: its versions are stamped higher than its operators need; \
+                 `tflite-opver stamp {file} -o OUT --minimize` gives a model that runs on \
+                 TFLite {runtime}"
+            );
+        }
+        eprint!("{text}");
+    }
+    Ok(if unresolved.is_empty() {
+        Outcome::Accepted
+    } else {
+        Outcome::Rejected
+    })
+}
+
+fn restamp(args: &StampArgs) -> Result<Outcome, CliError> {
+    let path = &args.model;
+    let bytes = read_model_file(path)?;
+    let model = open(path, &bytes)?;
+    let mode = if args.minimize {
+        StampMode::Minimize
+    } else {
+        StampMode::Raise
+    };
+    let stamped = stamp(&bytes, mode).map_err(|source| CliError::Stamp {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut report = String::new();
+    for change in &stamped.changes {
+        let code = model.operator_codes()[change.code];
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            report,
+            "{}: v{} -> v{}",
+            code_name(code.kind(), code.builtin.code()),
+            change.from,
+            change.to
+        );
+    }
+    // The output may be the input file: unmap it before writing over it.
+    drop(model);
+    drop(bytes);
+    std::fs::write(&args.output, &stamped.bytes).map_err(|source| CliError::Write {
+        path: args.output.clone(),
+        source,
+    })?;
+    let _ = writeln!(
+        report,
+        "min_runtime_version: {} -> {:?}",
+        stamped
+            .min_runtime_before
+            .as_deref()
+            .map_or_else(|| "(none)".to_owned(), |s| format!("{s:?}")),
+        stamped.min_runtime_after
+    );
+    let _ = writeln!(
+        report,
+        "wrote {} ({} operator code(s) changed{})",
+        args.output.display(),
+        stamped.changes.len(),
+        if stamped.extended {
+            ", fields added"
+        } else {
+            ""
+        }
+    );
+    print(&report)?;
+    Ok(Outcome::Accepted)
+}
