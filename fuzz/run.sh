@@ -22,7 +22,7 @@ for target in $(cargo +nightly fuzz list); do
   # writes new inputs only into the first directory, corpus/<target>).
   seeds=()
   case "$target" in
-    graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef") ;;
+    graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef" "$crates/graphdef-versions/tests/data/findings") ;;
     tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig") ;;
     ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden") ;;
   esac

@@ -1,12 +1,154 @@
 //! The wire-level GraphDef readers (version sniff, op scan, VersionDef rewrite) on arbitrary
-//! bytes: a value or a typed error, never a panic; and on anything prost decodes as a GraphDef,
-//! the sniffer and the op scan must read what prost reads.
+//! bytes: a value or a typed error, never a panic; and on anything TensorFlow's own parser
+//! reads as a GraphDef, the sniffer and the op scan must read what it reads.
+//!
+//! The reference is not prost. prost accepts bytes TensorFlow refuses: it reads a map field
+//! (`NodeDef.attr`...) whatever its wire type says, so a NodeDef whose `attr` tag was flipped
+//! to "start group" decodes with prost, while TF 2.21's `GraphDef.FromString` (upb) finds no
+//! end of that group and says "Wire format was corrupt"
+//! (`crates/graphdef-versions/tests/data/findings/`). And prost refuses bytes TensorFlow reads:
+//! a known field with another wire type than declared is an unknown field to upb and to
+//! protobuf's C++ runtime, skipped, not an error.
+//!
+//! So the reference walks the bytes by the schema itself (`proto/graphdef/`, compiled by
+//! protox at start), the way upb does: a field whose number and wire type match the schema is
+//! read (strings must be UTF-8, messages are walked in turn, packed repeated scalars must
+//! split exactly), anything else is an unknown field that only has to be well framed (groups
+//! closed by their own end tag); nesting deeper than upb's 100 levels is refused. What it
+//! accepts, it writes again without the unknown fields, and that canonical copy, which prost
+//! reads exactly as TensorFlow reads the input, is what the readers are compared with.
+//!
+//! One known difference is left on the safe side: a ten-byte varint whose last byte is above 1
+//! is read by upb (the bits past 64 are dropped) but refused by prost's varint reader, which
+//! this reference and the library share; the target checks nothing on such inputs.
 #![no_main]
+
+use std::sync::OnceLock;
 
 use graphdef_versions::schema::{GraphDef, VersionDef};
 use graphdef_versions::{rewrite_graph_def_versions, scan_ops, sniff};
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
+use prost::encoding::{WireType, decode_key, decode_varint, encode_key, encode_varint};
+use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
+
+/// upb's default nesting limit (`kUpb_WireFormat_DefaultDepthLimit`), messages and groups.
+const DEPTH_LIMIT: u32 = 100;
+
+fn graph_def_descriptor() -> &'static MessageDescriptor {
+    static GRAPH_DEF: OnceLock<MessageDescriptor> = OnceLock::new();
+    GRAPH_DEF.get_or_init(|| {
+        let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/../proto/graphdef");
+        let files = protox::compile(["graph.proto"], [schema]).expect("proto/graphdef compiles");
+        DescriptorPool::from_file_descriptor_set(files)
+            .expect("a valid descriptor set")
+            .get_message_by_name("tensorflow.GraphDef")
+            .expect("graph.proto declares tensorflow.GraphDef")
+    })
+}
+
+/// What TensorFlow's parser reads from `bytes` as a GraphDef, or `None` where it refuses them.
+fn tensorflow_parse(bytes: &[u8]) -> Option<GraphDef> {
+    let canonical = canonical(bytes, graph_def_descriptor(), 0)?;
+    Some(GraphDef::decode(canonical.as_slice()).expect("prost reads a canonical GraphDef"))
+}
+
+/// `bytes` as a `message`, rewritten without its unknown fields; `None` where upb refuses it.
+fn canonical(mut buf: &[u8], message: &MessageDescriptor, depth: u32) -> Option<Vec<u8>> {
+    if depth >= DEPTH_LIMIT {
+        return None;
+    }
+    let mut out = Vec::new();
+    while !buf.is_empty() {
+        let field_start = buf;
+        let (number, wire_type) = decode_key(&mut buf).ok()?;
+        let declared = message.get_field(number);
+        let Some(field) = declared.filter(|field| {
+            let kind = field.kind();
+            wire_type == kind.wire_type()
+                || (wire_type == WireType::LengthDelimited && field.is_list() && packable(&kind))
+        }) else {
+            skip_unknown(wire_type, number, &mut buf, depth)?;
+            continue;
+        };
+        if wire_type != WireType::LengthDelimited {
+            skip_unknown(wire_type, number, &mut buf, depth)?;
+            out.extend_from_slice(&field_start[..field_start.len() - buf.len()]);
+            continue;
+        }
+        let payload = length_delimited(&mut buf)?;
+        let payload = match field.kind() {
+            Kind::Message(inner) => canonical(payload, &inner, depth + 1)?,
+            Kind::String => std::str::from_utf8(payload).ok()?.as_bytes().to_vec(),
+            Kind::Bytes => payload.to_vec(),
+            scalar => {
+                split_packed(payload, &scalar)?;
+                payload.to_vec()
+            }
+        };
+        encode_key(number, WireType::LengthDelimited, &mut out);
+        encode_varint(payload.len() as u64, &mut out);
+        out.extend_from_slice(&payload);
+    }
+    Some(out)
+}
+
+fn packable(kind: &Kind) -> bool {
+    !matches!(kind, Kind::String | Kind::Bytes | Kind::Message(_))
+}
+
+/// A packed repeated scalar must split into whole elements.
+fn split_packed(mut payload: &[u8], kind: &Kind) -> Option<()> {
+    match kind.wire_type() {
+        WireType::Varint => {
+            while !payload.is_empty() {
+                decode_varint(&mut payload).ok()?;
+            }
+            Some(())
+        }
+        WireType::ThirtyTwoBit => payload.len().is_multiple_of(4).then_some(()),
+        WireType::SixtyFourBit => payload.len().is_multiple_of(8).then_some(()),
+        _ => None,
+    }
+}
+
+fn length_delimited<'a>(buf: &mut &'a [u8]) -> Option<&'a [u8]> {
+    let len = decode_varint(buf).ok()?;
+    if len > buf.len() as u64 {
+        return None;
+    }
+    let (payload, rest) = buf.split_at(len as usize);
+    *buf = rest;
+    Some(payload)
+}
+
+fn advance(buf: &mut &[u8], len: usize) -> Option<()> {
+    *buf = buf.get(len..)?;
+    Some(())
+}
+
+/// Steps over one unknown field; a group must end with its own end tag, within the depth limit.
+fn skip_unknown(wire_type: WireType, number: u32, buf: &mut &[u8], depth: u32) -> Option<()> {
+    match wire_type {
+        WireType::Varint => decode_varint(buf).ok().map(drop),
+        WireType::SixtyFourBit => advance(buf, 8),
+        WireType::ThirtyTwoBit => advance(buf, 4),
+        WireType::LengthDelimited => length_delimited(buf).map(drop),
+        WireType::StartGroup => {
+            if depth + 1 >= DEPTH_LIMIT {
+                return None;
+            }
+            loop {
+                let (inner, inner_type) = decode_key(buf).ok()?;
+                if inner_type == WireType::EndGroup {
+                    return (inner == number).then_some(());
+                }
+                skip_unknown(inner_type, inner, buf, depth + 1)?;
+            }
+        }
+        WireType::EndGroup => None,
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let summary = sniff(data);
@@ -19,31 +161,37 @@ fuzz_target!(|data: &[u8]| {
     };
     let rewritten = rewrite_graph_def_versions(data, &new);
 
-    if let Ok(graph) = GraphDef::decode(data) {
-        let summary = summary.expect("prost decoded it, so the sniffer must read it");
-        assert_eq!(summary.versions, graph.versions.clone().unwrap_or_default());
-        assert_eq!(summary.nodes, graph.node.len());
-        scanned.expect("prost decoded it, so the op scan must read it");
-        let expected: Vec<&str> = graph
-            .node
-            .iter()
-            .map(|n| n.op.as_str())
-            .chain(
-                graph
-                    .library
-                    .iter()
-                    .flat_map(|l| &l.function)
-                    .flat_map(|f| &f.node_def)
-                    .map(|n| n.op.as_str()),
-            )
-            .collect();
-        assert_eq!(ops, expected);
-        let rewritten = rewritten.expect("a decodable graph can be rewritten");
-        let mut graph = graph;
-        graph.versions = Some(new);
-        assert_eq!(
-            GraphDef::decode(rewritten.as_slice()).expect("rewrite stays decodable"),
+    let Some(graph) = tensorflow_parse(data) else {
+        return;
+    };
+    let summary = summary.expect("TensorFlow reads it, so the sniffer must read it");
+    assert_eq!(summary.versions, graph.versions.clone().unwrap_or_default());
+    assert_eq!(summary.has_versions, graph.versions.is_some());
+    assert_eq!(summary.nodes, graph.node.len());
+    assert_eq!(
+        summary.library_functions,
+        graph.library.as_ref().map_or(0, |l| l.function.len())
+    );
+    scanned.expect("TensorFlow reads it, so the op scan must read it");
+    let expected: Vec<&str> = graph
+        .node
+        .iter()
+        .map(|n| n.op.as_str())
+        .chain(
             graph
-        );
-    }
+                .library
+                .iter()
+                .flat_map(|l| &l.function)
+                .flat_map(|f| &f.node_def)
+                .map(|n| n.op.as_str()),
+        )
+        .collect();
+    assert_eq!(ops, expected);
+    let rewritten = rewritten.expect("a graph TensorFlow reads can be rewritten");
+    let mut graph = graph;
+    graph.versions = Some(new);
+    assert_eq!(
+        tensorflow_parse(&rewritten).expect("TensorFlow reads the rewritten graph"),
+        graph
+    );
 });

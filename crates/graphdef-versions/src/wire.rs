@@ -96,49 +96,37 @@ pub(crate) enum Value<'a> {
 }
 
 impl<'a> Field<'a> {
-    pub(crate) fn wire_type(&self) -> WireType {
+    /// The payload of a length-delimited field and the offset where it starts; `None` when
+    /// the field arrived with another wire type.
+    ///
+    /// A known field whose wire type does not match its declaration is an unknown field to
+    /// protobuf's own parsers (upb, which `GraphDef.FromString` uses, and the C++ runtime):
+    /// they skip it and keep reading. TensorFlow 2.21 reads a NodeDef whose `op` is sent as a
+    /// varint as a node without an op. So every reader of this crate skips such a field too.
+    pub(crate) fn payload(&self) -> Option<(&'a [u8], usize)> {
         match self.value {
-            Value::Varint(_) => WireType::Varint,
-            Value::Bytes(..) => WireType::LengthDelimited,
-            Value::Other(wire_type) => wire_type,
+            Value::Bytes(bytes, offset) => Some((bytes, offset)),
+            _ => None,
         }
     }
 
-    /// The payload of a length-delimited field; a typed error for any other wire type.
-    pub(crate) fn bytes(&self, message: &'static str) -> Result<(&'a [u8], usize), Error> {
+    /// The value of a varint field; `None` for any other wire type (see [`Field::payload`]).
+    pub(crate) fn varint(&self) -> Option<u64> {
         match self.value {
-            Value::Bytes(bytes, offset) => Ok((bytes, offset)),
-            _ => Err(self.wrong_type(message, WireType::LengthDelimited)),
+            Value::Varint(value) => Some(value),
+            _ => None,
         }
     }
 
-    /// The value of a varint field; a typed error for any other wire type.
-    pub(crate) fn varint(&self, message: &'static str) -> Result<u64, Error> {
-        match self.value {
-            Value::Varint(value) => Ok(value),
-            _ => Err(self.wrong_type(message, WireType::Varint)),
-        }
-    }
-
-    /// The value of a `string` field.
-    pub(crate) fn string(
-        &self,
-        message: &'static str,
-        what: &'static str,
-    ) -> Result<&'a str, Error> {
-        let (bytes, offset) = self.bytes(message)?;
-        std::str::from_utf8(bytes).map_err(|_| DecodeError::NotUtf8 { what, offset }.into())
-    }
-
-    pub(crate) fn wrong_type(&self, message: &'static str, wanted: WireType) -> Error {
-        DecodeError::WrongWireType {
-            message,
-            field: self.number,
-            offset: self.start,
-            found: self.wire_type(),
-            wanted,
-        }
-        .into()
+    /// The value of a `string` field; `None` for another wire type (see [`Field::payload`]),
+    /// a typed error when it is not UTF-8 (protobuf's parsers refuse such a proto3 string).
+    pub(crate) fn string(&self, what: &'static str) -> Result<Option<&'a str>, Error> {
+        let Some((bytes, offset)) = self.payload() else {
+            return Ok(None);
+        };
+        std::str::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| DecodeError::NotUtf8 { what, offset }.into())
     }
 }
 
@@ -289,22 +277,16 @@ mod tests {
             (fields[0].number, fields[0].start, fields[0].end),
             (1, 100, 103)
         );
-        assert_eq!(fields[0].varint("Test").unwrap(), 150);
-        assert_eq!(fields[1].bytes("Test").unwrap(), (&b"hi"[..], 105));
-        assert_eq!(fields[1].string("Test", "s").unwrap(), "hi");
+        assert_eq!(fields[0].varint(), Some(150));
+        assert_eq!(fields[1].payload(), Some((&b"hi"[..], 105)));
+        assert_eq!(fields[1].string("s").unwrap(), Some("hi"));
         assert_eq!(fields[1].key_len, 1);
-        assert_eq!(fields[2].wire_type(), WireType::ThirtyTwoBit);
+        assert_eq!(fields[2].value, Value::Other(WireType::ThirtyTwoBit));
         assert_eq!(fields[2].end, 112);
-        assert!(matches!(
-            fields[2].varint("Test"),
-            Err(Error::Decode(DecodeError::WrongWireType {
-                field: 3,
-                offset: 107,
-                found: WireType::ThirtyTwoBit,
-                wanted: WireType::Varint,
-                ..
-            }))
-        ));
+        // Another wire type than the one asked for is an unknown field, not an error.
+        assert_eq!(fields[2].varint(), None);
+        assert_eq!(fields[0].payload(), None);
+        assert_eq!(fields[0].string("s"), Ok(None));
     }
 
     #[test]

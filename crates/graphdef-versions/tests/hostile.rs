@@ -147,65 +147,57 @@ fn huge_lengths_are_refused_before_anything_is_allocated() {
 }
 
 #[test]
-fn wrong_wire_types_are_typed_errors() {
-    // versions (4) as a varint.
+fn known_fields_with_another_wire_type_are_unknown_fields_as_tensorflow_reads_them() {
+    // Protobuf's own parsers (upb behind TF 2.21's `GraphDef.FromString`, and C++) skip a known
+    // field whose wire type does not match its declaration, as an unknown field. Checked with
+    // TF 2.21: a NodeDef whose op is a varint parses as a node with op "", `versions` sent as a
+    // varint parses as a graph without versions. prost refuses these; TF does not.
+    // versions (4) as a varint: no versions.
     let mut bytes = key(4, WireType::Varint);
     bytes.push(7);
-    let error = sniff(&bytes).unwrap_err();
-    assert_eq!(
-        error,
-        Error::Decode(DecodeError::WrongWireType {
-            message: "GraphDef",
-            field: 4,
-            offset: 0,
-            found: WireType::Varint,
-            wanted: WireType::LengthDelimited,
-        })
+    let summary = sniff(&bytes).unwrap();
+    assert!(!summary.has_versions);
+    assert_eq!(summary.versions, VersionDef::default());
+    assert!(
+        GraphDef::decode(bytes.as_slice()).is_err(),
+        "prost is stricter than TF"
     );
-    assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
-    // producer (1 in VersionDef) as bytes.
-    let bytes = field(4, &field(1, &[0]));
-    assert!(matches!(
-        sniff(&bytes),
-        Err(Error::Decode(DecodeError::WrongWireType {
-            message: "VersionDef",
-            field: 1,
-            offset: 2,
-            ..
-        }))
-    ));
-    // bad_consumers (3) as fixed32.
+    // ... and a rewrite adds a real one after it, leaving the unknown field as it was.
+    let rewritten = rewrite_graph_def_versions(&bytes, &versions(9, 1, &[])).unwrap();
+    assert!(rewritten.starts_with(&bytes));
+    assert_eq!(sniff(&rewritten).unwrap().versions, versions(9, 1, &[]));
+    // producer (1 in VersionDef) as bytes: skipped, min_consumer still read.
+    let mut payload = field(1, &[0]);
+    payload.extend([0x10, 3]);
+    let summary = sniff(&field(4, &payload)).unwrap();
+    assert!(summary.has_versions);
+    assert_eq!(summary.versions, versions(0, 3, &[]));
+    // bad_consumers (3) as fixed32: skipped; as a varint and packed: both read.
     let mut payload = key(3, WireType::ThirtyTwoBit);
     payload.extend([1, 0, 0, 0]);
-    let bytes = field(4, &payload);
-    assert!(matches!(
-        sniff(&bytes),
-        Err(Error::Decode(DecodeError::WrongWireType {
-            message: "VersionDef",
-            field: 3,
-            ..
-        }))
-    ));
-    // NodeDef.op as a varint.
+    payload.extend([0x18, 5]);
+    payload.extend(field(3, &[6, 7]));
+    assert_eq!(
+        sniff(&field(4, &payload)).unwrap().versions.bad_consumers,
+        [5, 6, 7]
+    );
+    // NodeDef.op as a varint: a node without an op; a later real op still counts.
     let mut node = key(2, WireType::Varint);
     node.push(1);
-    let bytes = field(1, &node);
-    assert!(matches!(
-        distinct_ops(&bytes),
-        Err(Error::Decode(DecodeError::WrongWireType {
-            message: "NodeDef",
-            field: 2,
-            offset: 2,
-            ..
-        }))
-    ));
-    // The deprecated GraphDef.version (3) as bytes.
+    assert_eq!(distinct_ops(&field(1, &node)).unwrap(), [""]);
+    node.extend(field(2, b"Const"));
+    node.extend(key(2, WireType::SixtyFourBit));
+    node.extend([0; 8]);
+    assert_eq!(distinct_ops(&field(1, &node)).unwrap(), ["Const"]);
+    // A node (1) or library (2) as a varint is no node and no library.
+    let bytes = [0x08, 0x05, 0x10, 0x01];
+    assert_eq!(sniff(&bytes).unwrap().nodes, 0);
+    assert_eq!(sniff(&bytes).unwrap().library_functions, 0);
+    assert!(distinct_ops(&bytes).unwrap().is_empty());
+    // The deprecated GraphDef.version (3) as bytes: no legacy version.
     let mut bytes = key(3, WireType::LengthDelimited);
     bytes.push(0);
-    assert!(matches!(
-        sniff(&bytes),
-        Err(Error::Decode(DecodeError::WrongWireType { field: 3, .. }))
-    ));
+    assert_eq!(sniff(&bytes).unwrap().legacy_version, None);
     // A lone end-group tag.
     let bytes = key(9, WireType::EndGroup);
     assert!(matches!(
@@ -239,6 +231,45 @@ fn unknown_fields_and_groups_are_skipped_like_prost_does() {
     assert!(rewritten.ends_with(&[0; 8]));
     // bad_consumers is packed: versions shrinks from 7 bytes (08 05 10 01 1a 01 02) to 4.
     assert_eq!(rewritten.len(), bytes.len() - 3);
+}
+
+/// `fuzz/run.sh` once stopped on this input: prost decodes it, TensorFlow does not.
+#[test]
+fn a_map_field_with_a_group_tag_is_refused_as_tensorflow_refuses_it() {
+    let bytes = data_bytes("findings/graphdef_sniff-prost-accepts-tf-refuses.bin");
+    // Byte 17185 is the tag of a NodeDef.attr entry, field 5, written as "start group" (2b)
+    // instead of "length-delimited" (2a). prost reads map fields without looking at the wire
+    // type, so for prost it is still an attr entry.
+    assert_eq!(bytes[17185], 0x2b);
+    let decoded = GraphDef::decode(bytes.as_slice()).expect("prost is lax about map fields");
+    assert_eq!(decoded.node.len(), 304);
+    // TF 2.21's `GraphDef.FromString` (upb) reads field 5 with that tag as an unknown group,
+    // finds no end-group tag for it and refuses the bytes ("Wire format was corrupt"). The op
+    // scan reads every NodeDef and refuses them there too.
+    let error = distinct_ops(&bytes).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Decode(DecodeError::Malformed {
+                offset: 17185,
+                expected: "NodeDef",
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+    assert!(
+        judge(
+            &bytes,
+            &Consumer::tensorflow_graph_def(),
+            &Registry::tensorflow()
+        )
+        .is_err()
+    );
+    // The sniffer steps over whole nodes, so the versions still read; they are not the problem.
+    let summary = sniff(&bytes).unwrap();
+    assert_eq!(summary.nodes, 304);
+    assert_eq!(Some(summary.versions), decoded.versions);
 }
 
 #[test]
