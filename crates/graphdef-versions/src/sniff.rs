@@ -19,9 +19,11 @@ use std::collections::HashSet;
 
 use prost::Message;
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::schema::VersionDef;
-use crate::wire::{Fields, Value, check_size, packed_varints, put_bytes_field, put_payload};
+use crate::wire::{
+    Fields, Value, check_size, last_payload, packed_varints, put_bytes_field, put_payload,
+};
 
 /// Field numbers of `GraphDef` (`tensorflow/core/framework/graph.proto`).
 mod graph_def {
@@ -163,6 +165,7 @@ pub(crate) fn scan_part<'a, F>(bytes: &'a [u8], offset: usize, visit: &mut F) ->
 where
     F: FnMut(OpUse<'a>),
 {
+    let mut names = OpNames::new();
     for field in Fields::new(bytes, offset, "GraphDef") {
         let field = field?;
         // A known field with another wire type is an unknown field (see `Field::payload`).
@@ -171,7 +174,7 @@ where
         };
         match field.number {
             graph_def::NODE => visit(OpUse {
-                op: node_op(payload, at)?,
+                op: node_op(payload, at, &mut names)?,
                 in_library: false,
             }),
             graph_def::LIBRARY => {
@@ -188,7 +191,7 @@ where
                         if let (FUNCTION_NODE_DEF, Some((node, at))) = (node.number, node.payload())
                         {
                             visit(OpUse {
-                                op: node_op(node, at)?,
+                                op: node_op(node, at, &mut names)?,
                                 in_library: true,
                             });
                         }
@@ -202,17 +205,49 @@ where
 }
 
 /// The `op` of a serialized NodeDef: the last occurrence wins, absent means "".
-fn node_op(node: &[u8], offset: usize) -> Result<&str, Error> {
-    let mut op = "";
-    for field in Fields::new(node, offset, "NodeDef") {
-        let field = field?;
-        if field.number == NODE_DEF_OP
-            && let Some(value) = field.string("NodeDef.op")?
-        {
-            op = value;
+fn node_op<'a>(node: &'a [u8], offset: usize, names: &mut OpNames<'a>) -> Result<&'a str, Error> {
+    match last_payload(node, offset, "NodeDef", NODE_DEF_OP)? {
+        Some((op, at)) => names.text(op, at),
+        None => Ok(""),
+    }
+}
+
+/// The op names met so far, to check each distinct name's UTF-8 about once.
+///
+/// A graph uses few distinct ops over many nodes. A name equal to one checked before is the
+/// same valid text, so comparing it with the name last seen in its bucket (by length, first
+/// and last byte) replaces most UTF-8 checks. The `&str` returned is then that earlier name:
+/// equal text, borrowed from the same input.
+struct OpNames<'a> {
+    recent: [&'a str; OpNames::BUCKETS],
+}
+
+impl<'a> OpNames<'a> {
+    const BUCKETS: usize = 64;
+
+    fn new() -> Self {
+        OpNames {
+            recent: [""; OpNames::BUCKETS],
         }
     }
-    Ok(op)
+
+    fn text(&mut self, name: &'a [u8], offset: usize) -> Result<&'a str, Error> {
+        let (first, last) = match name {
+            [first, .., last] => (usize::from(*first), usize::from(*last)),
+            [only] => (usize::from(*only), 0),
+            [] => (0, 0),
+        };
+        let bucket = (name.len().wrapping_mul(7) ^ first ^ last.wrapping_mul(3)) % OpNames::BUCKETS;
+        if self.recent[bucket].as_bytes() == name {
+            return Ok(self.recent[bucket]);
+        }
+        let text = std::str::from_utf8(name).map_err(|_| DecodeError::NotUtf8 {
+            what: "NodeDef.op",
+            offset,
+        })?;
+        self.recent[bucket] = text;
+        Ok(text)
+    }
 }
 
 /// The distinct ops a serialized GraphDef uses (graph and library), in order of first use.

@@ -151,6 +151,8 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// Any field, by the general decoder; every malformed input ends here.
+    #[inline(never)]
     fn read(&mut self) -> Result<Field<'a>, Error> {
         let start = self.offset;
         let mut buf = self.rest;
@@ -197,17 +199,101 @@ impl<'a> Fields<'a> {
     }
 }
 
+impl<'a> Fields<'a> {
+    /// The common case, read without the general decoder: a one-byte tag (fields 1 to 15)
+    /// followed by a one-byte varint or a one-byte length (values and lengths below 128). A
+    /// graph's nodes and almost all of their fields look like this. Anything else, including
+    /// every malformed input, is left to [`Fields::read`]'s general path.
+    #[inline]
+    fn read_short(&mut self) -> Option<Field<'a>> {
+        let [key, first, rest @ ..] = self.rest else {
+            return None;
+        };
+        let (key, first) = (*key, *first);
+        // Field number 0 (key below 8) and two-byte values take the general path.
+        if !(8..0x80).contains(&key) || first >= 0x80 {
+            return None;
+        }
+        let start = self.offset;
+        let (value, consumed) = match key & 7 {
+            0 => (Value::Varint(u64::from(first)), 2),
+            2 => {
+                let payload = rest.get(..usize::from(first))?;
+                (Value::Bytes(payload, start + 2), 2 + payload.len())
+            }
+            _ => return None,
+        };
+        self.rest = &self.rest[consumed..];
+        self.offset += consumed;
+        Some(Field {
+            number: u32::from(key >> 3),
+            start,
+            end: self.offset,
+            key_len: 1,
+            value,
+        })
+    }
+}
+
 impl<'a> Iterator for Fields<'a> {
     type Item = Result<Field<'a>, Error>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() || self.failed {
             return None;
+        }
+        if let Some(field) = self.read_short() {
+            return Some(Ok(field));
         }
         let field = self.read();
         self.failed = field.is_err();
         Some(field)
     }
+}
+
+/// The payload of the last length-delimited field `number` of a message, and where it starts;
+/// `None` when there is none. Every field's framing is checked as [`Fields`] checks it.
+///
+/// This is the op scan's inner loop, run once per node: fields with a one-byte tag and a
+/// one-byte length or value (nearly every field of a NodeDef) are stepped over without
+/// building a [`Field`]; from the first other field on, [`Fields`] reads the rest.
+pub(crate) fn last_payload<'a>(
+    bytes: &'a [u8],
+    offset: usize,
+    message: &'static str,
+    number: u32,
+) -> Result<Option<(&'a [u8], usize)>, Error> {
+    let mut found = None;
+    let mut at = 0;
+    while let (Some(&key), Some(&first)) = (bytes.get(at), bytes.get(at + 1)) {
+        if !(8..0x80).contains(&key) || first >= 0x80 {
+            break;
+        }
+        match key & 7 {
+            0 => at += 2,
+            2 => {
+                let end = at + 2 + usize::from(first);
+                let Some(payload) = bytes.get(at + 2..end) else {
+                    break;
+                };
+                if u32::from(key >> 3) == number {
+                    found = Some((payload, offset + at + 2));
+                }
+                at = end;
+            }
+            _ => break,
+        }
+    }
+    for field in Fields::new(&bytes[at..], offset + at, message) {
+        let field = field?;
+        if field.number == number
+            && let Some(payload) = field.payload()
+        {
+            found = Some(payload);
+        }
+    }
+    Ok(found)
 }
 
 /// Checks that `bytes` may be a protobuf message at all: not above 2 GiB.

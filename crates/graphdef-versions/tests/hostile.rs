@@ -8,9 +8,9 @@ use graphdef_versions::schema::{
     FunctionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, SavedModel, VersionDef,
 };
 use graphdef_versions::{
-    Artifact, Consumer, DecodeError, Error, GraphSummary, Kind, Refusal, Registry, WireType,
-    decode_graphs, distinct_ops, judge, rewrite_graph_def_versions, rewrite_versions, scan_ops,
-    sniff,
+    Artifact, Consumer, DecodeError, Error, GraphSummary, Kind, Refusal, Registry, Version,
+    WireType, decode_graphs, distinct_ops, judge, rewrite_graph_def_versions, rewrite_versions,
+    scan_ops, sniff,
 };
 use proptest::prelude::*;
 use prost::Message;
@@ -455,6 +455,110 @@ fn registries_refuse_duplicates_and_hold_your_own_ops() {
     );
     assert!(registry.assess(["MyOp"], 39.into()).first_error().is_none());
     assert!(Registry::tensorflow().get("Conv2D").is_none());
+}
+
+/// Lookups are a hash probe: every registered name is found, and nothing else, whatever the
+/// names look like (short, long, sharing their first and last bytes, empty).
+#[test]
+fn registry_lookups_find_exactly_the_registered_ops() {
+    let tf = Registry::tensorflow();
+    for op in graphdef_versions::TF_DEPRECATED_OPS {
+        assert_eq!(tf.get(&op.name), Some(op), "{}", op.name);
+        // Near misses: a byte more, a byte less, one byte changed in the middle.
+        let name = op.name.as_ref();
+        for near in [
+            format!("{name}X"),
+            name[..name.len() - 1].to_string(),
+            format!(
+                "{}#{}",
+                &name[..name.len() / 2],
+                &name[name.len() / 2 + 1..]
+            ),
+        ] {
+            assert!(tf.get(&near).is_none(), "{near}");
+        }
+    }
+    for absent in [
+        "",
+        "T",
+        "To",
+        "Top",
+        "TopKV2",
+        "Const",
+        "TensorArrayV3",
+        "Placeholder",
+    ] {
+        assert!(tf.get(absent).is_none(), "{absent}");
+    }
+    // Names that agree on their length and first and last eight bytes differ only in the
+    // middle: the comparison after the hash tells them apart.
+    let mut registry = Registry::empty();
+    let names: Vec<String> = (0..300)
+        .map(|i| format!("SameStart_{i:03}_SameEnds"))
+        .chain((0..4).map(|i| "x".repeat(i)))
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        registry
+            .register(graphdef_versions::DeprecatedOp::new(
+                name.clone(),
+                Version::new(i as i32),
+                "gone",
+            ))
+            .unwrap();
+    }
+    assert_eq!(registry.len(), names.len());
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(registry.get(name).unwrap().version, Version::new(i as i32));
+    }
+    assert!(registry.get("SameStart_300_SameEnds").is_none());
+    assert!(registry.get("xxxx").is_none());
+}
+
+proptest! {
+    /// Whatever the registry holds, a lookup answers as a search through its ops would.
+    #[test]
+    fn registry_lookups_agree_with_a_linear_search(
+        names in prop::collection::btree_set("[A-Za-z0-9_]{0,24}", 0..80),
+        probes in prop::collection::vec("[A-Za-z0-9_]{0,24}", 0..40),
+    ) {
+        let mut registry = Registry::empty();
+        for name in &names {
+            registry.register(graphdef_versions::DeprecatedOp::new(name.clone(), Version::new(1), "")).unwrap();
+        }
+        for probe in names.iter().chain(&probes) {
+            let expected = registry.iter().find(|op| op.name == probe.as_str());
+            prop_assert_eq!(registry.get(probe), expected);
+        }
+    }
+}
+
+#[test]
+fn op_names_are_checked_even_when_a_like_name_came_before() {
+    // "Const" and these five bytes share length, first and last byte: the scan remembers
+    // "Const" as valid text, but must still refuse the other.
+    let mut bytes = field(1, &field(2, b"Const"));
+    bytes.extend(field(1, &field(2, &[b'C', 0xff, 0xfe, 0xfd, b't'])));
+    assert!(matches!(
+        distinct_ops(&bytes),
+        Err(Error::Decode(DecodeError::NotUtf8 {
+            what: "NodeDef.op",
+            ..
+        }))
+    ));
+    // Repeated names read the same, in graph and library alike.
+    let mut ops = Vec::new();
+    let repeated = graph(&["Const", "Relu", "Const"], &["Relu", "Const"], None).encode_to_vec();
+    scan_ops(&repeated, |site| ops.push((site.op, site.in_library))).unwrap();
+    assert_eq!(
+        ops,
+        [
+            ("Const", false),
+            ("Relu", false),
+            ("Const", false),
+            ("Relu", true),
+            ("Const", true)
+        ]
+    );
 }
 
 fn arbitrary_graph() -> impl Strategy<Value = GraphDef> {
