@@ -13,14 +13,15 @@
 //! So the reference walks the bytes by the schema itself (`proto/graphdef/`, compiled by
 //! protox at start), the way upb does: a field whose number and wire type match the schema is
 //! read (strings must be UTF-8, messages are walked in turn, packed repeated scalars must
-//! split exactly), anything else is an unknown field that only has to be well framed (groups
+//! split exactly; varints are written again in their shortest form), anything else is an
+//! unknown field that only has to be well framed (groups
 //! closed by their own end tag); nesting deeper than upb's 100 levels is refused. What it
 //! accepts, it writes again without the unknown fields, and that canonical copy, which prost
 //! reads exactly as TensorFlow reads the input, is what the readers are compared with.
 //!
-//! One known difference is left on the safe side: a ten-byte varint whose last byte is above 1
-//! is read by upb (the bits past 64 are dropped) but refused by prost's varint reader, which
-//! this reference and the library share; the target checks nothing on such inputs.
+//! Varints follow upb too (checked against TF 2.21): a value takes at most ten bytes and the
+//! bits past the 64th are dropped (prost refuses a tenth byte above 1); a tag or a length takes
+//! at most five bytes (prost reads longer, zero-padded ones).
 #![no_main]
 
 use std::sync::OnceLock;
@@ -29,7 +30,7 @@ use graphdef_versions::schema::{GraphDef, VersionDef};
 use graphdef_versions::{rewrite_graph_def_versions, scan_ops, sniff};
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
-use prost::encoding::{WireType, decode_key, decode_varint, encode_key, encode_varint};
+use prost::encoding::{WireType, encode_key, encode_varint};
 use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 
 /// upb's default nesting limit (`kUpb_WireFormat_DefaultDepthLimit`), messages and groups.
@@ -60,8 +61,7 @@ fn canonical(mut buf: &[u8], message: &MessageDescriptor, depth: u32) -> Option<
     }
     let mut out = Vec::new();
     while !buf.is_empty() {
-        let field_start = buf;
-        let (number, wire_type) = decode_key(&mut buf).ok()?;
+        let (number, wire_type) = read_key(&mut buf)?;
         let declared = message.get_field(number);
         let Some(field) = declared.filter(|field| {
             let kind = field.kind();
@@ -71,22 +71,32 @@ fn canonical(mut buf: &[u8], message: &MessageDescriptor, depth: u32) -> Option<
             skip_unknown(wire_type, number, &mut buf, depth)?;
             continue;
         };
-        if wire_type != WireType::LengthDelimited {
-            skip_unknown(wire_type, number, &mut buf, depth)?;
-            out.extend_from_slice(&field_start[..field_start.len() - buf.len()]);
-            continue;
+        encode_key(number, wire_type, &mut out);
+        match wire_type {
+            // Written again in prost's (shortest) form, with the value upb reads.
+            WireType::Varint => {
+                encode_varint(read_varint(&mut buf, 10)?, &mut out);
+                continue;
+            }
+            WireType::ThirtyTwoBit | WireType::SixtyFourBit => {
+                let width = if wire_type == WireType::ThirtyTwoBit {
+                    4
+                } else {
+                    8
+                };
+                out.extend_from_slice(buf.get(..width)?);
+                buf = &buf[width..];
+                continue;
+            }
+            _ => {}
         }
         let payload = length_delimited(&mut buf)?;
         let payload = match field.kind() {
             Kind::Message(inner) => canonical(payload, &inner, depth + 1)?,
             Kind::String => std::str::from_utf8(payload).ok()?.as_bytes().to_vec(),
             Kind::Bytes => payload.to_vec(),
-            scalar => {
-                split_packed(payload, &scalar)?;
-                payload.to_vec()
-            }
+            scalar => split_packed(payload, &scalar)?,
         };
-        encode_key(number, WireType::LengthDelimited, &mut out);
         encode_varint(payload.len() as u64, &mut out);
         out.extend_from_slice(&payload);
     }
@@ -97,24 +107,47 @@ fn packable(kind: &Kind) -> bool {
     !matches!(kind, Kind::String | Kind::Bytes | Kind::Message(_))
 }
 
-/// A packed repeated scalar must split into whole elements.
-fn split_packed(mut payload: &[u8], kind: &Kind) -> Option<()> {
+/// A packed repeated scalar must split into whole elements; varints are written again in
+/// their shortest form.
+fn split_packed(mut payload: &[u8], kind: &Kind) -> Option<Vec<u8>> {
     match kind.wire_type() {
         WireType::Varint => {
+            let mut out = Vec::new();
             while !payload.is_empty() {
-                decode_varint(&mut payload).ok()?;
+                encode_varint(read_varint(&mut payload, 10)?, &mut out);
             }
-            Some(())
+            Some(out)
         }
-        WireType::ThirtyTwoBit => payload.len().is_multiple_of(4).then_some(()),
-        WireType::SixtyFourBit => payload.len().is_multiple_of(8).then_some(()),
+        WireType::ThirtyTwoBit => payload.len().is_multiple_of(4).then(|| payload.to_vec()),
+        WireType::SixtyFourBit => payload.len().is_multiple_of(8).then(|| payload.to_vec()),
         _ => None,
     }
 }
 
+/// A varint of at most `max_len` bytes, the bits past the 64th dropped.
+fn read_varint(buf: &mut &[u8], max_len: usize) -> Option<u64> {
+    let mut value = 0u64;
+    for (at, &byte) in buf.iter().take(max_len).enumerate() {
+        value |= u64::from(byte & 0x7f) << (7 * at);
+        if byte < 0x80 {
+            *buf = &buf[at + 1..];
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// A tag: at most five bytes, a 32-bit value, a field number above 0, a wire type below 6.
+fn read_key(buf: &mut &[u8]) -> Option<(u32, WireType)> {
+    let key = u32::try_from(read_varint(buf, 5)?).ok()?;
+    let wire_type = WireType::try_from(u64::from(key & 7)).ok()?;
+    let number = key >> 3;
+    (number > 0).then_some((number, wire_type))
+}
+
 fn length_delimited<'a>(buf: &mut &'a [u8]) -> Option<&'a [u8]> {
-    let len = decode_varint(buf).ok()?;
-    if len > buf.len() as u64 {
+    let len = read_varint(buf, 5)?;
+    if len > i32::MAX as u64 || len > buf.len() as u64 {
         return None;
     }
     let (payload, rest) = buf.split_at(len as usize);
@@ -130,7 +163,7 @@ fn advance(buf: &mut &[u8], len: usize) -> Option<()> {
 /// Steps over one unknown field; a group must end with its own end tag, within the depth limit.
 fn skip_unknown(wire_type: WireType, number: u32, buf: &mut &[u8], depth: u32) -> Option<()> {
     match wire_type {
-        WireType::Varint => decode_varint(buf).ok().map(drop),
+        WireType::Varint => read_varint(buf, 10).map(drop),
         WireType::SixtyFourBit => advance(buf, 8),
         WireType::ThirtyTwoBit => advance(buf, 4),
         WireType::LengthDelimited => length_delimited(buf).map(drop),
@@ -139,7 +172,7 @@ fn skip_unknown(wire_type: WireType, number: u32, buf: &mut &[u8], depth: u32) -
                 return None;
             }
             loop {
-                let (inner, inner_type) = decode_key(buf).ok()?;
+                let (inner, inner_type) = read_key(buf)?;
                 if inner_type == WireType::EndGroup {
                     return (inner == number).then_some(());
                 }

@@ -161,7 +161,7 @@ impl<'a> Fields<'a> {
         let key_len = self.rest.len() - buf.len();
         let value = match wire_type {
             prost::encoding::WireType::Varint => {
-                Value::Varint(decode_varint(&mut buf).map_err(malformed)?)
+                Value::Varint(read_varint(&mut buf).map_err(malformed)?)
             }
             prost::encoding::WireType::LengthDelimited => {
                 let len = decode_varint(&mut buf).map_err(malformed)?;
@@ -182,7 +182,7 @@ impl<'a> Fields<'a> {
                 Value::Bytes(payload, payload_offset)
             }
             other => {
-                skip_field(other, number, &mut buf, DecodeContext::default()).map_err(malformed)?;
+                skip_other(other, number, &mut buf).map_err(malformed)?;
                 Value::Other(WireType::from_prost(other))
             }
         };
@@ -296,6 +296,78 @@ pub(crate) fn last_payload<'a>(
     Ok(found)
 }
 
+/// A varint value as protobuf's own parsers read it (upb's `_upb_Decoder_DecodeVarint`, and
+/// the C++ runtime): at most ten bytes, the bits past the 64th dropped. prost refuses a tenth
+/// byte above 1, which TensorFlow 2.21 reads (an int32 field written as ten bytes ending in
+/// `7f` is -1). Anything else prost's reader would refuse is refused, with prost's error.
+fn read_varint(buf: &mut &[u8]) -> Result<u64, prost::DecodeError> {
+    let mut value = 0u64;
+    for (at, &byte) in buf.iter().take(10).enumerate() {
+        value |= u64::from(byte & 0x7f) << (7 * at);
+        if byte < 0x80 {
+            *buf = &buf[at + 1..];
+            return Ok(value);
+        }
+    }
+    // Cut short, or longer than ten bytes: prost says which.
+    decode_varint(buf)
+}
+
+/// Steps over a fixed-width field or a group (with everything in it, nested groups too), as
+/// [`skip_field`] does but reading varints as [`read_varint`] does; where that fails, prost's
+/// own skip gives the error.
+fn skip_other(
+    wire_type: prost::encoding::WireType,
+    number: u32,
+    buf: &mut &[u8],
+) -> Result<(), prost::DecodeError> {
+    let mut rest = *buf;
+    if skip_lenient(wire_type, number, &mut rest, 0).is_some() {
+        *buf = rest;
+        return Ok(());
+    }
+    skip_field(wire_type, number, buf, DecodeContext::default())
+}
+
+/// Groups nest at most this deep, as in prost's and upb's default limit.
+const GROUP_DEPTH_LIMIT: u32 = 100;
+
+fn skip_lenient(
+    wire_type: prost::encoding::WireType,
+    number: u32,
+    buf: &mut &[u8],
+    depth: u32,
+) -> Option<()> {
+    use prost::encoding::WireType as Prost;
+    let advance = |buf: &mut &[u8], len: u64| {
+        let len = usize::try_from(len).ok()?;
+        *buf = buf.get(len..)?;
+        Some(())
+    };
+    match wire_type {
+        Prost::Varint => read_varint(buf).ok().map(drop),
+        Prost::SixtyFourBit => advance(buf, 8),
+        Prost::ThirtyTwoBit => advance(buf, 4),
+        Prost::LengthDelimited => {
+            let len = decode_varint(buf).ok()?;
+            advance(buf, len)
+        }
+        Prost::StartGroup => {
+            if depth >= GROUP_DEPTH_LIMIT {
+                return None;
+            }
+            loop {
+                let (inner, inner_type) = decode_key(buf).ok()?;
+                if inner_type == Prost::EndGroup {
+                    return (inner == number).then_some(());
+                }
+                skip_lenient(inner_type, inner, buf, depth + 1)?;
+            }
+        }
+        Prost::EndGroup => None,
+    }
+}
+
 /// Checks that `bytes` may be a protobuf message at all: not above 2 GiB.
 pub(crate) fn check_size(bytes: &[u8]) -> Result<(), Error> {
     check_len(bytes.len() as u64)
@@ -330,7 +402,7 @@ pub(crate) fn packed_varints(
     let whole = payload.len();
     while !payload.is_empty() {
         let start = offset + (whole - payload.len());
-        each(decode_varint(&mut payload).map_err(|source| malformed(start, message, source))?);
+        each(read_varint(&mut payload).map_err(|source| malformed(start, message, source))?);
     }
     Ok(())
 }

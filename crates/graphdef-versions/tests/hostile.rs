@@ -212,6 +212,53 @@ fn known_fields_with_another_wire_type_are_unknown_fields_as_tensorflow_reads_th
 }
 
 #[test]
+fn ten_byte_varints_read_as_tensorflow_reads_them() {
+    // Checked with TF 2.21's `GraphDef.FromString`: a varint of ten bytes whose last byte is
+    // above 1 is read with the bits past the 64th dropped (prost refuses it). So a producer
+    // written as ff ff ff ff ff ff ff ff ff 7f is -1, in VersionDef, packed, in an unknown
+    // field or inside an unknown group alike.
+    let big = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f];
+    let mut producer = vec![0x08];
+    producer.extend(big);
+    let bytes = field(4, &producer);
+    assert!(
+        GraphDef::decode(bytes.as_slice()).is_err(),
+        "prost is stricter"
+    );
+    assert_eq!(sniff(&bytes).unwrap().versions.producer, -1);
+    assert_eq!(
+        sniff(&field(4, &field(3, &big)))
+            .unwrap()
+            .versions
+            .bad_consumers,
+        [-1]
+    );
+    let mut unknown = key(15, WireType::Varint);
+    unknown.extend(big);
+    let mut group = key(12, WireType::StartGroup);
+    group.extend(&unknown);
+    group.extend(key(12, WireType::EndGroup));
+    for bytes in [&unknown, &group] {
+        assert_eq!(sniff(bytes).unwrap(), GraphSummary::default());
+    }
+    // Eleven bytes are no varint, for TF too ("Wire format was corrupt").
+    let mut eleven = key(15, WireType::Varint);
+    eleven.extend([0xff; 10]);
+    eleven.push(0x01);
+    assert!(matches!(
+        sniff(&eleven),
+        Err(Error::Decode(DecodeError::Malformed { offset: 0, .. }))
+    ));
+    // A group that never ends, or ends with another field's tag, is refused.
+    let mut open = key(12, WireType::StartGroup);
+    open.extend(key(1, WireType::Varint));
+    open.push(1);
+    assert!(sniff(&open).is_err());
+    open.extend(key(13, WireType::EndGroup));
+    assert!(sniff(&open).is_err());
+}
+
+#[test]
 fn unknown_fields_and_groups_are_skipped_like_prost_does() {
     let mut bytes = graph(&["Const"], &[], Some(versions(5, 1, &[2]))).encode_to_vec();
     bytes.extend(key(99, WireType::ThirtyTwoBit));
