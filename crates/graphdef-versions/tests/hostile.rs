@@ -319,6 +319,21 @@ fn a_map_field_with_a_group_tag_is_refused_as_tensorflow_refuses_it() {
     assert_eq!(Some(summary.versions), decoded.versions);
 }
 
+/// A graph whose tensors hold NaN doubles reads and rewrites like any other.
+#[test]
+fn nan_values_do_not_disturb_the_readers() {
+    let bytes = data_bytes("findings/graphdef_sniff-nan-in-packed-double.bin");
+    let decoded = GraphDef::decode(bytes.as_slice()).unwrap();
+    let summary = sniff(&bytes).unwrap();
+    assert_eq!(summary.nodes, decoded.node.len());
+    let ops = distinct_ops(&bytes).unwrap();
+    assert!(ops.contains(&"MatMul"), "{ops:?}");
+    let rewritten = rewrite_graph_def_versions(&bytes, &versions(9, 1, &[])).unwrap();
+    let read_back = GraphDef::decode(rewritten.as_slice()).unwrap();
+    assert_eq!(read_back.versions, Some(versions(9, 1, &[])));
+    assert_eq!(read_back.node.len(), decoded.node.len());
+}
+
 #[test]
 fn op_names_must_be_utf8() {
     let bytes = field(1, &field(2, &[0xc3, 0x28]));
