@@ -205,8 +205,14 @@ fn skip_unknown(wire_type: WireType, number: u32, buf: &mut &[u8], depth: u32) -
 
 fuzz_target!(|data: &[u8]| {
     let summary = sniff(data);
-    let mut ops = Vec::new();
-    let scanned = scan_ops(data, |site| ops.push(site.op));
+    let (mut graph_ops, mut library_ops) = (Vec::new(), Vec::new());
+    let scanned = scan_ops(data, |site| {
+        if site.in_library {
+            library_ops.push(site.op);
+        } else {
+            graph_ops.push(site.op);
+        }
+    });
     let new = VersionDef {
         producer: 2474,
         min_consumer: 3,
@@ -226,20 +232,18 @@ fuzz_target!(|data: &[u8]| {
         graph.library.as_ref().map_or(0, |l| l.function.len())
     );
     scanned.expect("TensorFlow reads it, so the op scan must read it");
+    // The scan reports ops in wire order, where a library may come before some nodes: the
+    // graph's ops and the library's are each in order.
+    let expected: Vec<&str> = graph.node.iter().map(|n| n.op.as_str()).collect();
+    assert_eq!(graph_ops, expected);
     let expected: Vec<&str> = graph
-        .node
+        .library
         .iter()
+        .flat_map(|l| &l.function)
+        .flat_map(|f| &f.node_def)
         .map(|n| n.op.as_str())
-        .chain(
-            graph
-                .library
-                .iter()
-                .flat_map(|l| &l.function)
-                .flat_map(|f| &f.node_def)
-                .map(|n| n.op.as_str()),
-        )
         .collect();
-    assert_eq!(ops, expected);
+    assert_eq!(library_ops, expected);
     let rewritten = rewritten.expect("a graph TensorFlow reads can be rewritten");
     let (rewritten, read_back) =
         tensorflow_parse(&rewritten).expect("TensorFlow reads the rewritten graph");

@@ -319,6 +319,32 @@ fn a_map_field_with_a_group_tag_is_refused_as_tensorflow_refuses_it() {
     assert_eq!(Some(summary.versions), decoded.versions);
 }
 
+/// The op scan goes in wire order: a library before some nodes is scanned before them.
+#[test]
+fn ops_are_scanned_in_wire_order_even_with_a_library_between_nodes() {
+    let bytes = data_bytes("findings/graphdef_sniff-library-before-nodes.bin");
+    let decoded = GraphDef::decode(bytes.as_slice()).unwrap();
+    let mut sites = Vec::new();
+    scan_ops(&bytes, |site| sites.push(site)).unwrap();
+    let first_library = sites.iter().position(|site| site.in_library).unwrap();
+    assert!(
+        sites[first_library..].iter().any(|site| !site.in_library),
+        "some graph nodes come after the library"
+    );
+    // prost is no reference for the ops themselves here: the mutations include a map field
+    // with another wire type, which prost reads as a map entry and TensorFlow skips.
+    let graph_sites = sites.iter().filter(|s| !s.in_library).count();
+    assert_eq!(graph_sites, decoded.node.len());
+    let library_ops = sites.iter().filter(|s| s.in_library).count();
+    let expected: usize = decoded
+        .library
+        .iter()
+        .flat_map(|l| &l.function)
+        .map(|f| f.node_def.len())
+        .sum();
+    assert_eq!(library_ops, expected);
+}
+
 /// A graph whose tensors hold NaN doubles reads and rewrites like any other.
 #[test]
 fn nan_values_do_not_disturb_the_readers() {
