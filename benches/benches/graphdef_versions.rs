@@ -4,6 +4,12 @@
 //! attribute: the shape of real graphs' nodes), about 60 MB. The baseline is what a tool
 //! without this crate does: decode the whole graph with prost. The goals: a version sniff at
 //! most 1/100 of the full decode, the deprecated-op scan at most 1/10.
+//!
+//! The CLI is timed as a whole process on the same graph: with `GRAPHDEF_1M_NODES_FILE=PATH`
+//! in the environment, the bench also writes the graph it generates to `PATH`
+//! (`GRAPHDEF_1M_NODES_FILE=/tmp/1m.pb cargo bench -p benches --bench graphdef_versions -- version_def`
+//! writes it and runs only the small benches), for `/usr/bin/time graphdef-versions check PATH`
+//! beside TensorFlow's `GraphDef.FromString` of the same bytes.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -47,6 +53,9 @@ fn million_node_graph() -> Vec<u8> {
 
 fn million_nodes(c: &mut Criterion) {
     let bytes = million_node_graph();
+    if let Some(path) = std::env::var_os("GRAPHDEF_1M_NODES_FILE") {
+        std::fs::write(&path, &bytes).expect("GRAPHDEF_1M_NODES_FILE names a writable path");
+    }
     let mut group = c.benchmark_group("graph_def_1m_nodes");
     group.sample_size(10);
     group.bench_function("baseline/prost_decode_full", |b| {
@@ -98,5 +107,30 @@ fn version_check(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, million_nodes, version_check);
+/// One node's lookup in the deprecation registry, for the op names of the big graph (five of
+/// six not deprecated), beside a binary search of the sorted names (the registry's lookup
+/// before it had a hash index).
+fn registry_lookup(c: &mut Criterion) {
+    let registry = Registry::tensorflow();
+    let mut sorted: Vec<&str> = registry.iter().map(|op| op.name.as_ref()).collect();
+    sorted.sort_unstable();
+    let mut group = c.benchmark_group("deprecation_registry");
+    group.bench_function("baseline/binary_search_names", |b| {
+        b.iter(|| {
+            OPS.iter()
+                .filter(|op| sorted.binary_search(black_box(op)).is_ok())
+                .count()
+        })
+    });
+    group.bench_function("get", |b| {
+        b.iter(|| {
+            OPS.iter()
+                .filter(|op| registry.get(black_box(op)).is_some())
+                .count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, million_nodes, version_check, registry_lookup);
 criterion_main!(benches);

@@ -70,7 +70,7 @@ fn main() -> Result<(), graphdef_versions::Error> {
         old_tf.check(&needs_newer).unwrap_err()
     );
     let banning = Producer::tensorflow_graph_def().ban_when_ops(Version::new(2300), ["Relu"]);
-    let banned = banning.stamp_for_ops(["Placeholder", "Relu"]);
+    let banned = banning.stamp_for_ops(["Placeholder", "Relu"])?;
     println!(
         "   a producer that knows 2300 mishandles Relu stamps {:?}:",
         banned.bad_consumers

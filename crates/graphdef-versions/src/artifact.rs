@@ -231,10 +231,10 @@ fn open_saved_model(bytes: &[u8]) -> Result<Artifact<'_>, Error> {
     let mut graphs = Vec::new();
     for field in Fields::new(bytes, 0, "SavedModel") {
         let field = field?;
-        match field.number {
-            SAVED_MODEL_SCHEMA_VERSION => schema_version = field.varint("SavedModel")? as i64,
-            SAVED_MODEL_META_GRAPHS => {
-                let (meta_graph, at) = field.bytes("SavedModel")?;
+        // A known field with another wire type is an unknown field (see `Field::payload`).
+        match (field.number, field.value) {
+            (SAVED_MODEL_SCHEMA_VERSION, Value::Varint(value)) => schema_version = value as i64,
+            (SAVED_MODEL_META_GRAPHS, Value::Bytes(meta_graph, at)) => {
                 graphs.push(open_meta_graph(meta_graph, at, graphs.len())?);
             }
             _ => {}
@@ -260,19 +260,24 @@ fn open_meta_graph(bytes: &[u8], offset: usize, index: usize) -> Result<GraphByt
     };
     for field in Fields::new(bytes, offset, "MetaGraphDef") {
         let field = field?;
+        let Some((payload, at)) = field.payload() else {
+            continue;
+        };
         match field.number {
-            META_GRAPH_GRAPH_DEF => parts.push(field.bytes("MetaGraphDef")?),
+            META_GRAPH_GRAPH_DEF => parts.push((payload, at)),
             META_GRAPH_META_INFO_DEF => {
-                let (meta_info, at) = field.bytes("MetaGraphDef")?;
-                for item in Fields::new(meta_info, at, "MetaInfoDef") {
+                for item in Fields::new(payload, at, "MetaInfoDef") {
                     let item = item?;
                     match item.number {
-                        META_INFO_TAGS => info
-                            .tags
-                            .push(item.string("MetaInfoDef", "MetaInfoDef.tags")?),
+                        META_INFO_TAGS => {
+                            if let Some(tag) = item.string("MetaInfoDef.tags")? {
+                                info.tags.push(tag);
+                            }
+                        }
                         META_INFO_TENSORFLOW_VERSION => {
-                            info.tensorflow_version =
-                                Some(item.string("MetaInfoDef", "MetaInfoDef.tensorflow_version")?);
+                            if let Some(version) = item.string("MetaInfoDef.tensorflow_version")? {
+                                info.tensorflow_version = Some(version);
+                            }
                         }
                         _ => {}
                     }
@@ -355,10 +360,9 @@ where
     let mut nth = 0;
     for field in Fields::new(bytes, offset, message) {
         let field = field?;
-        if field.number != number {
+        let (true, Some((payload, at))) = (field.number == number, field.payload()) else {
             continue;
-        }
-        let (payload, at) = field.bytes(message)?;
+        };
         // Keep the tag exactly as written; only the length prefix and payload change.
         out.extend_from_slice(&bytes[copied..field.start - offset + field.key_len]);
         put_payload(&mut out, &rewrite(payload, at, nth)?);

@@ -256,10 +256,123 @@ impl fmt::Display for DeprecationWarning {
 }
 
 /// A set of deprecated ops, looked up by name.
+///
+/// Judging a graph looks up the op of every node, so a lookup is a hash probe, not a search:
+/// most ops of a real graph are not deprecated, and a miss usually costs one hash of the
+/// name's length and first and last eight bytes, and one load.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Registry {
     /// Sorted by name, no duplicates.
     ops: Vec<DeprecatedOp>,
+    /// Where each of `ops` is, by name.
+    index: NameIndex,
+}
+
+/// An open-addressing hash table from op names to their position in [`Registry::ops`].
+///
+/// It has a power-of-two number of slots, at least four times as many as names, so a probe
+/// sequence (linear, from the slot the hash's top bits pick) always reaches an empty slot, and
+/// a name that is not there (most ops of a graph) usually meets one at once. A slot keeps
+/// the position and the low 32 bits of the name's hash, so the names are compared only when
+/// those match.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+struct NameIndex {
+    slots: Vec<Slot>,
+    /// 64 minus log2 of the number of slots: `hash >> shift` picks the first slot.
+    shift: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    /// Position in `ops`, or [`Slot::EMPTY`].
+    at: u32,
+    /// The low 32 bits of the name's hash.
+    tag: u32,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        at: u32::MAX,
+        tag: 0,
+    };
+}
+
+impl NameIndex {
+    fn build(ops: &[DeprecatedOp]) -> Self {
+        if ops.is_empty() {
+            return NameIndex::default();
+        }
+        let len = (ops.len() * 4).next_power_of_two();
+        let mut index = NameIndex {
+            slots: vec![Slot::EMPTY; len],
+            shift: 64 - len.trailing_zeros(),
+        };
+        for (at, op) in ops.iter().enumerate() {
+            let hash = name_hash(op.name.as_bytes());
+            let mut slot = index.first_slot(hash);
+            while index.slots[slot] != Slot::EMPTY {
+                slot = (slot + 1) & (len - 1);
+            }
+            // A registry holds far fewer than u32::MAX ops: each one is a heap allocation.
+            index.slots[slot] = Slot {
+                at: u32::try_from(at).unwrap_or(u32::MAX - 1),
+                tag: hash as u32,
+            };
+        }
+        index
+    }
+
+    fn first_slot(&self, hash: u64) -> usize {
+        // `shift` is at least 1 (at most 2^63 slots), so the result is below the slot count.
+        (hash >> self.shift) as usize
+    }
+
+    fn find(&self, ops: &[DeprecatedOp], name: &str) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let hash = name_hash(name.as_bytes());
+        let mask = self.slots.len() - 1;
+        let mut slot = self.first_slot(hash);
+        loop {
+            let probe = self.slots[slot];
+            if probe == Slot::EMPTY {
+                return None;
+            }
+            let at = probe.at as usize;
+            if probe.tag == hash as u32 && ops.get(at).is_some_and(|op| op.name == name) {
+                return Some(at);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+}
+
+/// A hash of an op name from its length and its first and last eight bytes (fewer for a
+/// shorter name): enough to tell TensorFlow's op names apart in a handful of instructions.
+/// Names that collide are still told apart by the comparison in [`NameIndex::find`].
+fn name_hash(name: &[u8]) -> u64 {
+    let len = name.len();
+    // Overlapping reads from both ends cover every byte of a name up to 16 bytes long.
+    let (head, tail) = if let (Some(head), Some(tail)) = (name.first_chunk(), name.last_chunk()) {
+        (u64::from_le_bytes(*head), u64::from_le_bytes(*tail))
+    } else if let (Some(head), Some(tail)) = (name.first_chunk(), name.last_chunk()) {
+        (
+            u64::from(u32::from_le_bytes(*head)),
+            u64::from(u32::from_le_bytes(*tail)),
+        )
+    } else {
+        // At most three bytes: the first, middle and last.
+        let byte = |at: usize| name.get(at).copied().map_or(0, u64::from);
+        (
+            byte(0) | byte(len / 2) << 8 | byte(len.wrapping_sub(1)) << 16,
+            0,
+        )
+    };
+    let mixed = head ^ tail.rotate_left(29) ^ (len as u64).wrapping_mul(0x0100_0000_01b3);
+    // Fibonacci hashing: the top bits of the product depend on every input bit.
+    let product = mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    product ^ (product >> 32)
 }
 
 impl Registry {
@@ -273,7 +386,8 @@ impl Registry {
         let mut ops = TF_DEPRECATED_OPS.to_vec();
         ops.sort_by(|a, b| a.name.cmp(&b.name));
         ops.dedup_by(|a, b| a.name == b.name);
-        Registry { ops }
+        let index = NameIndex::build(&ops);
+        Registry { ops, index }
     }
 
     /// Adds a deprecation; an op can be deprecated only once.
@@ -284,6 +398,7 @@ impl Registry {
             }),
             Err(at) => {
                 self.ops.insert(at, op);
+                self.index = NameIndex::build(&self.ops);
                 Ok(())
             }
         }
@@ -291,10 +406,12 @@ impl Registry {
 
     /// The deprecation of `name`, if it is deprecated.
     pub fn get(&self, name: &str) -> Option<&DeprecatedOp> {
-        self.ops
-            .binary_search_by(|probe| probe.name.as_ref().cmp(name))
-            .ok()
-            .map(|at| &self.ops[at])
+        self.position(name).map(|at| &self.ops[at])
+    }
+
+    /// Where `name` is among [`Registry::iter`]'s ops, if it is deprecated.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.index.find(&self.ops, name)
     }
 
     /// Every deprecation, sorted by op name.
@@ -323,16 +440,16 @@ impl Registry {
     where
         I: IntoIterator<Item = &'a str>,
     {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = vec![false; self.ops.len()];
         let mut assessment = OpAssessment::default();
         for name in ops {
-            let Some(deprecated) = self.get(name) else {
+            let Some(at) = self.position(name) else {
                 continue;
             };
-            if !seen.insert(name) {
+            if std::mem::replace(&mut seen[at], true) {
                 continue;
             }
-            match deprecated.judge(producer) {
+            match self.ops[at].judge(producer) {
                 Ok(warning) => assessment.warnings.push(warning),
                 Err(removed) => assessment.removed.push(removed),
             }

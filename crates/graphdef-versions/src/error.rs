@@ -12,7 +12,6 @@
 
 use crate::date::DateError;
 use crate::version::{Scheme, Version};
-use crate::wire::WireType;
 
 /// Everything that can go wrong in this crate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -178,23 +177,6 @@ pub enum DecodeError {
         /// What prost's wire decoder found wrong.
         #[source]
         source: prost::DecodeError,
-    },
-
-    /// A known field arrived with the wrong wire type.
-    #[error(
-        "field {field} of {message} at byte {offset} has wire type {found} but must be {wanted}; the file is damaged or is not a {message}"
-    )]
-    WrongWireType {
-        /// The message being read.
-        message: &'static str,
-        /// The field number.
-        field: u32,
-        /// Byte offset of the field's tag.
-        offset: usize,
-        /// The wire type found.
-        found: WireType,
-        /// The wire type the field needs.
-        wanted: WireType,
     },
 
     /// A string field does not hold UTF-8.

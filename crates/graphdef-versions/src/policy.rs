@@ -10,9 +10,13 @@
 //! - a release reads its own data: both minimums stay at or below its current version;
 //! - a new deprecation needs a version above every earlier deprecation and above the previous
 //!   release's current version (graphs it wrote stay valid), and a deprecation, once released,
-//!   is never changed or withdrawn;
-//! - banning a consumer adds it to the `bad_consumers` the producer stamps; a ban, once
-//!   released, stays, and only an existing consumer version can be banned.
+//!   is never changed, nor withdrawn while graphs that may use the op are still read: only
+//!   once `min_producer` has reached its version can the op go entirely (the seed's step 4 of
+//!   "removing an op": every graph still read was written after the op was banned);
+//! - banning a consumer adds it to the `bad_consumers` the producer stamps, and needs a new
+//!   GraphDef version (the seed: "bump the binary version and add the bad version to
+//!   bad_consumers"), so that the fixed consumers are told apart from the banned one; a ban,
+//!   once released, stays, and only an existing consumer version can be banned.
 //!
 //! [`check_release_move`] applies them to two [`Release`]s and says, rule by rule, what is allowed and
 //! why.
@@ -125,9 +129,11 @@ pub enum PolicyRule {
     ReadsOwnData,
     /// A new deprecation's version is above every earlier one.
     DeprecationVersion,
-    /// A released deprecation is never changed or withdrawn.
+    /// A released deprecation is never changed, nor withdrawn before `min_producer` reaches
+    /// its version.
     DeprecationKept,
-    /// Banned consumers stay banned; only existing consumers can be banned.
+    /// A new ban comes with a new GraphDef version; banned consumers stay banned; only
+    /// existing consumers can be banned.
     ConsumerBan,
 }
 
@@ -312,18 +318,31 @@ fn check_deprecations(report: &mut PolicyReport, from: &Release, to: &Release) {
             Some(_) => {}
         }
     }
+    let min_producer = to.graph_def.min_producer;
     for old in from.deprecations.iter() {
-        if to.deprecations.get(&old.name).is_none() {
-            report.push(
-                PolicyRule::DeprecationKept,
-                scheme,
-                false,
-                format!(
-                    "deprecation of {} (version {}) is withdrawn: released consumers keep rejecting graphs that use it",
-                    old.name, old.version
-                ),
-            );
+        if to.deprecations.get(&old.name).is_some() {
+            continue;
         }
+        let gone = min_producer >= old.version;
+        report.push(
+            PolicyRule::DeprecationKept,
+            scheme,
+            gone,
+            if gone {
+                format!(
+                    "{} (deprecated at version {}) is removed entirely: min_producer {min_producer} refuses every graph older than that, and newer ones may not use it",
+                    old.name, old.version
+                )
+            } else {
+                format!(
+                    "deprecation of {} (version {}) is withdrawn while min_producer is {min_producer}: graphs from {min_producer} to {} may still use it and warn; raise min_producer to {} at a major release first",
+                    old.name,
+                    old.version,
+                    old.version.get().saturating_sub(1),
+                    old.version
+                )
+            },
+        );
     }
 }
 
@@ -341,21 +360,29 @@ fn check_bans(report: &mut PolicyReport, from: &Release, to: &Release) {
             );
         }
     }
+    let (released, current) = (from.graph_def.current, to.graph_def.current);
     for banned in &to.banned_consumers {
         if from.banned_consumers.contains(banned) {
             continue;
         }
-        let exists = *banned <= from.graph_def.current;
+        let exists = *banned <= released;
+        let bumped = current > released;
         report.push(
             PolicyRule::ConsumerBan,
             scheme,
-            exists,
-            if exists {
-                format!("consumer {banned} is banned: new data lists it in bad_consumers")
+            exists && bumped,
+            if !exists {
+                format!(
+                    "consumer {banned} does not exist yet (the latest released version is {released}); only a released consumer can be banned"
+                )
+            } else if !bumped {
+                format!(
+                    "consumer {banned} is banned but the GraphDef version stays at {current}: bump it, so that the fixed consumers (from {}) are told apart from the banned ones",
+                    released.get().saturating_add(1)
+                )
             } else {
                 format!(
-                    "consumer {banned} does not exist yet (the latest released version is {}); only a released consumer can be banned",
-                    from.graph_def.current
+                    "consumer {banned} is banned at GraphDef version {current}: new data lists it in bad_consumers"
                 )
             },
         );

@@ -1,6 +1,10 @@
 //! The producer side: stamping new data, banning buggy consumers, merging on import.
 
-use crate::schema::VersionDef;
+use std::collections::BTreeSet;
+
+use crate::deprecation::Registry;
+use crate::error::Error;
+use crate::schema::{GraphDef, VersionDef};
 use crate::version::{Constants, Scheme, Version};
 
 /// A binary that writes versioned data.
@@ -8,10 +12,17 @@ use crate::version::{Constants, Scheme, Version};
 /// New data inherits the producer's `(current, min_consumer)`. A producer that knows some
 /// consumer version mishandles its data bans it through `bad_consumers`, either always or only
 /// when the data uses given ops (the usual case: one kernel of one release is broken).
+///
+/// A GraphDef producer also knows its deprecated ops, and refuses to write a graph that uses
+/// an op removed at or before its own version: the playbook's "make TensorFlow stop producing
+/// GraphDefs with the banned functionality". TensorFlow's Python graph builder does the same
+/// when an op is added (`_apply_op_helper` in `tensorflow/python/framework/op_def_library.py`),
+/// with the message a consumer gives ([`Refusal::OpRemoved`](crate::Refusal::OpRemoved)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Producer {
     constants: Constants,
     bans: Vec<Ban>,
+    deprecations: Registry,
 }
 
 /// One banned consumer version, unconditional or tied to ops.
@@ -24,17 +35,34 @@ pub struct Ban {
 }
 
 impl Producer {
-    /// A producer with these constants and no bans.
+    /// A producer with these constants, no bans and no deprecated ops.
     pub fn new(constants: Constants) -> Self {
         Producer {
             constants,
             bans: Vec::new(),
+            deprecations: Registry::empty(),
         }
     }
 
-    /// TensorFlow 2.21 writing GraphDefs.
+    /// TensorFlow 2.21 writing GraphDefs, with its deprecated ops.
     pub fn tensorflow_graph_def() -> Self {
-        Producer::new(crate::version::GRAPH_DEF)
+        Producer::new(crate::version::GRAPH_DEF).with_deprecations(Registry::tensorflow())
+    }
+
+    /// The same producer, judging the ops of what it writes by `deprecations`.
+    pub fn with_deprecations(mut self, deprecations: Registry) -> Self {
+        self.deprecations = deprecations;
+        self
+    }
+
+    /// The deprecated ops this producer knows.
+    pub fn deprecations(&self) -> &Registry {
+        &self.deprecations
+    }
+
+    /// The producer's version: what it stamps as `producer`.
+    pub fn version(&self) -> Version {
+        self.constants.current
     }
 
     /// The scheme this producer writes.
@@ -69,18 +97,29 @@ impl Producer {
         &self.bans
     }
 
-    /// The VersionDef of new data that uses none of the conditionally banned ops.
+    /// The VersionDef of new data that uses no op (or that says nothing of its ops): every
+    /// unconditional ban, none of the conditional ones.
     pub fn stamp(&self) -> VersionDef {
-        self.stamp_for_ops(std::iter::empty::<&str>())
+        self.versions_using(&BTreeSet::new())
     }
 
     /// The VersionDef of new data that uses `ops`: `(current, min_consumer)` plus every
     /// unconditional ban and every ban whose ops the data uses, sorted and without repeats.
-    pub fn stamp_for_ops<'a, I>(&self, ops: I) -> VersionDef
+    ///
+    /// Refused, in TensorFlow's words, when one of `ops` was removed at or before this
+    /// producer's version (the first such op in the order given).
+    pub fn stamp_for_ops<'a, I>(&self, ops: I) -> Result<VersionDef, Error>
     where
         I: IntoIterator<Item = &'a str>,
     {
-        let used: std::collections::BTreeSet<&str> = ops.into_iter().collect();
+        let used = ops
+            .into_iter()
+            .map(|op| self.refuse_removed(op).map(|()| op))
+            .collect::<Result<_, Error>>()?;
+        Ok(self.versions_using(&used))
+    }
+
+    fn versions_using(&self, used: &BTreeSet<&str>) -> VersionDef {
         let mut bad: Vec<i32> = self
             .bans
             .iter()
@@ -95,6 +134,33 @@ impl Producer {
             producer: self.constants.current.get(),
             min_consumer: self.constants.min_consumer.get(),
             bad_consumers: bad,
+        }
+    }
+
+    /// Stamps `graph` as new data of this producer: its ops (nodes and function bodies) are
+    /// checked and its `versions` set as [`Producer::stamp_for_ops`] says. On refusal the
+    /// graph is left unchanged.
+    pub fn stamp_graph(&self, graph: &mut GraphDef) -> Result<(), Error> {
+        let ops = graph.node.iter().chain(
+            graph
+                .library
+                .iter()
+                .flat_map(|library| &library.function)
+                .flat_map(|function| &function.node_def),
+        );
+        let versions = self.stamp_for_ops(ops.map(|node| node.op.as_str()))?;
+        graph.versions = Some(versions);
+        Ok(())
+    }
+
+    /// An error when `op` is gone at this producer's version.
+    fn refuse_removed(&self, op: &str) -> Result<(), Error> {
+        match self.deprecations.get(op) {
+            Some(deprecated) => deprecated
+                .judge(self.constants.current)
+                .map(drop)
+                .map_err(Error::from),
+            None => Ok(()),
         }
     }
 }

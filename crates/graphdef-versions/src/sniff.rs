@@ -7,8 +7,10 @@
 //! reads only `NodeDef.op` (field 2) of every node, in the graph and in every function of the
 //! library, borrowing each name from the input.
 //!
-//! What is read is validated exactly as a full decode would validate it (wire types of the
-//! fields read, lengths, UTF-8 of op names); what is skipped is only checked for framing. A
+//! What is read is validated as TensorFlow's own parser (upb, or protobuf's C++ runtime)
+//! validates it: lengths, and UTF-8 of op names; a known field with another wire type than
+//! its declaration is an unknown field, skipped as TF skips it (prost would refuse it). What
+//! is skipped is only checked for framing. A
 //! graph written by TensorFlow in several pieces (protobuf's "concatenated messages merge")
 //! reads the same as the merged graph: later `producer` and `min_consumer` values win and
 //! `bad_consumers` accumulate.
@@ -17,10 +19,10 @@ use std::collections::HashSet;
 
 use prost::Message;
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::schema::VersionDef;
 use crate::wire::{
-    Field, Fields, Value, WireType, check_size, packed_varints, put_bytes_field, put_payload,
+    Fields, Value, check_size, last_payload, packed_varints, put_bytes_field, put_payload,
 };
 
 /// Field numbers of `GraphDef` (`tensorflow/core/framework/graph.proto`).
@@ -88,29 +90,31 @@ pub(crate) fn sniff_part(
     for field in Fields::new(bytes, offset, "GraphDef") {
         let field = field?;
         match field.number {
-            graph_def::NODE => {
-                field.bytes("GraphDef")?;
-                summary.nodes += 1;
-            }
+            graph_def::NODE if field.payload().is_some() => summary.nodes += 1,
             graph_def::LIBRARY => {
-                let (library, at) = field.bytes("GraphDef")?;
+                let Some((library, at)) = field.payload() else {
+                    continue;
+                };
                 for function in Fields::new(library, at, "FunctionDefLibrary") {
                     let function = function?;
-                    if function.number == LIBRARY_FUNCTION {
-                        function.bytes("FunctionDefLibrary")?;
+                    if function.number == LIBRARY_FUNCTION && function.payload().is_some() {
                         summary.library_functions += 1;
                     }
                 }
             }
             graph_def::VERSION => {
                 // int32 on the wire: a varint whose low 32 bits are the value.
-                summary.legacy_version = Some(field.varint("GraphDef")? as i32);
+                if let Some(value) = field.varint() {
+                    summary.legacy_version = Some(value as i32);
+                }
             }
             graph_def::VERSIONS => {
-                let (payload, at) = field.bytes("GraphDef")?;
-                merge_version_def(payload, at, &mut summary.versions)?;
-                summary.has_versions = true;
+                if let Some((payload, at)) = field.payload() {
+                    merge_version_def(payload, at, &mut summary.versions)?;
+                    summary.has_versions = true;
+                }
             }
+            // Any other field, or a known one with another wire type: unknown, skipped.
             _ => {}
         }
     }
@@ -126,16 +130,21 @@ pub(crate) fn merge_version_def(
     const MESSAGE: &str = "VersionDef";
     for field in Fields::new(bytes, offset, MESSAGE) {
         let field = field?;
-        match field.number {
-            version_def::PRODUCER => versions.producer = field.varint(MESSAGE)? as i32,
-            version_def::MIN_CONSUMER => versions.min_consumer = field.varint(MESSAGE)? as i32,
-            version_def::BAD_CONSUMERS => match field.value {
-                Value::Varint(value) => versions.bad_consumers.push(value as i32),
-                Value::Bytes(packed, at) => packed_varints(packed, at, MESSAGE, |value| {
+        match (field.number, field.value) {
+            (version_def::PRODUCER, Value::Varint(value)) => versions.producer = value as i32,
+            (version_def::MIN_CONSUMER, Value::Varint(value)) => {
+                versions.min_consumer = value as i32;
+            }
+            // Repeated int32: one varint per field, or packed.
+            (version_def::BAD_CONSUMERS, Value::Varint(value)) => {
+                versions.bad_consumers.push(value as i32);
+            }
+            (version_def::BAD_CONSUMERS, Value::Bytes(packed, at)) => {
+                packed_varints(packed, at, MESSAGE, |value| {
                     versions.bad_consumers.push(value as i32);
-                })?,
-                Value::Other(_) => return Err(field.wrong_type(MESSAGE, WireType::Varint)),
-            },
+                })?;
+            }
+            // Unknown fields, and known ones with another wire type, are skipped.
             _ => {}
         }
     }
@@ -156,34 +165,36 @@ pub(crate) fn scan_part<'a, F>(bytes: &'a [u8], offset: usize, visit: &mut F) ->
 where
     F: FnMut(OpUse<'a>),
 {
+    let mut names = OpNames::new();
     for field in Fields::new(bytes, offset, "GraphDef") {
         let field = field?;
+        // A known field with another wire type is an unknown field (see `Field::payload`).
+        let Some((payload, at)) = field.payload() else {
+            continue;
+        };
         match field.number {
-            graph_def::NODE => {
-                let (node, at) = field.bytes("GraphDef")?;
-                visit(OpUse {
-                    op: node_op(node, at)?,
-                    in_library: false,
-                });
-            }
+            graph_def::NODE => visit(OpUse {
+                op: node_op(payload, at, &mut names)?,
+                in_library: false,
+            }),
             graph_def::LIBRARY => {
-                let (library, at) = field.bytes("GraphDef")?;
-                for function in Fields::new(library, at, "FunctionDefLibrary") {
+                for function in Fields::new(payload, at, "FunctionDefLibrary") {
                     let function = function?;
+                    let Some((body, at)) = function.payload() else {
+                        continue;
+                    };
                     if function.number != LIBRARY_FUNCTION {
                         continue;
                     }
-                    let (body, at) = function.bytes("FunctionDefLibrary")?;
                     for node in Fields::new(body, at, "FunctionDef") {
                         let node = node?;
-                        if node.number != FUNCTION_NODE_DEF {
-                            continue;
+                        if let (FUNCTION_NODE_DEF, Some((node, at))) = (node.number, node.payload())
+                        {
+                            visit(OpUse {
+                                op: node_op(node, at, &mut names)?,
+                                in_library: true,
+                            });
                         }
-                        let (node, at) = node.bytes("FunctionDef")?;
-                        visit(OpUse {
-                            op: node_op(node, at)?,
-                            in_library: true,
-                        });
                     }
                 }
             }
@@ -194,15 +205,49 @@ where
 }
 
 /// The `op` of a serialized NodeDef: the last occurrence wins, absent means "".
-fn node_op(node: &[u8], offset: usize) -> Result<&str, Error> {
-    let mut op = "";
-    for field in Fields::new(node, offset, "NodeDef") {
-        let field: Field<'_> = field?;
-        if field.number == NODE_DEF_OP {
-            op = field.string("NodeDef", "NodeDef.op")?;
+fn node_op<'a>(node: &'a [u8], offset: usize, names: &mut OpNames<'a>) -> Result<&'a str, Error> {
+    match last_payload(node, offset, "NodeDef", NODE_DEF_OP)? {
+        Some((op, at)) => names.text(op, at),
+        None => Ok(""),
+    }
+}
+
+/// The op names met so far, to check each distinct name's UTF-8 about once.
+///
+/// A graph uses few distinct ops over many nodes. A name equal to one checked before is the
+/// same valid text, so comparing it with the name last seen in its bucket (by length, first
+/// and last byte) replaces most UTF-8 checks. The `&str` returned is then that earlier name:
+/// equal text, borrowed from the same input.
+struct OpNames<'a> {
+    recent: [&'a str; OpNames::BUCKETS],
+}
+
+impl<'a> OpNames<'a> {
+    const BUCKETS: usize = 64;
+
+    fn new() -> Self {
+        OpNames {
+            recent: [""; OpNames::BUCKETS],
         }
     }
-    Ok(op)
+
+    fn text(&mut self, name: &'a [u8], offset: usize) -> Result<&'a str, Error> {
+        let (first, last) = match name {
+            [first, .., last] => (usize::from(*first), usize::from(*last)),
+            [only] => (usize::from(*only), 0),
+            [] => (0, 0),
+        };
+        let bucket = (name.len().wrapping_mul(7) ^ first ^ last.wrapping_mul(3)) % OpNames::BUCKETS;
+        if self.recent[bucket].as_bytes() == name {
+            return Ok(self.recent[bucket]);
+        }
+        let text = std::str::from_utf8(name).map_err(|_| DecodeError::NotUtf8 {
+            what: "NodeDef.op",
+            offset,
+        })?;
+        self.recent[bucket] = text;
+        Ok(text)
+    }
 }
 
 /// The distinct ops a serialized GraphDef uses (graph and library), in order of first use.
@@ -244,10 +289,11 @@ pub(crate) fn rewrite_part(
     let mut written = false;
     for field in Fields::new(bytes, offset, "GraphDef") {
         let field = field?;
-        if field.number != graph_def::VERSIONS {
+        // Only a length-delimited `versions` is one; another wire type is an unknown field,
+        // which stays.
+        if field.number != graph_def::VERSIONS || field.payload().is_none() {
             continue;
         }
-        field.bytes("GraphDef")?;
         if let (Some(payload), false) = (&payload, written) {
             // Keep the tag exactly as written; only the length prefix and payload change.
             out.extend_from_slice(&bytes[copied..field.start - offset + field.key_len]);

@@ -53,10 +53,14 @@ pub fn judge(bytes: &[u8], consumer: &Consumer, registry: &Registry) -> Result<V
     for graph in artifact.graphs() {
         let summary = graph.sniff()?;
         let producer = Version::new(summary.versions.producer);
-        // Keep only the uses of deprecated ops: a million-node graph costs no list of its ops.
+        // Keep only the first use of each deprecated op: a million-node graph costs no list of
+        // its ops, and each node one hash probe.
+        let mut seen = vec![false; registry.len()];
         let mut used = Vec::new();
         graph.scan_ops(|site| {
-            if registry.get(site.op).is_some() {
+            if let Some(at) = registry.position(site.op)
+                && !std::mem::replace(&mut seen[at], true)
+            {
                 used.push(site.op);
             }
         })?;

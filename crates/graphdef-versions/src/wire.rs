@@ -96,49 +96,37 @@ pub(crate) enum Value<'a> {
 }
 
 impl<'a> Field<'a> {
-    pub(crate) fn wire_type(&self) -> WireType {
+    /// The payload of a length-delimited field and the offset where it starts; `None` when
+    /// the field arrived with another wire type.
+    ///
+    /// A known field whose wire type does not match its declaration is an unknown field to
+    /// protobuf's own parsers (upb, which `GraphDef.FromString` uses, and the C++ runtime):
+    /// they skip it and keep reading. TensorFlow 2.21 reads a NodeDef whose `op` is sent as a
+    /// varint as a node without an op. So every reader of this crate skips such a field too.
+    pub(crate) fn payload(&self) -> Option<(&'a [u8], usize)> {
         match self.value {
-            Value::Varint(_) => WireType::Varint,
-            Value::Bytes(..) => WireType::LengthDelimited,
-            Value::Other(wire_type) => wire_type,
+            Value::Bytes(bytes, offset) => Some((bytes, offset)),
+            _ => None,
         }
     }
 
-    /// The payload of a length-delimited field; a typed error for any other wire type.
-    pub(crate) fn bytes(&self, message: &'static str) -> Result<(&'a [u8], usize), Error> {
+    /// The value of a varint field; `None` for any other wire type (see [`Field::payload`]).
+    pub(crate) fn varint(&self) -> Option<u64> {
         match self.value {
-            Value::Bytes(bytes, offset) => Ok((bytes, offset)),
-            _ => Err(self.wrong_type(message, WireType::LengthDelimited)),
+            Value::Varint(value) => Some(value),
+            _ => None,
         }
     }
 
-    /// The value of a varint field; a typed error for any other wire type.
-    pub(crate) fn varint(&self, message: &'static str) -> Result<u64, Error> {
-        match self.value {
-            Value::Varint(value) => Ok(value),
-            _ => Err(self.wrong_type(message, WireType::Varint)),
-        }
-    }
-
-    /// The value of a `string` field.
-    pub(crate) fn string(
-        &self,
-        message: &'static str,
-        what: &'static str,
-    ) -> Result<&'a str, Error> {
-        let (bytes, offset) = self.bytes(message)?;
-        std::str::from_utf8(bytes).map_err(|_| DecodeError::NotUtf8 { what, offset }.into())
-    }
-
-    pub(crate) fn wrong_type(&self, message: &'static str, wanted: WireType) -> Error {
-        DecodeError::WrongWireType {
-            message,
-            field: self.number,
-            offset: self.start,
-            found: self.wire_type(),
-            wanted,
-        }
-        .into()
+    /// The value of a `string` field; `None` for another wire type (see [`Field::payload`]),
+    /// a typed error when it is not UTF-8 (protobuf's parsers refuse such a proto3 string).
+    pub(crate) fn string(&self, what: &'static str) -> Result<Option<&'a str>, Error> {
+        let Some((bytes, offset)) = self.payload() else {
+            return Ok(None);
+        };
+        std::str::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| DecodeError::NotUtf8 { what, offset }.into())
     }
 }
 
@@ -163,6 +151,8 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// Any field, by the general decoder; every malformed input ends here.
+    #[inline(never)]
     fn read(&mut self) -> Result<Field<'a>, Error> {
         let start = self.offset;
         let mut buf = self.rest;
@@ -171,7 +161,7 @@ impl<'a> Fields<'a> {
         let key_len = self.rest.len() - buf.len();
         let value = match wire_type {
             prost::encoding::WireType::Varint => {
-                Value::Varint(decode_varint(&mut buf).map_err(malformed)?)
+                Value::Varint(read_varint(&mut buf).map_err(malformed)?)
             }
             prost::encoding::WireType::LengthDelimited => {
                 let len = decode_varint(&mut buf).map_err(malformed)?;
@@ -192,7 +182,7 @@ impl<'a> Fields<'a> {
                 Value::Bytes(payload, payload_offset)
             }
             other => {
-                skip_field(other, number, &mut buf, DecodeContext::default()).map_err(malformed)?;
+                skip_other(other, number, &mut buf).map_err(malformed)?;
                 Value::Other(WireType::from_prost(other))
             }
         };
@@ -209,16 +199,172 @@ impl<'a> Fields<'a> {
     }
 }
 
+impl<'a> Fields<'a> {
+    /// The common case, read without the general decoder: a one-byte tag (fields 1 to 15)
+    /// followed by a one-byte varint or a one-byte length (values and lengths below 128). A
+    /// graph's nodes and almost all of their fields look like this. Anything else, including
+    /// every malformed input, is left to [`Fields::read`]'s general path.
+    #[inline]
+    fn read_short(&mut self) -> Option<Field<'a>> {
+        let [key, first, rest @ ..] = self.rest else {
+            return None;
+        };
+        let (key, first) = (*key, *first);
+        // Field number 0 (key below 8) and two-byte values take the general path.
+        if !(8..0x80).contains(&key) || first >= 0x80 {
+            return None;
+        }
+        let start = self.offset;
+        let (value, consumed) = match key & 7 {
+            0 => (Value::Varint(u64::from(first)), 2),
+            2 => {
+                let payload = rest.get(..usize::from(first))?;
+                (Value::Bytes(payload, start + 2), 2 + payload.len())
+            }
+            _ => return None,
+        };
+        self.rest = &self.rest[consumed..];
+        self.offset += consumed;
+        Some(Field {
+            number: u32::from(key >> 3),
+            start,
+            end: self.offset,
+            key_len: 1,
+            value,
+        })
+    }
+}
+
 impl<'a> Iterator for Fields<'a> {
     type Item = Result<Field<'a>, Error>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() || self.failed {
             return None;
         }
+        if let Some(field) = self.read_short() {
+            return Some(Ok(field));
+        }
         let field = self.read();
         self.failed = field.is_err();
         Some(field)
+    }
+}
+
+/// The payload of the last length-delimited field `number` of a message, and where it starts;
+/// `None` when there is none. Every field's framing is checked as [`Fields`] checks it.
+///
+/// This is the op scan's inner loop, run once per node: fields with a one-byte tag and a
+/// one-byte length or value (nearly every field of a NodeDef) are stepped over without
+/// building a [`Field`]; from the first other field on, [`Fields`] reads the rest.
+pub(crate) fn last_payload<'a>(
+    bytes: &'a [u8],
+    offset: usize,
+    message: &'static str,
+    number: u32,
+) -> Result<Option<(&'a [u8], usize)>, Error> {
+    let mut found = None;
+    let mut at = 0;
+    while let (Some(&key), Some(&first)) = (bytes.get(at), bytes.get(at + 1)) {
+        if !(8..0x80).contains(&key) || first >= 0x80 {
+            break;
+        }
+        match key & 7 {
+            0 => at += 2,
+            2 => {
+                let end = at + 2 + usize::from(first);
+                let Some(payload) = bytes.get(at + 2..end) else {
+                    break;
+                };
+                if u32::from(key >> 3) == number {
+                    found = Some((payload, offset + at + 2));
+                }
+                at = end;
+            }
+            _ => break,
+        }
+    }
+    for field in Fields::new(&bytes[at..], offset + at, message) {
+        let field = field?;
+        if field.number == number
+            && let Some(payload) = field.payload()
+        {
+            found = Some(payload);
+        }
+    }
+    Ok(found)
+}
+
+/// A varint value as protobuf's own parsers read it (upb's `_upb_Decoder_DecodeVarint`, and
+/// the C++ runtime): at most ten bytes, the bits past the 64th dropped. prost refuses a tenth
+/// byte above 1, which TensorFlow 2.21 reads (an int32 field written as ten bytes ending in
+/// `7f` is -1). Anything else prost's reader would refuse is refused, with prost's error.
+fn read_varint(buf: &mut &[u8]) -> Result<u64, prost::DecodeError> {
+    let mut value = 0u64;
+    for (at, &byte) in buf.iter().take(10).enumerate() {
+        value |= u64::from(byte & 0x7f) << (7 * at);
+        if byte < 0x80 {
+            *buf = &buf[at + 1..];
+            return Ok(value);
+        }
+    }
+    // Cut short, or longer than ten bytes: prost says which.
+    decode_varint(buf)
+}
+
+/// Steps over a fixed-width field or a group (with everything in it, nested groups too), as
+/// [`skip_field`] does but reading varints as [`read_varint`] does; where that fails, prost's
+/// own skip gives the error.
+fn skip_other(
+    wire_type: prost::encoding::WireType,
+    number: u32,
+    buf: &mut &[u8],
+) -> Result<(), prost::DecodeError> {
+    let mut rest = *buf;
+    if skip_lenient(wire_type, number, &mut rest, 0).is_some() {
+        *buf = rest;
+        return Ok(());
+    }
+    skip_field(wire_type, number, buf, DecodeContext::default())
+}
+
+/// Groups nest at most this deep, as in prost's and upb's default limit.
+const GROUP_DEPTH_LIMIT: u32 = 100;
+
+fn skip_lenient(
+    wire_type: prost::encoding::WireType,
+    number: u32,
+    buf: &mut &[u8],
+    depth: u32,
+) -> Option<()> {
+    use prost::encoding::WireType as Prost;
+    let advance = |buf: &mut &[u8], len: u64| {
+        let len = usize::try_from(len).ok()?;
+        *buf = buf.get(len..)?;
+        Some(())
+    };
+    match wire_type {
+        Prost::Varint => read_varint(buf).ok().map(drop),
+        Prost::SixtyFourBit => advance(buf, 8),
+        Prost::ThirtyTwoBit => advance(buf, 4),
+        Prost::LengthDelimited => {
+            let len = decode_varint(buf).ok()?;
+            advance(buf, len)
+        }
+        Prost::StartGroup => {
+            if depth >= GROUP_DEPTH_LIMIT {
+                return None;
+            }
+            loop {
+                let (inner, inner_type) = decode_key(buf).ok()?;
+                if inner_type == Prost::EndGroup {
+                    return (inner == number).then_some(());
+                }
+                skip_lenient(inner_type, inner, buf, depth + 1)?;
+            }
+        }
+        Prost::EndGroup => None,
     }
 }
 
@@ -256,7 +402,7 @@ pub(crate) fn packed_varints(
     let whole = payload.len();
     while !payload.is_empty() {
         let start = offset + (whole - payload.len());
-        each(decode_varint(&mut payload).map_err(|source| malformed(start, message, source))?);
+        each(read_varint(&mut payload).map_err(|source| malformed(start, message, source))?);
     }
     Ok(())
 }
@@ -289,22 +435,16 @@ mod tests {
             (fields[0].number, fields[0].start, fields[0].end),
             (1, 100, 103)
         );
-        assert_eq!(fields[0].varint("Test").unwrap(), 150);
-        assert_eq!(fields[1].bytes("Test").unwrap(), (&b"hi"[..], 105));
-        assert_eq!(fields[1].string("Test", "s").unwrap(), "hi");
+        assert_eq!(fields[0].varint(), Some(150));
+        assert_eq!(fields[1].payload(), Some((&b"hi"[..], 105)));
+        assert_eq!(fields[1].string("s").unwrap(), Some("hi"));
         assert_eq!(fields[1].key_len, 1);
-        assert_eq!(fields[2].wire_type(), WireType::ThirtyTwoBit);
+        assert_eq!(fields[2].value, Value::Other(WireType::ThirtyTwoBit));
         assert_eq!(fields[2].end, 112);
-        assert!(matches!(
-            fields[2].varint("Test"),
-            Err(Error::Decode(DecodeError::WrongWireType {
-                field: 3,
-                offset: 107,
-                found: WireType::ThirtyTwoBit,
-                wanted: WireType::Varint,
-                ..
-            }))
-        ));
+        // Another wire type than the one asked for is an unknown field, not an error.
+        assert_eq!(fields[2].varint(), None);
+        assert_eq!(fields[0].payload(), None);
+        assert_eq!(fields[0].string("s"), Ok(None));
     }
 
     #[test]

@@ -5,8 +5,8 @@ mod common;
 use common::{field, graph, versions};
 use graphdef_versions::schema::{GraphDef, MetaGraphDef, SavedModel, meta_graph_def::MetaInfoDef};
 use graphdef_versions::{
-    Artifact, Consumer, DecodeError, Error, Kind, Refusal, Registry, decode_graphs, judge,
-    rewrite_versions, sniff,
+    Artifact, Consumer, DecodeError, Error, Kind, Refusal, Registry, decode_graphs, distinct_ops,
+    judge, rewrite_versions, sniff,
 };
 use prost::Message;
 
@@ -179,10 +179,12 @@ fn wire_errors_say_where_and_what_to_do() {
         truncated.to_string(),
         "truncated input: a length-delimited field at byte 0 needs 5 bytes but only 1 remain; the file is cut short or is not a GraphDef"
     );
-    let wrong = sniff(&[0x20, 0x01]).unwrap_err();
+    // A field with another wire type than declared is no error: TF's parser skips it.
+    assert!(!sniff(&[0x20, 0x01]).unwrap().has_versions);
+    let not_utf8 = distinct_ops(&[0x0a, 0x04, 0x12, 0x02, 0xc3, 0x28]).unwrap_err();
     assert_eq!(
-        wrong.to_string(),
-        "field 4 of GraphDef at byte 0 has wire type Varint but must be LengthDelimited; the file is damaged or is not a GraphDef"
+        not_utf8.to_string(),
+        "NodeDef.op at byte 4 is not valid UTF-8; protobuf strings must be UTF-8"
     );
     let malformed = sniff(&[0x0f]).unwrap_err();
     assert!(

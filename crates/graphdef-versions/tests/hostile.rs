@@ -8,9 +8,9 @@ use graphdef_versions::schema::{
     FunctionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, SavedModel, VersionDef,
 };
 use graphdef_versions::{
-    Artifact, Consumer, DecodeError, Error, GraphSummary, Kind, Refusal, Registry, WireType,
-    decode_graphs, distinct_ops, judge, rewrite_graph_def_versions, rewrite_versions, scan_ops,
-    sniff,
+    Artifact, Consumer, DecodeError, Error, GraphSummary, Kind, Refusal, Registry, Version,
+    WireType, decode_graphs, distinct_ops, judge, rewrite_graph_def_versions, rewrite_versions,
+    scan_ops, sniff,
 };
 use proptest::prelude::*;
 use prost::Message;
@@ -147,65 +147,57 @@ fn huge_lengths_are_refused_before_anything_is_allocated() {
 }
 
 #[test]
-fn wrong_wire_types_are_typed_errors() {
-    // versions (4) as a varint.
+fn known_fields_with_another_wire_type_are_unknown_fields_as_tensorflow_reads_them() {
+    // Protobuf's own parsers (upb behind TF 2.21's `GraphDef.FromString`, and C++) skip a known
+    // field whose wire type does not match its declaration, as an unknown field. Checked with
+    // TF 2.21: a NodeDef whose op is a varint parses as a node with op "", `versions` sent as a
+    // varint parses as a graph without versions. prost refuses these; TF does not.
+    // versions (4) as a varint: no versions.
     let mut bytes = key(4, WireType::Varint);
     bytes.push(7);
-    let error = sniff(&bytes).unwrap_err();
-    assert_eq!(
-        error,
-        Error::Decode(DecodeError::WrongWireType {
-            message: "GraphDef",
-            field: 4,
-            offset: 0,
-            found: WireType::Varint,
-            wanted: WireType::LengthDelimited,
-        })
+    let summary = sniff(&bytes).unwrap();
+    assert!(!summary.has_versions);
+    assert_eq!(summary.versions, VersionDef::default());
+    assert!(
+        GraphDef::decode(bytes.as_slice()).is_err(),
+        "prost is stricter than TF"
     );
-    assert!(GraphDef::decode(bytes.as_slice()).is_err(), "prost agrees");
-    // producer (1 in VersionDef) as bytes.
-    let bytes = field(4, &field(1, &[0]));
-    assert!(matches!(
-        sniff(&bytes),
-        Err(Error::Decode(DecodeError::WrongWireType {
-            message: "VersionDef",
-            field: 1,
-            offset: 2,
-            ..
-        }))
-    ));
-    // bad_consumers (3) as fixed32.
+    // ... and a rewrite adds a real one after it, leaving the unknown field as it was.
+    let rewritten = rewrite_graph_def_versions(&bytes, &versions(9, 1, &[])).unwrap();
+    assert!(rewritten.starts_with(&bytes));
+    assert_eq!(sniff(&rewritten).unwrap().versions, versions(9, 1, &[]));
+    // producer (1 in VersionDef) as bytes: skipped, min_consumer still read.
+    let mut payload = field(1, &[0]);
+    payload.extend([0x10, 3]);
+    let summary = sniff(&field(4, &payload)).unwrap();
+    assert!(summary.has_versions);
+    assert_eq!(summary.versions, versions(0, 3, &[]));
+    // bad_consumers (3) as fixed32: skipped; as a varint and packed: both read.
     let mut payload = key(3, WireType::ThirtyTwoBit);
     payload.extend([1, 0, 0, 0]);
-    let bytes = field(4, &payload);
-    assert!(matches!(
-        sniff(&bytes),
-        Err(Error::Decode(DecodeError::WrongWireType {
-            message: "VersionDef",
-            field: 3,
-            ..
-        }))
-    ));
-    // NodeDef.op as a varint.
+    payload.extend([0x18, 5]);
+    payload.extend(field(3, &[6, 7]));
+    assert_eq!(
+        sniff(&field(4, &payload)).unwrap().versions.bad_consumers,
+        [5, 6, 7]
+    );
+    // NodeDef.op as a varint: a node without an op; a later real op still counts.
     let mut node = key(2, WireType::Varint);
     node.push(1);
-    let bytes = field(1, &node);
-    assert!(matches!(
-        distinct_ops(&bytes),
-        Err(Error::Decode(DecodeError::WrongWireType {
-            message: "NodeDef",
-            field: 2,
-            offset: 2,
-            ..
-        }))
-    ));
-    // The deprecated GraphDef.version (3) as bytes.
+    assert_eq!(distinct_ops(&field(1, &node)).unwrap(), [""]);
+    node.extend(field(2, b"Const"));
+    node.extend(key(2, WireType::SixtyFourBit));
+    node.extend([0; 8]);
+    assert_eq!(distinct_ops(&field(1, &node)).unwrap(), ["Const"]);
+    // A node (1) or library (2) as a varint is no node and no library.
+    let bytes = [0x08, 0x05, 0x10, 0x01];
+    assert_eq!(sniff(&bytes).unwrap().nodes, 0);
+    assert_eq!(sniff(&bytes).unwrap().library_functions, 0);
+    assert!(distinct_ops(&bytes).unwrap().is_empty());
+    // The deprecated GraphDef.version (3) as bytes: no legacy version.
     let mut bytes = key(3, WireType::LengthDelimited);
     bytes.push(0);
-    assert!(matches!(
-        sniff(&bytes),
-        Err(Error::Decode(DecodeError::WrongWireType { field: 3, .. }))
-    ));
+    assert_eq!(sniff(&bytes).unwrap().legacy_version, None);
     // A lone end-group tag.
     let bytes = key(9, WireType::EndGroup);
     assert!(matches!(
@@ -217,6 +209,53 @@ fn wrong_wire_types_are_typed_errors() {
         sniff(&[0x02, 0x00]),
         Err(Error::Decode(DecodeError::Malformed { .. }))
     ));
+}
+
+#[test]
+fn ten_byte_varints_read_as_tensorflow_reads_them() {
+    // Checked with TF 2.21's `GraphDef.FromString`: a varint of ten bytes whose last byte is
+    // above 1 is read with the bits past the 64th dropped (prost refuses it). So a producer
+    // written as ff ff ff ff ff ff ff ff ff 7f is -1, in VersionDef, packed, in an unknown
+    // field or inside an unknown group alike.
+    let big = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f];
+    let mut producer = vec![0x08];
+    producer.extend(big);
+    let bytes = field(4, &producer);
+    assert!(
+        GraphDef::decode(bytes.as_slice()).is_err(),
+        "prost is stricter"
+    );
+    assert_eq!(sniff(&bytes).unwrap().versions.producer, -1);
+    assert_eq!(
+        sniff(&field(4, &field(3, &big)))
+            .unwrap()
+            .versions
+            .bad_consumers,
+        [-1]
+    );
+    let mut unknown = key(15, WireType::Varint);
+    unknown.extend(big);
+    let mut group = key(12, WireType::StartGroup);
+    group.extend(&unknown);
+    group.extend(key(12, WireType::EndGroup));
+    for bytes in [&unknown, &group] {
+        assert_eq!(sniff(bytes).unwrap(), GraphSummary::default());
+    }
+    // Eleven bytes are no varint, for TF too ("Wire format was corrupt").
+    let mut eleven = key(15, WireType::Varint);
+    eleven.extend([0xff; 10]);
+    eleven.push(0x01);
+    assert!(matches!(
+        sniff(&eleven),
+        Err(Error::Decode(DecodeError::Malformed { offset: 0, .. }))
+    ));
+    // A group that never ends, or ends with another field's tag, is refused.
+    let mut open = key(12, WireType::StartGroup);
+    open.extend(key(1, WireType::Varint));
+    open.push(1);
+    assert!(sniff(&open).is_err());
+    open.extend(key(13, WireType::EndGroup));
+    assert!(sniff(&open).is_err());
 }
 
 #[test]
@@ -239,6 +278,86 @@ fn unknown_fields_and_groups_are_skipped_like_prost_does() {
     assert!(rewritten.ends_with(&[0; 8]));
     // bad_consumers is packed: versions shrinks from 7 bytes (08 05 10 01 1a 01 02) to 4.
     assert_eq!(rewritten.len(), bytes.len() - 3);
+}
+
+/// `fuzz/run.sh` once stopped on this input: prost decodes it, TensorFlow does not.
+#[test]
+fn a_map_field_with_a_group_tag_is_refused_as_tensorflow_refuses_it() {
+    let bytes = data_bytes("findings/graphdef_sniff-prost-accepts-tf-refuses.bin");
+    // Byte 17185 is the tag of a NodeDef.attr entry, field 5, written as "start group" (2b)
+    // instead of "length-delimited" (2a). prost reads map fields without looking at the wire
+    // type, so for prost it is still an attr entry.
+    assert_eq!(bytes[17185], 0x2b);
+    let decoded = GraphDef::decode(bytes.as_slice()).expect("prost is lax about map fields");
+    assert_eq!(decoded.node.len(), 304);
+    // TF 2.21's `GraphDef.FromString` (upb) reads field 5 with that tag as an unknown group,
+    // finds no end-group tag for it and refuses the bytes ("Wire format was corrupt"). The op
+    // scan reads every NodeDef and refuses them there too.
+    let error = distinct_ops(&bytes).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Decode(DecodeError::Malformed {
+                offset: 17185,
+                expected: "NodeDef",
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+    assert!(
+        judge(
+            &bytes,
+            &Consumer::tensorflow_graph_def(),
+            &Registry::tensorflow()
+        )
+        .is_err()
+    );
+    // The sniffer steps over whole nodes, so the versions still read; they are not the problem.
+    let summary = sniff(&bytes).unwrap();
+    assert_eq!(summary.nodes, 304);
+    assert_eq!(Some(summary.versions), decoded.versions);
+}
+
+/// The op scan goes in wire order: a library before some nodes is scanned before them.
+#[test]
+fn ops_are_scanned_in_wire_order_even_with_a_library_between_nodes() {
+    let bytes = data_bytes("findings/graphdef_sniff-library-before-nodes.bin");
+    let decoded = GraphDef::decode(bytes.as_slice()).unwrap();
+    let mut sites = Vec::new();
+    scan_ops(&bytes, |site| sites.push(site)).unwrap();
+    let first_library = sites.iter().position(|site| site.in_library).unwrap();
+    assert!(
+        sites[first_library..].iter().any(|site| !site.in_library),
+        "some graph nodes come after the library"
+    );
+    // prost is no reference for the ops themselves here: the mutations include a map field
+    // with another wire type, which prost reads as a map entry and TensorFlow skips.
+    let graph_sites = sites.iter().filter(|s| !s.in_library).count();
+    assert_eq!(graph_sites, decoded.node.len());
+    let library_ops = sites.iter().filter(|s| s.in_library).count();
+    let expected: usize = decoded
+        .library
+        .iter()
+        .flat_map(|l| &l.function)
+        .map(|f| f.node_def.len())
+        .sum();
+    assert_eq!(library_ops, expected);
+}
+
+/// A graph whose tensors hold NaN doubles reads and rewrites like any other.
+#[test]
+fn nan_values_do_not_disturb_the_readers() {
+    let bytes = data_bytes("findings/graphdef_sniff-nan-in-packed-double.bin");
+    let decoded = GraphDef::decode(bytes.as_slice()).unwrap();
+    let summary = sniff(&bytes).unwrap();
+    assert_eq!(summary.nodes, decoded.node.len());
+    let ops = distinct_ops(&bytes).unwrap();
+    assert!(ops.contains(&"MatMul"), "{ops:?}");
+    let rewritten = rewrite_graph_def_versions(&bytes, &versions(9, 1, &[])).unwrap();
+    let read_back = GraphDef::decode(rewritten.as_slice()).unwrap();
+    assert_eq!(read_back.versions, Some(versions(9, 1, &[])));
+    assert_eq!(read_back.node.len(), decoded.node.len());
 }
 
 #[test]
@@ -424,6 +543,110 @@ fn registries_refuse_duplicates_and_hold_your_own_ops() {
     );
     assert!(registry.assess(["MyOp"], 39.into()).first_error().is_none());
     assert!(Registry::tensorflow().get("Conv2D").is_none());
+}
+
+/// Lookups are a hash probe: every registered name is found, and nothing else, whatever the
+/// names look like (short, long, sharing their first and last bytes, empty).
+#[test]
+fn registry_lookups_find_exactly_the_registered_ops() {
+    let tf = Registry::tensorflow();
+    for op in graphdef_versions::TF_DEPRECATED_OPS {
+        assert_eq!(tf.get(&op.name), Some(op), "{}", op.name);
+        // Near misses: a byte more, a byte less, one byte changed in the middle.
+        let name = op.name.as_ref();
+        for near in [
+            format!("{name}X"),
+            name[..name.len() - 1].to_string(),
+            format!(
+                "{}#{}",
+                &name[..name.len() / 2],
+                &name[name.len() / 2 + 1..]
+            ),
+        ] {
+            assert!(tf.get(&near).is_none(), "{near}");
+        }
+    }
+    for absent in [
+        "",
+        "T",
+        "To",
+        "Top",
+        "TopKV2",
+        "Const",
+        "TensorArrayV3",
+        "Placeholder",
+    ] {
+        assert!(tf.get(absent).is_none(), "{absent}");
+    }
+    // Names that agree on their length and first and last eight bytes differ only in the
+    // middle: the comparison after the hash tells them apart.
+    let mut registry = Registry::empty();
+    let names: Vec<String> = (0..300)
+        .map(|i| format!("SameStart_{i:03}_SameEnds"))
+        .chain((0..4).map(|i| "x".repeat(i)))
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        registry
+            .register(graphdef_versions::DeprecatedOp::new(
+                name.clone(),
+                Version::new(i as i32),
+                "gone",
+            ))
+            .unwrap();
+    }
+    assert_eq!(registry.len(), names.len());
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(registry.get(name).unwrap().version, Version::new(i as i32));
+    }
+    assert!(registry.get("SameStart_300_SameEnds").is_none());
+    assert!(registry.get("xxxx").is_none());
+}
+
+proptest! {
+    /// Whatever the registry holds, a lookup answers as a search through its ops would.
+    #[test]
+    fn registry_lookups_agree_with_a_linear_search(
+        names in prop::collection::btree_set("[A-Za-z0-9_]{0,24}", 0..80),
+        probes in prop::collection::vec("[A-Za-z0-9_]{0,24}", 0..40),
+    ) {
+        let mut registry = Registry::empty();
+        for name in &names {
+            registry.register(graphdef_versions::DeprecatedOp::new(name.clone(), Version::new(1), "")).unwrap();
+        }
+        for probe in names.iter().chain(&probes) {
+            let expected = registry.iter().find(|op| op.name == probe.as_str());
+            prop_assert_eq!(registry.get(probe), expected);
+        }
+    }
+}
+
+#[test]
+fn op_names_are_checked_even_when_a_like_name_came_before() {
+    // "Const" and these five bytes share length, first and last byte: the scan remembers
+    // "Const" as valid text, but must still refuse the other.
+    let mut bytes = field(1, &field(2, b"Const"));
+    bytes.extend(field(1, &field(2, &[b'C', 0xff, 0xfe, 0xfd, b't'])));
+    assert!(matches!(
+        distinct_ops(&bytes),
+        Err(Error::Decode(DecodeError::NotUtf8 {
+            what: "NodeDef.op",
+            ..
+        }))
+    ));
+    // Repeated names read the same, in graph and library alike.
+    let mut ops = Vec::new();
+    let repeated = graph(&["Const", "Relu", "Const"], &["Relu", "Const"], None).encode_to_vec();
+    scan_ops(&repeated, |site| ops.push((site.op, site.in_library))).unwrap();
+    assert_eq!(
+        ops,
+        [
+            ("Const", false),
+            ("Relu", false),
+            ("Const", false),
+            ("Relu", true),
+            ("Const", true)
+        ]
+    );
 }
 
 fn arbitrary_graph() -> impl Strategy<Value = GraphDef> {

@@ -2,11 +2,11 @@
 
 mod common;
 
-use common::versions;
+use common::{graph, versions};
 use graphdef_versions::schema::{BundleHeaderProto, VersionDef};
 use graphdef_versions::{
-    CHECKPOINT, Consumer, DecodeError, Error, GRAPH_DEF, Producer, Refusal, Scheme, Version,
-    check_bundle_header, merge_on_import,
+    CHECKPOINT, Consumer, DecodeError, Error, GRAPH_DEF, Producer, Refusal, Registry, Scheme,
+    Version, check_bundle_header, merge_on_import,
 };
 use proptest::prelude::*;
 use prost::Message;
@@ -184,15 +184,17 @@ fn producers_stamp_their_versions_and_bans() {
     assert_eq!(banning.bans().len(), 4);
     assert_eq!(banning.stamp(), versions(2474, 0, &[2470]));
     assert_eq!(
-        banning.stamp_for_ops(["Const", "Identity"]),
+        banning.stamp_for_ops(["Const", "Identity"]).unwrap(),
         versions(2474, 0, &[2470])
     );
     assert_eq!(
-        banning.stamp_for_ops(["Const", "DepthwiseConv2dNative"]),
+        banning
+            .stamp_for_ops(["Const", "DepthwiseConv2dNative"])
+            .unwrap(),
         versions(2474, 0, &[2450, 2470])
     );
     assert_eq!(
-        banning.stamp_for_ops(["FusedBatchNorm", "Conv2D"]),
+        banning.stamp_for_ops(["FusedBatchNorm", "Conv2D"]).unwrap(),
         versions(2474, 0, &[2450, 2460, 2470])
     );
     // The banned consumer now refuses exactly the data that uses the op.
@@ -202,9 +204,13 @@ fn producers_stamp_their_versions_and_bans() {
         Version::new(0),
         "2.20.0",
     );
-    assert!(banned.check(&banning.stamp_for_ops(["Const"])).is_ok());
+    assert!(
+        banned
+            .check(&banning.stamp_for_ops(["Const"]).unwrap())
+            .is_ok()
+    );
     assert!(matches!(
-        banned.check(&banning.stamp_for_ops(["FusedBatchNorm"])),
+        banned.check(&banning.stamp_for_ops(["FusedBatchNorm"]).unwrap()),
         Err(Error::Refused(Refusal::BadConsumer { .. }))
     ));
     let strict = Producer::new(graphdef_versions::Constants {
@@ -212,6 +218,45 @@ fn producers_stamp_their_versions_and_bans() {
         ..GRAPH_DEF
     });
     assert_eq!(strict.stamp().min_consumer, 12);
+}
+
+#[test]
+fn producers_refuse_to_write_ops_removed_at_their_version() {
+    let tf = Producer::tensorflow_graph_def();
+    assert_eq!(tf.version(), GRAPH_DEF.current);
+    // TopK was removed at 7: TensorFlow 2.21 no longer writes it, in its own words.
+    let error = tf.stamp_for_ops(["Const", "TopK", "BatchSvd"]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Op TopK is not available in GraphDef version 2474. It has been removed in version 7. Use TopKV2 instead."
+    );
+    assert!(tf.stamp_for_ops(["Const", "TopKV2"]).is_ok());
+    // A producer still below an op's deprecation version writes it (consumers will warn).
+    let old = Producer::new(graphdef_versions::Constants {
+        current: Version::new(6),
+        ..GRAPH_DEF
+    })
+    .with_deprecations(Registry::tensorflow());
+    assert_eq!(old.stamp_for_ops(["TopK"]).unwrap().producer, 6);
+    // At exactly the deprecation version, it is gone.
+    let at = Producer::new(graphdef_versions::Constants {
+        current: Version::new(7),
+        ..GRAPH_DEF
+    })
+    .with_deprecations(Registry::tensorflow());
+    assert!(matches!(
+        at.stamp_for_ops(["TopK"]),
+        Err(Error::Refused(Refusal::OpRemoved { .. }))
+    ));
+    // A producer without a registry knows no deprecation.
+    assert!(Producer::new(GRAPH_DEF).stamp_for_ops(["TopK"]).is_ok());
+    // Whole graphs: function bodies count; a refused graph keeps its old versions.
+    let mut in_function = graph(&["Const"], &["TopK"], None);
+    assert!(tf.stamp_graph(&mut in_function).is_err());
+    assert_eq!(in_function.versions, None);
+    let mut fine = graph(&["Const"], &["Identity"], Some(versions(1, 1, &[])));
+    tf.stamp_graph(&mut fine).unwrap();
+    assert_eq!(fine.versions, Some(versions(2474, 0, &[])));
 }
 
 #[test]

@@ -188,13 +188,58 @@ fn released_deprecations_are_never_changed_or_withdrawn() {
     let violations: Vec<&str> = report.violations().map(|f| f.reason.as_str()).collect();
     assert_eq!(violations.len(), 2, "{violations:?}");
     assert!(violations[0].contains("TopK moves from version 7 to 8"));
-    assert!(violations[1].contains("Old (version 8) is withdrawn"));
+    assert!(violations[1].contains("Old (version 8) is withdrawn while min_producer is 0"));
+}
+
+#[test]
+fn a_deprecation_may_go_once_min_producer_reaches_it() {
+    let from = tf("2.21.0");
+    let without_old = |mut release: Release| {
+        let mut kept = graphdef_versions::Registry::empty();
+        for op in release.deprecations.iter().filter(|op| op.name != "Old") {
+            kept.register(op.clone()).unwrap();
+        }
+        release.deprecations = kept;
+        release
+    };
+    // Old was deprecated at 8. min_producer 7 still reads graphs that may use it.
+    let mut early = without_old(bump(from.clone(), "3.0.0", 2600));
+    early.graph_def.min_producer = Version::new(7);
+    let report = check_release_move(&from, &early);
+    let violations: Vec<&str> = report.violations().map(|f| f.reason.as_str()).collect();
+    assert_eq!(violations.len(), 1, "{report:?}");
+    assert!(
+        violations[0].contains("graphs from 7 to 7 may still use it"),
+        "{violations:?}"
+    );
+    // min_producer 8: every graph still read is at 8 or later, where Old was refused.
+    let mut major = without_old(bump(from.clone(), "3.0.0", 2600));
+    major.graph_def.min_producer = Version::new(8);
+    let report = check_release_move(&from, &major);
+    assert!(report.allowed(), "{report:?}");
+    assert_eq!(
+        rules(&report),
+        [
+            (PolicyRule::MinProducerAtMajor, true),
+            (PolicyRule::DeprecationKept, true)
+        ]
+    );
+    assert!(
+        report.findings[1]
+            .reason
+            .contains("Old (deprecated at version 8) is removed entirely")
+    );
+    // Once min_producer is past it, a later minor release may drop it too.
+    let mut raised = bump(from.clone(), "3.0.0", 2600);
+    raised.graph_def.min_producer = Version::new(10);
+    let later = without_old(bump(raised.clone(), "3.1.0", 2650));
+    assert!(check_release_move(&raised, &later).allowed());
 }
 
 #[test]
 fn banning_a_consumer_adds_it_and_bans_stay() {
     let from = tf("2.21.0");
-    let mut to = bump(from.clone(), "2.21.1", 2474);
+    let mut to = bump(from.clone(), "2.21.1", 2475);
     to.banned_consumers = vec![Version::new(2470)];
     let report = check_release_move(&from, &to);
     assert!(report.allowed());
@@ -204,11 +249,25 @@ fn banning_a_consumer_adds_it_and_bans_stay() {
             .contains("new data lists it in bad_consumers")
     );
 
-    let mut future = bump(from.clone(), "2.21.1", 2474);
+    // A ban without a version bump: refused.
+    let mut unbumped = bump(from.clone(), "2.21.1", 2474);
+    unbumped.banned_consumers = vec![Version::new(2470)];
+    let report = check_release_move(&from, &unbumped);
+    assert_eq!(rules(&report), [(PolicyRule::ConsumerBan, false)]);
+    assert!(
+        report.findings[0]
+            .reason
+            .contains("the GraphDef version stays at 2474: bump it"),
+        "{report:?}"
+    );
+
+    let mut future = bump(from.clone(), "2.21.1", 2490);
     future.banned_consumers = vec![Version::new(2480)];
     assert!(!check_release_move(&from, &future).allowed());
 
-    let lifted = bump(to.clone(), "2.21.2", 2474);
+    // Keeping a ban needs no bump.
+    let lifted = bump(to.clone(), "2.21.2", 2475);
+    assert!(check_release_move(&to, &lifted).allowed());
     let mut lifted = lifted;
     lifted.banned_consumers.clear();
     let report = check_release_move(&to, &lifted);
