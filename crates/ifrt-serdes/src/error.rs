@@ -83,15 +83,25 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Incompatible {
-    /// The data was written in a version this build cannot read (too old: its format was
-    /// removed; or too new: written by a newer build). Wording: e.g. xla/python/ifrt/dtype.cc,
-    /// xla/python/ifrt/ir/sharding_param.cc.
-    #[error("Unsupported {version} for {what} deserialization")]
+    /// The data records a format this build cannot read: too old (superseded before the
+    /// build's minimum, so its parser was removed), too new (written by a newer build), or not
+    /// a format of that type at all. The message starts with IFRT's words (e.g.
+    /// xla/python/ifrt/dtype.cc, xla/python/ifrt/ir/sharding_param.cc) and adds the reader's
+    /// range.
+    #[error(
+        "Unsupported {version} for {what} deserialization; this build supports versions [{}, {}]: \
+         the writer must request a version both builds support (negotiate one)",
+        minimum.value(), current.value()
+    )]
     UnsupportedDeserializationVersion {
-        /// The version recorded in the data.
+        /// The format version recorded in the data.
         version: SerDesVersionNumber,
         /// The kind of value being read (`DType`, `ShardingParam`...).
         what: &'static str,
+        /// The reading build's minimum.
+        minimum: SerDesVersionNumber,
+        /// The reading build's current version.
+        current: SerDesVersionNumber,
     },
 
     /// The requested version is outside what this build can write. Wording:
@@ -471,11 +481,15 @@ mod tests {
         let family = Incompatible::UnsupportedDeserializationVersion {
             version: SerDesVersionNumber::new(3),
             what: "DType",
+            minimum: SerDesVersionNumber::new(0),
+            current: SerDesVersionNumber::new(2),
         };
         assert_eq!(Error::from(family.clone()).to_string(), family.to_string());
         assert_eq!(
             family.to_string(),
-            "Unsupported IFRT SerDes version 3 for DType deserialization"
+            "Unsupported IFRT SerDes version 3 for DType deserialization; this build supports \
+             versions [0, 2]: the writer must request a version both builds support \
+             (negotiate one)"
         );
         // A transparent family is not its own source: the chain does not repeat it.
         let error = Error::from(family);

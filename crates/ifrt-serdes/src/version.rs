@@ -19,12 +19,16 @@
 //! # Adding a format
 //!
 //! 1. Append an entry to [`HISTORY`] with the next number, today's date and what changed.
-//! 2. In the type's serializer, write the new format when the requested version is at least
-//!    the new number; nested values get the *requested* version, never a default.
-//! 3. In its deserializer, read the new format when the recorded version is at least the new
-//!    number. Nested values are read by their own recorded versions.
+//! 2. Add the number to the type's [`Formats`](crate::Formats) (`Codec::FORMATS`). Its
+//!    serializer now writes the new format, and records the new number, when the requested
+//!    version is at least the new number ([`Formats::to_write`](crate::Formats::to_write));
+//!    nested values get the *requested* version, never the outer format nor a default.
+//! 3. In its deserializer, parse the new format when the recorded number *equals* the new
+//!    number ([`Registry::read_format`](crate::Registry::read_format) says which). Nested values
+//!    are read by their own recorded formats. Other types are untouched: they keep recording
+//!    their old formats, and builds older than the new version still read them.
 //! 4. Add the new golden files (`IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p ifrt-serdes --test
-//!    golden`) and their checksum lines; existing files never change.
+//!    golden`: one per type and format) and their checksum lines; existing files never change.
 //!
 //! `week_4_old` needs no edit: it is computed from the dates.
 //!

@@ -104,9 +104,13 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     assert_eq!(raised.status.code(), Some(1));
     let report = json(&raised);
     assert_eq!(report["readable"], false);
+    // The array spec's own format 0 is still read; its param's format 0, superseded at 1, is
+    // not.
     assert_eq!(
         report["error"],
-        "Unsupported IFRT SerDes version 0 for ArraySpec deserialization"
+        "Unsupported IFRT SerDes version 0 for ShardingParam deserialization; this build \
+         supports versions [1, 2]: the writer must request a version both builds support \
+         (negotiate one)"
     );
     assert!(
         stderr(&raised).is_empty(),
@@ -115,8 +119,9 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     let raised = run(&["inspect", &v0, "--minimum", "1"]);
     assert_eq!(raised.status.code(), Some(1));
     assert!(
-        stdout(&raised)
-            .contains("refused:   Unsupported IFRT SerDes version 0 for ArraySpec deserialization"),
+        stdout(&raised).contains(
+            "refused:   Unsupported IFRT SerDes version 0 for ShardingParam deserialization"
+        ),
         "{}",
         stdout(&raised)
     );

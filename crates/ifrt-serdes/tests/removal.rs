@@ -6,43 +6,54 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{GOLDEN_DIR, GOLDEN_TYPES, build, golden_name};
-use ifrt_serdes::schema::Serialized;
+use common::{GOLDEN_DIR, all_goldens, build, expected_read, golden_name};
 use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{CivilDate, Error, Incompatible};
-use prost::Message;
 
 #[test]
-fn raising_the_minimum_rejects_the_removed_versions_golden_bytes() {
+fn raising_the_minimum_rejects_only_the_superseded_formats_golden_bytes() {
     for minimum in 1..=2 {
         let raised = build(minimum, 2);
-        for (short, _) in GOLDEN_TYPES {
-            for version in 0..=2 {
-                let name = golden_name(short, SerDesVersionNumber::new(version));
-                let bytes = fs::read(Path::new(GOLDEN_DIR).join(&name)).unwrap();
-                let result = common::decodes_to_sample(
-                    &raised,
-                    short,
-                    SerDesVersionNumber::new(version),
-                    &bytes,
-                );
-                if version < minimum {
+        for (short, format) in all_goldens() {
+            let name = golden_name(short, format);
+            let bytes = fs::read(Path::new(GOLDEN_DIR).join(&name)).unwrap();
+            let result =
+                common::decodes_to_sample(&raised, short, SerDesVersionNumber::new(format), &bytes);
+            match expected_read(short, format, (minimum, 2)) {
+                Ok(()) => assert_eq!(result, Ok(true), "{name} with minimum {minimum}"),
+                Err((what, recorded)) => {
+                    // A format is removed once its successor is at or below the minimum.
                     let error = result.unwrap_err();
-                    let type_name = Serialized::decode(bytes.as_slice()).unwrap().type_name;
-                    let what = type_name.trim_start_matches("xla::ifrt::");
-                    assert_eq!(
-                        error.to_string(),
-                        format!(
-                            "Unsupported IFRT SerDes version {version} for {what} deserialization"
-                        ),
-                        "{name} with minimum {minimum}"
+                    assert!(
+                        error.to_string().starts_with(&format!(
+                            "Unsupported IFRT SerDes version {recorded} for {what} \
+                             deserialization; this build supports versions [{minimum}, 2]"
+                        )),
+                        "{name} with minimum {minimum}: {error}"
                     );
-                } else {
-                    assert_eq!(result, Ok(true), "{name} with minimum {minimum}");
                 }
             }
         }
     }
+    // Format 0 of DType is its only one: no minimum removes it.
+    let dtype = fs::read(Path::new(GOLDEN_DIR).join("dtype_v0.pb")).unwrap();
+    assert_eq!(
+        common::decodes_to_sample(&build(2, 2), "dtype", SerDesVersionNumber::new(0), &dtype),
+        Ok(true)
+    );
+    // The param's format 0 is superseded at 1, the shardings' format 0 at 2.
+    let param = fs::read(Path::new(GOLDEN_DIR).join("sharding_param_sharding_v0.pb")).unwrap();
+    let o = ifrt_serdes::DeserializeOptions::default();
+    let (_, seen) = build(1, 2).inspect_bytes(&param, &o);
+    assert_eq!(
+        seen.last().map(|r| (r.what(), r.format.value())),
+        Some(("ShardingParam", 0))
+    );
+    let (_, seen) = build(2, 2).inspect_bytes(&param, &o);
+    assert_eq!(
+        seen.last().map(|r| (r.what(), r.format.value())),
+        Some(("ShardingParamSharding", 0))
+    );
 }
 
 #[test]
