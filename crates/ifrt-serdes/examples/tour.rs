@@ -36,14 +36,17 @@ fn main() -> Result {
     }
     for (y, m, d) in [(2026, 3, 18), (2026, 3, 19), (2026, 7, 14)] {
         let today = CivilDate::new(y, m, d)?;
-        let version = Week4OldVersionAccessor::get(&FixedClock(today));
+        let version = Week4OldVersionAccessor::get(&FixedClock(today))?;
         println!("   week-4-old on {today} -> {version}");
     }
     println!(
         "   week-4-old today ({}) -> {}",
         ifrt_serdes::Clock::today(&SystemClock),
-        Week4OldVersionAccessor::get(&SystemClock)
+        Week4OldVersionAccessor::get(&SystemClock)?
     );
+    if let Err(error) = Week4OldVersionAccessor::get(&FixedClock(CivilDate::new(2025, 6, 1)?)) {
+        println!("   week-4-old on 2025-06-01 -> {error}");
+    }
     let built_in = SupportedVersions::BUILT_IN;
     if let Err(error) = built_in.version(SerDesVersionNumber::new(7)) {
         println!("   any(7)       -> {error}");

@@ -146,7 +146,7 @@ pub use negotiation::{VersionRange, negotiate};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use date::{CivilDate, DateError};
 // Errors.
-pub use error::{DecodeError, Error, Incompatible, InvalidValue, RegistryError};
+pub use error::{DecodeError, Error, Incompatible, InvalidValue, RegistryError, WindowError};
 pub use wire::WireType;
 
 /// The wire schema's raw types, generated from `proto/ifrt/` by `cargo xtask codegen`.

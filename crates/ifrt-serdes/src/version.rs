@@ -34,22 +34,35 @@
 //!
 //! # Removing a format
 //!
-//! After the compatibility window (a version's readers and writers are at least four weeks
-//! old), in one change:
+//! A format `F` of a type can go once its successor `S` (the type's next format) was introduced
+//! at least 28 days ago: every build inside the four-week window knows `S`. The window is
+//! enforced, not only documented:
 //!
-//! 1. Raise [`MINIMUM`] past the removed version. Every build reading bytes of that version
-//!    now fails with "Unsupported IFRT SerDes version N for TYPE deserialization", and
-//!    `week_4_old` never returns anything below the minimum, so nothing new is written in it.
-//! 2. Delete the serializer and deserializer branches for the removed version.
-//! 3. Delete its golden files and checksum lines, and turn the golden test for it into a
-//!    test that the bytes are now rejected (see `tests/removal.rs`).
+//! - [`Formats::check_removal`](crate::Formats::check_removal)`(F, today)` refuses while `S` is
+//!   younger than 28 days ([`WindowError::SuccessorTooYoung`], naming the first allowed day),
+//!   and refuses the newest format outright;
+//! - [`SupportedVersions::raise_minimum`]`(S, today)` refuses a minimum above
+//!   [`SupportedVersions::week_4_old`] ([`WindowError::MinimumAboveWeek4Old`]);
+//! - `week_4_old` never returns a version younger than 28 days, and fails with
+//!   [`WindowError::NoWeek4OldVersion`] when the range has none.
+//!
+//! Then, in one change (the seed's "Removing an Old Format"):
+//!
+//! 1. Delete the serializer and parser branches of `F` and drop `F` from the type's formats.
+//! 2. Raise [`MINIMUM`] to `S` (or later). `F` is then superseded at the minimum: every build
+//!    reading bytes of `F` fails with "Unsupported IFRT SerDes version F for TYPE
+//!    deserialization". Types whose format did not change keep being read: their only format
+//!    is never superseded. `week_4_old` is computed from the dates and never goes below the
+//!    minimum, so nothing new is written in `F`.
+//! 3. Delete the golden files of `F` and their checksum lines, and turn the golden test for it
+//!    into a test that the bytes are now rejected (see `tests/removal.rs`).
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::clock::Clock;
 use crate::date::CivilDate;
-use crate::error::{Error, Incompatible};
+use crate::error::{Error, Incompatible, WindowError};
 
 /// A bare version number, as recorded in serialized data. It can come from anywhere (including
 /// hostile bytes); turning it into a [`SerDesVersion`] goes through a range check.
@@ -141,6 +154,16 @@ pub const CURRENT: SerDesVersionNumber = HISTORY[HISTORY.len() - 1].number;
 /// How old a version must be for [`SupportedVersions::week_4_old`]: four weeks.
 pub const WEEK_4_OLD_DAYS: i64 = 28;
 
+/// The day version `number` was introduced, from [`HISTORY`]; [`WindowError::UnknownVersion`]
+/// if it is not listed.
+pub fn introduced(number: SerDesVersionNumber) -> Result<CivilDate, Error> {
+    HISTORY
+        .iter()
+        .find(|entry| entry.number == number)
+        .map(|entry| entry.introduced)
+        .ok_or_else(|| WindowError::UnknownVersion { number }.into())
+}
+
 /// A serialization version that this build supports. Obtained only through the accessors;
 /// never from a bare integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -224,20 +247,61 @@ impl SupportedVersions {
         }
     }
 
-    /// The newest version introduced at least 28 days before `today`, never below the minimum:
-    /// a build at most four weeks old can read what is written in it.
-    pub fn week_4_old(&self, today: CivilDate) -> SerDesVersion {
-        let today = today.days_since_unix_epoch();
-        HISTORY
-            .iter()
+    /// The newest version of this range introduced at least 28 days before `today`: a build at
+    /// most four weeks old can read what is written in it.
+    ///
+    /// It never returns a younger version. When the range has none that old (its minimum was
+    /// introduced less than 28 days before `today`), it returns
+    /// [`WindowError::NoWeek4OldVersion`], which says from which day there is one.
+    pub fn week_4_old(&self, today: CivilDate) -> Result<SerDesVersion, Error> {
+        let days = today.days_since_unix_epoch();
+        if let Some(entry) = self
+            .history()
             .rev()
-            .filter(|entry| self.contains(entry.number))
-            .find(|entry| entry.introduced.days_since_unix_epoch() + WEEK_4_OLD_DAYS <= today)
-            .map_or(self.minimum(), |entry| SerDesVersion(entry.number))
+            .find(|entry| entry.introduced.days_since_unix_epoch() + WEEK_4_OLD_DAYS <= days)
+        {
+            return Ok(SerDesVersion(entry.number));
+        }
+        let introduced = introduced(self.minimum)?;
+        Err(WindowError::NoWeek4OldVersion {
+            today,
+            minimum: self.minimum,
+            current: self.current,
+            introduced,
+            from: introduced.add_days(WEEK_4_OLD_DAYS)?,
+        }
+        .into())
+    }
+
+    /// This range with its minimum raised to `to`: the policy check of removing formats
+    /// ("Removing an Old Format" in IFRT's serdes_version.md). The new minimum must be in the
+    /// range and must not be newer than [`SupportedVersions::week_4_old`] on `today`; else
+    /// [`WindowError::MinimumAboveWeek4Old`] says from which day it is allowed. Asking for a
+    /// minimum at or below the present one changes nothing.
+    pub fn raise_minimum(
+        &self,
+        to: SerDesVersionNumber,
+        today: CivilDate,
+    ) -> Result<SupportedVersions, Error> {
+        if to <= self.minimum {
+            return Ok(*self);
+        }
+        let raised = SupportedVersions::new(to, self.current)?;
+        let week_4_old = self.week_4_old(today).ok().map(SerDesVersion::number);
+        if week_4_old.is_some_and(|old| to <= old) {
+            return Ok(raised);
+        }
+        Err(WindowError::MinimumAboveWeek4Old {
+            minimum: to,
+            week_4_old,
+            today,
+            from: introduced(to)?.add_days(WEEK_4_OLD_DAYS)?,
+        }
+        .into())
     }
 
     /// The history entries of this range, oldest first.
-    pub fn history(&self) -> impl Iterator<Item = &'static VersionEntry> + use<> {
+    pub fn history(&self) -> impl DoubleEndedIterator<Item = &'static VersionEntry> + use<> {
         let range = *self;
         HISTORY
             .iter()
@@ -269,8 +333,9 @@ impl DefaultVersionAccessor {
 pub struct Week4OldVersionAccessor;
 
 impl Week4OldVersionAccessor {
-    /// The week-4-old version of this build, on `clock`'s today.
-    pub fn get(clock: &dyn Clock) -> SerDesVersion {
+    /// The week-4-old version of this build, on `clock`'s today; an error if none is four
+    /// weeks old yet (see [`SupportedVersions::week_4_old`]).
+    pub fn get(clock: &dyn Clock) -> Result<SerDesVersion, Error> {
         SupportedVersions::BUILT_IN.week_4_old(clock.today())
     }
 }
@@ -319,10 +384,26 @@ mod tests {
         let on = |y, m, d| {
             built_in
                 .week_4_old(CivilDate::new(y, m, d).unwrap())
+                .unwrap()
                 .number()
         };
-        // Before anything is four weeks old: never below the minimum.
-        assert_eq!(on(2025, 5, 21), SerDesVersionNumber(0));
+        // Before anything is four weeks old there is no week-4-old version: an error that
+        // says from when there is one, never a younger version.
+        let error = built_in
+            .week_4_old(CivilDate::new(2025, 5, 21).unwrap())
+            .unwrap_err();
+        assert_eq!(
+            error,
+            Error::Window(WindowError::NoWeek4OldVersion {
+                today: CivilDate::known(2025, 5, 21),
+                minimum: SerDesVersionNumber(0),
+                current: CURRENT,
+                introduced: CivilDate::known(2025, 5, 20),
+                from: CivilDate::known(2025, 6, 17),
+            })
+        );
+        assert!(built_in.week_4_old(CivilDate::known(2025, 6, 16)).is_err());
+        assert_eq!(on(2025, 6, 17), SerDesVersionNumber(0));
         // Version 1 was introduced 2026-02-19; it becomes week-4-old exactly 28 days later.
         assert_eq!(on(2026, 3, 18), SerDesVersionNumber(0));
         assert_eq!(on(2026, 3, 19), SerDesVersionNumber(1));
@@ -332,19 +413,38 @@ mod tests {
         assert_eq!(on(2030, 1, 1), CURRENT);
         assert_eq!(
             Week4OldVersionAccessor::get(&FixedClock(CivilDate::new(2026, 3, 19).unwrap())),
-            built_in.version(SerDesVersionNumber(1)).unwrap()
+            built_in.version(SerDesVersionNumber(1))
         );
+        // Every day of the history: the answer is never younger than 28 days.
+        let mut day = CivilDate::known(2025, 5, 1);
+        while day < CivilDate::known(2026, 9, 1) {
+            if let Ok(version) = built_in.week_4_old(day) {
+                let introduced = introduced(version.number()).unwrap();
+                assert!(introduced.days_until(day) >= WEEK_4_OLD_DAYS, "{day}");
+            }
+            day = day.add_days(1).unwrap();
+        }
     }
 
     #[test]
     fn week_4_old_respects_a_raised_minimum_and_an_older_current() {
         let raised = SupportedVersions::new(SerDesVersionNumber(1), CURRENT).unwrap();
-        let long_ago = CivilDate::new(2025, 6, 1).unwrap();
-        assert_eq!(raised.week_4_old(long_ago).number(), SerDesVersionNumber(1));
+        // Version 1 is younger than four weeks on these days: no week-4-old version.
+        for (y, m, d) in [(2025, 6, 1), (2026, 2, 20), (2026, 3, 18)] {
+            assert!(matches!(
+                raised.week_4_old(CivilDate::known(y, m, d)),
+                Err(Error::Window(WindowError::NoWeek4OldVersion { .. }))
+            ));
+        }
+        let v1_old = raised.week_4_old(CivilDate::known(2026, 3, 19)).unwrap();
+        assert_eq!(v1_old.number(), SerDesVersionNumber(1));
         let old_build =
             SupportedVersions::new(SerDesVersionNumber(0), SerDesVersionNumber(1)).unwrap();
         let later = CivilDate::new(2030, 1, 1).unwrap();
-        assert_eq!(old_build.week_4_old(later).number(), SerDesVersionNumber(1));
+        assert_eq!(
+            old_build.week_4_old(later).unwrap().number(),
+            SerDesVersionNumber(1)
+        );
     }
 
     #[test]

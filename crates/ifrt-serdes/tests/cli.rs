@@ -90,6 +90,21 @@ fn history_as_json() {
         assert_eq!(version["number"], number);
     }
     assert_eq!(versions[1]["introduced"], "2026-02-19");
+
+    // Before any version is four weeks old there is no week-4-old version: null, never a
+    // younger one.
+    let early = json(&run(&["history", "--today", "2025-06-16", "--json"]));
+    assert_eq!(early["week_4_old"], Value::Null);
+    let early = run(&["history", "--today", "2025-06-16"]);
+    assert_eq!(early.status.code(), Some(0));
+    assert!(
+        stdout(&early).contains(
+            "week-4-old: none: no version in [0, 2] was introduced at least 28 days before \
+             2025-06-16"
+        ),
+        "{}",
+        stdout(&early)
+    );
 }
 
 #[test]

@@ -210,7 +210,7 @@ fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
             "versions": versions,
             "current": built_in.current().number().value(),
             "minimum": built_in.minimum().number().value(),
-            "week_4_old": week_4_old.number().value(),
+            "week_4_old": week_4_old.as_ref().ok().map(|v| v.number().value()),
             "today": today.to_string(),
         }))?;
     } else {
@@ -223,6 +223,10 @@ fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
                 entry.change
             ));
         }
+        let week_4_old = match &week_4_old {
+            Ok(version) => version.to_string(),
+            Err(error) => format!("none: {error}"),
+        };
         text.push_str(&format!(
             "\ncurrent:    {}\nminimum:    {}\nweek-4-old: {week_4_old} (as of {today})\n",
             built_in.current(),
