@@ -19,9 +19,7 @@ use std::cell::RefCell;
 
 use crate::date::CivilDate;
 use crate::error::{Error, Incompatible, WindowError};
-use crate::version::{
-    SerDesVersion, SerDesVersionNumber, SupportedVersions, WEEK_4_OLD_DAYS, introduced,
-};
+use crate::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions, WEEK_4_OLD_DAYS};
 
 /// The formats of one type (or of one nested message): the version numbers at which its
 /// format changed, oldest first.
@@ -127,17 +125,18 @@ impl Formats {
 }
 
 impl Formats {
-    /// The policy check of removing format `format` (its serializer and parser) on `today`:
-    /// allowed once its successor was introduced at least 28 days before `today`, so that no
-    /// build inside the four-week window knows only `format`. Returns the successor: raise the
-    /// minimum to it ([`SupportedVersions::raise_minimum`], which checks the window too) in the
-    /// same change.
+    /// The policy check of removing format `format` (its serializer and parser) from a build
+    /// of `supported`'s history on `today`: allowed once its successor was introduced at least
+    /// 28 days before `today`, so that no build inside the four-week window knows only
+    /// `format`. Returns the successor: raise the minimum to it
+    /// ([`SupportedVersions::raise_minimum`], which checks the window too) in the same change.
     ///
     /// Refused with [`WindowError::SuccessorTooYoung`] (saying from which day it is allowed),
     /// or [`WindowError::NoSuccessor`] for the newest format, which current builds write.
     pub fn check_removal(
         &self,
         format: SerDesVersionNumber,
+        supported: SupportedVersions,
         today: CivilDate,
     ) -> Result<SerDesVersionNumber, Error> {
         let successor = self
@@ -149,7 +148,7 @@ impl Formats {
                 what: self.what,
                 format,
             })?;
-        let introduced = introduced(successor)?;
+        let introduced = supported.whole_history().introduced(successor)?;
         let from = introduced.add_days(WEEK_4_OLD_DAYS)?;
         if today < from {
             return Err(WindowError::SuccessorTooYoung {

@@ -33,8 +33,17 @@
 //!   and read back as whichever registered [`Sharding`] kind its envelope names.
 //! - **Two builds agree first.** [`negotiate`] picks the version two builds with different
 //!   ranges both support, as IFRT Proxy does, or fails naming both ranges.
-//! - **Old formats are removed by raising the minimum.** See [`version`] for the
-//!   steps of adding and removing a format.
+//! - **Old formats are removed by raising the minimum**, no earlier than four weeks after
+//!   their successor: [`Formats::check_removal`] and
+//!   [`SupportedVersions::raise_minimum`](version::SupportedVersions::raise_minimum) enforce the
+//!   window. See [`version`] for the steps of adding and removing a format.
+//! - **Any project can own a history.** IFRT's dated history is one preset,
+//!   [`version::IFRT`]; a [`version::History`] of your own (your dates, your types and codecs)
+//!   gets the same accessors, registry, nesting, negotiation and removal rules. The example
+//!   `examples/plugin_protocol/` (`cargo run -p ifrt-serdes --example
+//!   ifrt-serdes-plugin-protocol`) declares a plugin protocol with four dated versions and two
+//!   types, one nested in the other. Errors keep IFRT's wording ("IFRT SerDes version N")
+//!   whatever the history.
 //!
 //! # The types and their format history
 //!
@@ -95,8 +104,8 @@
 //!
 //! Every item is at the crate root, except two modules of their own:
 //!
-//! - [`version`]: the dated version numbers, a build's supported range, the three accessors
-//!   and the history. It is public because it is a family used together and named
+//! - [`version`]: the dated version numbers, a history ([`version::History`], IFRT's preset
+//!   [`version::IFRT`]), a build's supported range, the three accessors and IFRT's history. It is public because it is a family used together and named
 //!   often (`version::SerDesVersionNumber`, `version::HISTORY`, `version::MINIMUM`), and because
 //!   its documentation is the guide to adding and removing a format.
 //! - [`schema`]: the raw protobuf messages (`Serialized`, `DTypeProto`, `ArraySpecProto`...),

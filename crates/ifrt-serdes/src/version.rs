@@ -106,7 +106,7 @@ impl FromStr for SerDesVersionNumber {
 }
 
 /// One entry of the version history.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct VersionEntry {
     /// The version number.
     pub number: SerDesVersionNumber,
@@ -114,6 +114,26 @@ pub struct VersionEntry {
     pub introduced: CivilDate,
     /// What changed in the format.
     pub change: &'static str,
+}
+
+impl VersionEntry {
+    /// Version `number`, introduced on `year-month-day`, with `change`: for declaring a
+    /// [`History`] in a `static`.
+    ///
+    /// # Panics
+    ///
+    /// If the day does not exist; in a `static` or `const`, that fails the build instead.
+    pub const fn dated(
+        number: i32,
+        (year, month, day): (i32, u8, u8),
+        change: &'static str,
+    ) -> Self {
+        VersionEntry {
+            number: SerDesVersionNumber(number),
+            introduced: CivilDate::known(year, month, day),
+            change,
+        }
+    }
 }
 
 /// The version history of this crate's formats, oldest first. Numbers and dates strictly
@@ -148,21 +168,134 @@ pub const HISTORY: &[VersionEntry] = &[
 /// the module documentation).
 pub const MINIMUM: SerDesVersionNumber = SerDesVersionNumber(0);
 
+/// IFRT's history, this crate's preset: [`HISTORY`] with this build's [`MINIMUM`].
+pub static IFRT: History = History::new(HISTORY, MINIMUM);
+
+/// A dated version history and the minimum a build of it still reads: the scheme's one global
+/// version, for any project.
+///
+/// [`IFRT`] is this crate's preset. A project with its own protocol declares its own, with its
+/// own dates, in a `static`, and gets the same machinery: the ranges of
+/// [`History::supported`] and [`History::range`] give the default, week-4-old and any-version
+/// accessors ([`SupportedVersions::default_version`], [`SupportedVersions::week_4_old`],
+/// [`SupportedVersions::version`]), a [`Registry`](crate::Registry) for its own
+/// [`Codec`](crate::Codec)s, nesting, [`negotiate`](crate::negotiate) and the removal window.
+///
+/// ```
+/// use ifrt_serdes::CivilDate;
+/// use ifrt_serdes::version::{History, SerDesVersionNumber, VersionEntry};
+///
+/// static PLUGINS: History = History::new(
+///     &[
+///         VersionEntry::dated(0, (2025, 1, 10), "initial formats"),
+///         VersionEntry::dated(1, (2025, 3, 2), "limits gain max_threads"),
+///     ],
+///     SerDesVersionNumber::new(0),
+/// );
+/// let build = PLUGINS.supported();
+/// let on = CivilDate::new(2025, 3, 29)?;
+/// assert_eq!(build.week_4_old(on)?.number(), SerDesVersionNumber::new(0));
+/// assert_eq!(build.week_4_old(on.add_days(1)?)?.number(), SerDesVersionNumber::new(1));
+/// # Ok::<(), ifrt_serdes::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct History {
+    versions: &'static [VersionEntry],
+    minimum: SerDesVersionNumber,
+}
+
+impl History {
+    /// The history `versions` (oldest first: numbers 0, 1, 2... and strictly increasing dates)
+    /// of a build that reads from `minimum` on.
+    ///
+    /// # Panics
+    ///
+    /// If `versions` is empty, its numbers are not 0, 1, 2..., its dates do not strictly
+    /// increase, or `minimum` is not listed. Declare a history in a `static` or `const`, and a
+    /// bad one fails the build instead.
+    pub const fn new(versions: &'static [VersionEntry], minimum: SerDesVersionNumber) -> Self {
+        assert!(!versions.is_empty(), "a history has at least one version");
+        let mut i = 0;
+        while i < versions.len() {
+            assert!(
+                versions[i].number.0 == i as i32,
+                "version numbers are 0, 1, 2..."
+            );
+            if i > 0 {
+                let (before, after) = (versions[i - 1].introduced, versions[i].introduced);
+                assert!(
+                    before.days_since_unix_epoch() < after.days_since_unix_epoch(),
+                    "introduction dates strictly increase"
+                );
+            }
+            i += 1;
+        }
+        assert!(
+            minimum.0 >= 0 && (minimum.0 as usize) < versions.len(),
+            "the minimum is a listed version"
+        );
+        History { versions, minimum }
+    }
+
+    /// Every version, oldest first.
+    pub const fn versions(&self) -> &'static [VersionEntry] {
+        self.versions
+    }
+
+    /// The oldest version a build of this history still reads.
+    pub const fn minimum(&self) -> SerDesVersionNumber {
+        self.minimum
+    }
+
+    /// The newest version.
+    pub const fn current(&self) -> SerDesVersionNumber {
+        self.versions[self.versions.len() - 1].number
+    }
+
+    /// The build of this history: `[minimum, current]`.
+    pub const fn supported(&'static self) -> SupportedVersions {
+        SupportedVersions {
+            history: self,
+            minimum: self.minimum,
+            current: self.current(),
+        }
+    }
+
+    /// Another build of this history: `[minimum, current]`, both listed and in order (an older
+    /// build stops before `current`; a future one raised its minimum).
+    pub fn range(
+        &'static self,
+        minimum: SerDesVersionNumber,
+        current: SerDesVersionNumber,
+    ) -> Result<SupportedVersions, Error> {
+        let listed = |n: SerDesVersionNumber| self.versions.iter().any(|entry| entry.number == n);
+        if listed(minimum) && listed(current) && minimum <= current {
+            Ok(SupportedVersions {
+                history: self,
+                minimum,
+                current,
+            })
+        } else {
+            Err(Error::InvalidRange { minimum, current })
+        }
+    }
+
+    /// The day version `number` was introduced; [`WindowError::UnknownVersion`] if it is not
+    /// listed.
+    pub fn introduced(&self, number: SerDesVersionNumber) -> Result<CivilDate, Error> {
+        self.versions
+            .iter()
+            .find(|entry| entry.number == number)
+            .map(|entry| entry.introduced)
+            .ok_or_else(|| WindowError::UnknownVersion { number }.into())
+    }
+}
+
 /// The newest version: the last entry of [`HISTORY`].
 pub const CURRENT: SerDesVersionNumber = HISTORY[HISTORY.len() - 1].number;
 
 /// How old a version must be for [`SupportedVersions::week_4_old`]: four weeks.
 pub const WEEK_4_OLD_DAYS: i64 = 28;
-
-/// The day version `number` was introduced, from [`HISTORY`]; [`WindowError::UnknownVersion`]
-/// if it is not listed.
-pub fn introduced(number: SerDesVersionNumber) -> Result<CivilDate, Error> {
-    HISTORY
-        .iter()
-        .find(|entry| entry.number == number)
-        .map(|entry| entry.introduced)
-        .ok_or_else(|| WindowError::UnknownVersion { number }.into())
-}
 
 /// A serialization version that this build supports. Obtained only through the accessors;
 /// never from a bare integer.
@@ -188,30 +321,44 @@ impl fmt::Display for SerDesVersion {
     }
 }
 
-/// The versions a build can read and write: every entry of [`HISTORY`] from `minimum` to
-/// `current`. [`SupportedVersions::BUILT_IN`] is this build; other ranges describe (or simulate)
-/// other builds: an older one that stops before `current`, or a future one whose minimum was
-/// raised.
+/// The versions a build can read and write: every entry of its [`History`] from `minimum` to
+/// `current`. [`SupportedVersions::BUILT_IN`] is this build of IFRT's history; other ranges
+/// describe (or simulate) other builds: an older one that stops before `current`, or a future
+/// one whose minimum was raised; ranges of other histories come from [`History::range`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SupportedVersions {
+    history: &'static History,
     minimum: SerDesVersionNumber,
     current: SerDesVersionNumber,
 }
 
 impl SupportedVersions {
-    /// This build: [`MINIMUM`] to [`CURRENT`].
+    /// This build: [`MINIMUM`] to [`CURRENT`] of IFRT's history ([`IFRT`]).
     pub const BUILT_IN: SupportedVersions = SupportedVersions {
+        history: &IFRT,
         minimum: MINIMUM,
         current: CURRENT,
     };
 
-    /// The range `[minimum, current]`; both must be in [`HISTORY`] and in order.
+    /// The range `[minimum, current]` of IFRT's history; both must be in [`HISTORY`] and in
+    /// order. Other histories: [`History::range`].
     pub fn new(minimum: SerDesVersionNumber, current: SerDesVersionNumber) -> Result<Self, Error> {
-        let listed = |n: SerDesVersionNumber| HISTORY.iter().any(|entry| entry.number == n);
-        if listed(minimum) && listed(current) && minimum <= current {
-            Ok(SupportedVersions { minimum, current })
+        IFRT.range(minimum, current)
+    }
+
+    /// The history this range belongs to.
+    pub fn whole_history(&self) -> &'static History {
+        self.history
+    }
+
+    /// The default version for ordinary serialization: `current`; with the crate feature
+    /// `testing-bad-default-version`, [`Error::DefaultVersionDisallowed`] instead (as
+    /// [`DefaultVersionAccessor`] does for IFRT's build).
+    pub fn default_version(&self) -> Result<SerDesVersion, Error> {
+        if cfg!(feature = "testing-bad-default-version") {
+            Err(Error::DefaultVersionDisallowed)
         } else {
-            Err(Error::InvalidRange { minimum, current })
+            Ok(SerDesVersion(self.current))
         }
     }
 
@@ -262,7 +409,7 @@ impl SupportedVersions {
         {
             return Ok(SerDesVersion(entry.number));
         }
-        let introduced = introduced(self.minimum)?;
+        let introduced = self.history.introduced(self.minimum)?;
         Err(WindowError::NoWeek4OldVersion {
             today,
             minimum: self.minimum,
@@ -286,7 +433,7 @@ impl SupportedVersions {
         if to <= self.minimum {
             return Ok(*self);
         }
-        let raised = SupportedVersions::new(to, self.current)?;
+        let raised = self.history.range(to, self.current)?;
         let week_4_old = self.week_4_old(today).ok().map(SerDesVersion::number);
         if week_4_old.is_some_and(|old| to <= old) {
             return Ok(raised);
@@ -295,7 +442,7 @@ impl SupportedVersions {
             minimum: to,
             week_4_old,
             today,
-            from: introduced(to)?.add_days(WEEK_4_OLD_DAYS)?,
+            from: self.history.introduced(to)?.add_days(WEEK_4_OLD_DAYS)?,
         }
         .into())
     }
@@ -303,7 +450,8 @@ impl SupportedVersions {
     /// The history entries of this range, oldest first.
     pub fn history(&self) -> impl DoubleEndedIterator<Item = &'static VersionEntry> + use<> {
         let range = *self;
-        HISTORY
+        self.history
+            .versions
             .iter()
             .filter(move |entry| range.contains(entry.number))
     }
@@ -319,11 +467,7 @@ impl DefaultVersionAccessor {
     /// [`Error::DefaultVersionDisallowed`] (IFRT aborts there; a typed error is kinder and
     /// equally loud in a test).
     pub fn get() -> Result<SerDesVersion, Error> {
-        if cfg!(feature = "testing-bad-default-version") {
-            Err(Error::DefaultVersionDisallowed)
-        } else {
-            Ok(SerDesVersion::current())
-        }
+        SupportedVersions::BUILT_IN.default_version()
     }
 }
 
@@ -419,7 +563,7 @@ mod tests {
         let mut day = CivilDate::known(2025, 5, 1);
         while day < CivilDate::known(2026, 9, 1) {
             if let Ok(version) = built_in.week_4_old(day) {
-                let introduced = introduced(version.number()).unwrap();
+                let introduced = IFRT.introduced(version.number()).unwrap();
                 assert!(introduced.days_until(day) >= WEEK_4_OLD_DAYS, "{day}");
             }
             day = day.add_days(1).unwrap();
@@ -491,6 +635,44 @@ mod tests {
         } else {
             assert_eq!(got, Ok(SerDesVersion::current()));
         }
+    }
+
+    #[test]
+    fn the_ifrt_preset_is_this_builds_history() {
+        assert_eq!(IFRT.versions(), HISTORY);
+        assert_eq!(IFRT.minimum(), MINIMUM);
+        assert_eq!(IFRT.current(), CURRENT);
+        assert_eq!(IFRT.supported(), SupportedVersions::BUILT_IN);
+        assert_eq!(
+            IFRT.introduced(SerDesVersionNumber(1)),
+            Ok(CivilDate::known(2026, 2, 19))
+        );
+        assert_eq!(
+            IFRT.introduced(SerDesVersionNumber(9)),
+            Err(Error::Window(WindowError::UnknownVersion {
+                number: SerDesVersionNumber(9)
+            }))
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "introduction dates strictly increase")]
+    fn a_history_whose_dates_go_back_is_refused() {
+        static BACKWARDS: &[VersionEntry] = &[
+            VersionEntry::dated(0, (2025, 2, 1), "a"),
+            VersionEntry::dated(1, (2025, 1, 1), "b"),
+        ];
+        let _ = History::new(BACKWARDS, SerDesVersionNumber(0));
+    }
+
+    #[test]
+    #[should_panic(expected = "version numbers are 0, 1, 2...")]
+    fn a_history_with_a_gap_is_refused() {
+        static GAP: &[VersionEntry] = &[
+            VersionEntry::dated(0, (2025, 1, 1), "a"),
+            VersionEntry::dated(2, (2025, 2, 1), "b"),
+        ];
+        let _ = History::new(GAP, SerDesVersionNumber(0));
     }
 
     #[test]

@@ -109,7 +109,11 @@ impl Day {
 
     /// Step 1 of the seed: remove the serializer and parser of the old format.
     fn remove_format_0(&self) -> Result<SerDesVersionNumber, Error> {
-        ShardingParam::FORMATS.check_removal(SerDesVersionNumber::new(0), self.today())
+        ShardingParam::FORMATS.check_removal(
+            SerDesVersionNumber::new(0),
+            SupportedVersions::BUILT_IN,
+            self.today(),
+        )
     }
 
     /// Steps 2 and 3: week-4-old and the minimum move past the removed format.
@@ -231,8 +235,11 @@ fn the_removal_procedure_before_during_and_after_the_window() {
         let day = CivilDate::new(y, m, d).unwrap();
         let result = SupportedVersions::BUILT_IN.raise_minimum(SerDesVersionNumber::new(2), day);
         assert_eq!(result.is_ok(), (y, m, d) == (2026, 7, 14), "{day}");
-        let sharding =
-            SingleDeviceSharding::FORMATS.check_removal(SerDesVersionNumber::new(0), day);
+        let sharding = SingleDeviceSharding::FORMATS.check_removal(
+            SerDesVersionNumber::new(0),
+            SupportedVersions::BUILT_IN,
+            day,
+        );
         assert_eq!(sharding.is_ok(), (y, m, d) == (2026, 7, 14), "{day}");
     }
 }
@@ -248,7 +255,11 @@ fn the_newest_format_and_unknown_formats_are_never_removed() {
         (DType::FORMATS, -1),
     ] {
         assert_eq!(
-            formats.check_removal(SerDesVersionNumber::new(format), far),
+            formats.check_removal(
+                SerDesVersionNumber::new(format),
+                SupportedVersions::BUILT_IN,
+                far
+            ),
             Err(Error::Window(WindowError::NoSuccessor {
                 what: formats.what(),
                 format: SerDesVersionNumber::new(format),
