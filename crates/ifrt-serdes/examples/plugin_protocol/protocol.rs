@@ -68,6 +68,27 @@ fn decode<M: Message + Default>(
     M::decode(data).map_err(|source| DecodeError::Malformed { what, source }.into())
 }
 
+/// Refuses to write a value that uses `feature` of `proto` (`used`) when the requested version
+/// predates `needed`, the format that introduced it.
+fn needs(
+    used: bool,
+    options: &SerializeOptions,
+    (proto, feature): (&'static str, &'static str),
+    needed: SerDesVersionNumber,
+) -> Result<(), Error> {
+    let version = options.version().number();
+    if used && version < needed {
+        return Err(Incompatible::FeatureNeedsNewerVersion {
+            proto,
+            version,
+            feature,
+            needed,
+        }
+        .into());
+    }
+    Ok(())
+}
+
 #[derive(Clone, PartialEq, Message)]
 struct LimitsProto {
     #[prost(int32, tag = "1")]
@@ -119,15 +140,12 @@ impl Codec for Limits {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let format = Self::FORMATS.to_write(options.version())?;
-        if self.max_threads.is_some() && format < v(1) {
-            return Err(Incompatible::FeatureNeedsNewerVersion {
-                proto: "LimitsProto",
-                version: options.version().number(),
-                feature: "max_threads",
-                needed: v(1),
-            }
-            .into());
-        }
+        needs(
+            self.max_threads.is_some(),
+            options,
+            ("LimitsProto", "max_threads"),
+            v(1),
+        )?;
         let mut proto = LimitsProto {
             version_number: format.value(),
             max_threads: self.max_threads,
@@ -192,15 +210,12 @@ impl Codec for Manifest {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let format = Self::FORMATS.to_write(options.version())?;
-        if self.homepage.is_some() && format < v(2) {
-            return Err(Incompatible::FeatureNeedsNewerVersion {
-                proto: "ManifestProto",
-                version: options.version().number(),
-                feature: "homepage",
-                needed: v(2),
-            }
-            .into());
-        }
+        needs(
+            self.homepage.is_some(),
+            options,
+            ("ManifestProto", "homepage"),
+            v(2),
+        )?;
         let proto = ManifestProto {
             version_number: format.value(),
             name: self.name.clone(),
