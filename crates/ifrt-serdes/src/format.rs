@@ -15,7 +15,7 @@
 //! So a type whose format did not change between two builds is read by both, whatever version
 //! the writer requested; only the types whose format changed are refused.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use crate::date::CivilDate;
 use crate::error::{Error, Incompatible, WindowError};
@@ -197,25 +197,28 @@ impl RecordedFormat {
 }
 
 thread_local! {
+    /// Whether [`traced`] runs on this thread. Checked on every read, so it is a plain flag:
+    /// a thread local without a destructor costs one load, no lazy-registration check.
+    static TRACING: Cell<bool> = const { Cell::new(false) };
     /// While [`traced`] runs: every format checked on this thread, in reading order.
-    static TRACE: RefCell<Option<Vec<RecordedFormat>>> = const { RefCell::new(None) };
+    static TRACE: RefCell<Vec<RecordedFormat>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Notes a checked format, if a trace is being taken on this thread.
 #[inline]
 fn trace(recorded: RecordedFormat) {
-    TRACE.with(|trace| {
-        if let Some(list) = trace.borrow_mut().as_mut() {
-            list.push(recorded);
-        }
-    });
+    if TRACING.with(Cell::get) {
+        TRACE.with(|trace| trace.borrow_mut().push(recorded));
+    }
 }
 
 /// Runs `read` and returns, beside its result, the type and recorded format of every value it
 /// checked, outer values first, the refused one (if any) last.
 pub(crate) fn traced<R>(read: impl FnOnce() -> R) -> (R, Vec<RecordedFormat>) {
-    let outer = TRACE.with(|trace| trace.borrow_mut().replace(Vec::new()));
+    let outer_list = TRACE.with(|trace| trace.take());
+    let was_tracing = TRACING.with(|tracing| tracing.replace(true));
     let result = read();
-    let list = TRACE.with(|trace| std::mem::replace(&mut *trace.borrow_mut(), outer));
-    (result, list.unwrap_or_default())
+    TRACING.with(|tracing| tracing.set(was_tracing));
+    let list = TRACE.with(|trace| trace.replace(outer_list));
+    (result, list)
 }
