@@ -114,8 +114,10 @@
 //! Every fallible function returns the one [`Error`]. Its variants group the causes into
 //! families to match on: [`Incompatible`] (the versions do not fit: IFRT's "Unsupported IFRT
 //! SerDes version N for TYPE deserialization" and its kin), [`RegistryError`] (no codec for a
-//! value or a name), [`DecodeError`] (bytes that are not a serialized value) and
-//! [`InvalidValue`] (a value that breaks its type's rules).
+//! value or a name), [`DecodeError`] (bytes that are not a serialized value),
+//! [`InvalidValue`] (a value that breaks its type's rules) and [`WindowError`] (the four-week
+//! window forbids it: no week-4-old version yet, a minimum raised or a format removed too
+//! early).
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 

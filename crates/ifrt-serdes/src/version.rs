@@ -1,8 +1,11 @@
 //! The global, dated serialization version.
 //!
 //! One number is raised whenever *any* type gets a new format. Each number has an introduction
-//! date ([`HISTORY`]). A build supports a range of them, [`SupportedVersions`]: it can read and
-//! write every version from `minimum` (the oldest format whose code is still there) to `current`.
+//! date: IFRT's are [`HISTORY`] (the preset [`IFRT`]); a project can declare a [`History`] of
+//! its own. A build supports a range of them, [`SupportedVersions`]: it can be asked to write
+//! any version from `minimum` to `current`, and for each type it writes the newest of the
+//! type's own formats not newer than that, recording the format
+//! ([`Formats`](crate::Formats)). It reads every format still in force at `minimum` or later.
 //!
 //! A [`SerDesVersion`] cannot be built from a bare integer. It comes from an accessor, as in IFRT
 //! (xla/python/ifrt/serdes_version.h and its three accessor headers):
@@ -15,6 +18,10 @@
 //! - [`AnyVersionAccessor`] / [`SupportedVersions::version`]: any number, checked against the
 //!   build's range; for layers that choose the version themselves (e.g. after negotiating with
 //!   a peer build, see [`crate::negotiate`]).
+//!
+//! The accessors are IFRT's build; for a range of any history the same three are
+//! [`SupportedVersions::default_version`], [`SupportedVersions::week_4_old`] and
+//! [`SupportedVersions::version`].
 //!
 //! # Adding a format
 //!
