@@ -211,7 +211,8 @@ impl Registry {
             .map(|t| (t.codecs.type_name, t.codecs.formats))
     }
 
-    /// Serializes `value` in the requested version into an envelope.
+    /// Serializes `value` for the requested version (each part in its newest format not newer
+    /// than it) into an envelope.
     pub fn serialize(
         &self,
         value: &dyn Serializable,

@@ -139,7 +139,7 @@ fn nested_values_get_the_requested_version_and_record_their_own_format() {
 }
 
 /// An ArraySpec whose parts were written in different versions (as a mixed pipeline could
-/// produce): each part is read by its own recorded version.
+/// produce): each part is read by its own recorded format.
 fn mixed_spec(outer: i32, sharding_version: i32, sharding: SingleDeviceShardingProto) -> Vec<u8> {
     let outer_version = SupportedVersions::BUILT_IN
         .version(SerDesVersionNumber::new(outer))
