@@ -1,8 +1,8 @@
 //! ifrt-serdes benchmarks: each operation beside a baseline measured in the same run.
 //!
 //! The operation is a versioned round trip of an `ArraySpec` (with a sharding-param sharding)
-//! through the registry: serialize in the requested version, then deserialize by the recorded
-//! versions, nested sharding included. The baseline is plain prost encode + decode of exactly
+//! through the registry: serialize for the requested version (each part in its newest format
+//! not newer than it), then deserialize by the recorded formats, nested sharding included. The baseline is plain prost encode + decode of exactly
 //! the same message tree (envelope, `ArraySpecProto`, nested envelope, sharding proto), with no
 //! registry, no version checks and no conversion to or from the crate's types. Both sides write
 //! the same bytes (asserted before measuring).

@@ -1,6 +1,8 @@
 //! Deserializing arbitrary bytes through an ifrt-serdes registry (every built-in type, nested
 //! shardings included) returns a value or a typed error, never panics. Whatever reads back is
 //! written again in every version the build supports, and written-then-read must be stable.
+//! Inspecting the bytes agrees with reading them, and every value written records a format no
+//! newer than the requested version.
 #![no_main]
 
 use ifrt_serdes::version::SupportedVersions;
@@ -11,9 +13,15 @@ fuzz_target!(|data: &[u8]| {
     let supported = SupportedVersions::BUILT_IN;
     let registry = Registry::with_builtin_types(supported);
     let read = DeserializeOptions::default();
+    let (inspected, formats) = registry.inspect_bytes(data, &read);
     let Ok(value) = registry.deserialize_dyn_from_bytes(data, &read) else {
+        assert!(inspected.is_err(), "inspect agrees with deserialize");
         return;
     };
+    assert!(inspected.is_ok(), "inspect agrees with deserialize");
+    for recorded in &formats {
+        assert!(recorded.formats.readable_by(recorded.format, supported));
+    }
     for entry in supported.history() {
         let Ok(version) = supported.version(entry.number) else {
             continue;
@@ -22,9 +30,11 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(bytes) =
             registry.serialize_to_bytes(value.as_ref(), &SerializeOptions::new(version))
         {
-            let again = registry
-                .deserialize_dyn_from_bytes(&bytes, &read)
-                .expect("bytes the registry wrote read back");
+            let (again, formats) = registry.inspect_bytes(&bytes, &read);
+            let again = again.expect("bytes the registry wrote read back");
+            for recorded in &formats {
+                assert!(recorded.format <= version.number(), "{recorded:?} for {version}");
+            }
             let rewritten = registry
                 .serialize_to_bytes(again.as_ref(), &SerializeOptions::new(version))
                 .expect("a value read back writes again");

@@ -36,20 +36,25 @@ fn main() -> Result {
     }
     for (y, m, d) in [(2026, 3, 18), (2026, 3, 19), (2026, 7, 14)] {
         let today = CivilDate::new(y, m, d)?;
-        let version = Week4OldVersionAccessor::get(&FixedClock(today));
+        let version = Week4OldVersionAccessor::get(&FixedClock(today))?;
         println!("   week-4-old on {today} -> {version}");
     }
     println!(
         "   week-4-old today ({}) -> {}",
         ifrt_serdes::Clock::today(&SystemClock),
-        Week4OldVersionAccessor::get(&SystemClock)
+        Week4OldVersionAccessor::get(&SystemClock)?
     );
+    if let Err(error) = Week4OldVersionAccessor::get(&FixedClock(CivilDate::new(2025, 6, 1)?)) {
+        println!("   week-4-old on 2025-06-01 -> {error}");
+    }
     let built_in = SupportedVersions::BUILT_IN;
     if let Err(error) = built_in.version(SerDesVersionNumber::new(7)) {
         println!("   any(7)       -> {error}");
     }
 
-    println!("\n3. The registry writes the requested version and records it in the data.\n");
+    println!(
+        "\n3. The registry writes for the requested version; each part records its own format.\n"
+    );
     let registry = Registry::with_builtin_types(built_in);
     let param = ShardingParam::new(vec![2, 1], vec![1, 0], vec![2, 2], vec![1])?;
     let spec = ArraySpec {
@@ -71,12 +76,19 @@ fn main() -> Result {
             .and_then(|s| s.serialized_sharding)
             .unwrap_or_default();
         println!(
-            "   v{number}: {} bytes, {} recorded as v{}, its sharding {} inside",
+            "   requested v{number}: {} bytes, {} recorded as format {}, its sharding {} inside",
             bytes.len(),
             envelope.type_name,
             proto.version_number,
             inner.type_name
         );
+        // Each part records its own format: the newest at or below the requested version.
+        let (_, formats) = registry.inspect_bytes(&bytes, &DeserializeOptions::default());
+        let formats: Vec<String> = formats
+            .iter()
+            .map(|r| format!("{} {}", r.what(), r.format.value()))
+            .collect();
+        println!("       formats: {}", formats.join(", "));
         let back: ArraySpec =
             registry.deserialize_from_bytes(&bytes, &DeserializeOptions::default())?;
         println!(
@@ -126,18 +138,28 @@ fn main() -> Result {
     }
 
     println!(
-        "\n5. Removing a format: raise the minimum; its bytes stop reading, newer ones still do.\n"
+        "\n5. Removing a format: raise the minimum past it; formats it superseded stop reading.\n"
     );
     let raised = Registry::with_builtin_types(SupportedVersions::new(
         SerDesVersionNumber::new(1),
         SerDesVersionNumber::new(2),
     )?);
+    let plain = ShardingParamSharding::new(
+        ShardingParam::new(vec![2], vec![0], vec![2], vec![])?,
+        vec![0, 1],
+        MemoryKind::device(),
+    )?;
+    let written_v0 = registry.serialize_to_bytes(&plain, &v0)?;
+    let written_v1 = registry.serialize_to_bytes(&plain, &options)?;
     let dtype_v0 = registry.serialize_to_bytes(&DType::F32, &v0)?;
-    let dtype_v1 = registry.serialize_to_bytes(&DType::F32, &options)?;
-    for (name, bytes) in [("v0", &dtype_v0), ("v1", &dtype_v1)] {
-        match raised.deserialize_from_bytes::<DType>(bytes, &DeserializeOptions::default()) {
-            Ok(dtype) => println!("   {name} DType bytes -> {dtype:?}"),
-            Err(error) => println!("   {name} DType bytes -> {error}"),
+    for (name, bytes) in [
+        ("sharding requested at v0", &written_v0),
+        ("sharding requested at v1", &written_v1),
+        ("DType requested at v0", &dtype_v0),
+    ] {
+        match raised.deserialize_dyn_from_bytes(bytes, &DeserializeOptions::default()) {
+            Ok(value) => println!("   [1, 2] reads the {name}: {value:?}"),
+            Err(error) => println!("   [1, 2] refuses the {name}: {error}"),
         }
     }
     Ok(())

@@ -1,9 +1,11 @@
 //! What an array is, without its data: element type, shape and sharding.
 //!
-//! `ArraySpec` is the crate's nested type. Its dtype and shape are written in the requested
-//! version; its sharding goes through the registry, also with the requested version (never the
-//! default), inside a `Serialized` envelope, so the reader picks the sharding kind by name. On
-//! the way back each inner value is read by the version recorded in its own bytes.
+//! `ArraySpec` is the crate's nested type. Its own format has never changed (format 0, as
+//! IFRT's xla/python/ifrt/array_spec.cc records `SerDesVersionNumber(0)`), but its parts are
+//! written with the *requested* version, not with 0: its dtype and shape directly, its sharding
+//! through the registry (never with the default version), inside a `Serialized` envelope, so
+//! the reader picks the sharding kind by name. On the way back each part is read by the format
+//! recorded in its own bytes.
 
 use std::sync::Arc;
 
@@ -13,6 +15,7 @@ use crate::codec::{
 };
 use crate::dtype::DType;
 use crate::error::{DecodeError, Error};
+use crate::format::Formats;
 use crate::generated::xla::ifrt::ArraySpecProto;
 use crate::registry::Registry;
 use crate::shape::Shape;
@@ -43,6 +46,7 @@ impl Serializable for ArraySpec {}
 
 impl Codec for ArraySpec {
     const TYPE_NAME: &'static str = "xla::ifrt::ArraySpec";
+    const FORMATS: Formats = Formats::new("ArraySpec", &[SerDesVersionNumber::new(0)]);
 
     fn serialize_into(
         &self,
@@ -51,8 +55,10 @@ impl Codec for ArraySpec {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let version = options.version();
+        let format = Self::FORMATS.to_write(version)?;
         ArraySpecProto::with_spare(|proto| {
-            proto.version_number = version.number().value();
+            proto.version_number = format.value();
+            // The parts get the requested version, not this message's format.
             proto.dtype = Some(self.dtype.to_proto(version));
             self.shape
                 .fill_proto(version, proto.shape.get_or_insert_default());
@@ -74,7 +80,8 @@ impl Codec for ArraySpec {
     ) -> Result<Self, Error> {
         const WHAT: &str = "ArraySpec";
         let proto: ArraySpecProto = decode_message(data, options, "ArraySpecProto")?;
-        registry.check_readable(SerDesVersionNumber::new(proto.version_number), WHAT)?;
+        // Format 0 is the only one; each part is read by its own recorded format.
+        registry.read_format(&Self::FORMATS, proto.version_number)?;
         let missing = |field| DecodeError::MissingField { what: WHAT, field };
         let dtype = DType::from_proto(&proto.dtype.ok_or_else(|| missing("dtype"))?, registry)?;
         let shape = Shape::from_proto(proto.shape.ok_or_else(|| missing("shape"))?, registry)?;

@@ -2,10 +2,11 @@
 //! [`Registry`], the options of each call, and the helpers codecs share to turn their protobuf
 //! messages into bytes and back.
 //!
-//! A codec writes the format of the version its [`SerializeOptions`] request, records that
-//! number in its bytes, and hands the same options to every nested value it serializes. It reads
-//! by the number recorded in the bytes, never by an option: [`DeserializeOptions`] carry only
-//! limits.
+//! A codec declares its [`Formats`]: the versions at which its own format changed. For the
+//! version its [`SerializeOptions`] request it writes the newest of its formats not newer than
+//! that, records *that format's* number in its bytes, and hands the same options (the requested
+//! version, not its own format) to every nested value it serializes. It reads by the number
+//! recorded in the bytes, never by an option: [`DeserializeOptions`] carry only limits.
 
 use std::any::Any;
 use std::fmt::Debug;
@@ -13,6 +14,7 @@ use std::fmt::Debug;
 use prost::Message;
 
 use crate::error::{DecodeError, Error};
+use crate::format::Formats;
 use crate::registry::Registry;
 use crate::version::{DefaultVersionAccessor, SerDesVersion};
 
@@ -24,8 +26,13 @@ pub trait Codec: Serializable + Sized {
     /// The name recorded in the envelope; the reader's registry finds the codec by it.
     const TYPE_NAME: &'static str;
 
-    /// Appends the bytes of `self` in the format of `options.version()`, which must be recorded
-    /// in them, to `out` (which may already hold other bytes: they stay as they are). Nested
+    /// The type's own formats: the versions at which its format changed. Nested values have
+    /// formats of their own and are not counted here.
+    const FORMATS: Formats;
+
+    /// Appends the bytes of `self` in the newest of [`Codec::FORMATS`] not newer than
+    /// `options.version()` (see [`Formats::to_write`]), whose number must be recorded in them,
+    /// to `out` (which may already hold other bytes: they stay as they are). Nested
     /// values are serialized through `registry` with the same options. The registry always
     /// writes through this method, so a type encodes straight into the caller's buffer.
     fn serialize_into(
@@ -42,8 +49,8 @@ pub trait Codec: Serializable + Sized {
         Ok(out)
     }
 
-    /// Reads bytes written by [`Codec::serialize`] of any version `registry` supports, choosing
-    /// the parser by the version recorded in them.
+    /// Reads bytes written by [`Codec::serialize`] in any format `registry` supports, choosing
+    /// the parser by the format recorded in them ([`Registry::read_format`]).
     fn deserialize(
         data: &[u8],
         options: &DeserializeOptions,

@@ -1,9 +1,12 @@
-//! Element types. One format in every version so far: `{ version_number, kind }`.
+//! Element types. One format so far, format 0: `{ version_number, kind }` (IFRT's, from
+//! xla/python/ifrt/dtype.cc, which records `SerDesVersionNumber(0)` whatever version is
+//! requested).
 
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
 };
 use crate::error::{DecodeError, Error};
+use crate::format::Formats;
 use crate::generated::xla::ifrt::DTypeProto;
 use crate::registry::Registry;
 use crate::version::{SerDesVersion, SerDesVersionNumber};
@@ -119,17 +122,19 @@ impl DType {
             .and_then(|number| BY_NUMBER.get(number).copied().flatten())
     }
 
-    /// The message for `version`. Every version writes the same fields.
+    /// The message for `version`: format 0, the only one so far, for every version.
     pub fn to_proto(self, version: SerDesVersion) -> DTypeProto {
+        // Every version is at least the first format, 0, so there is always one to write.
+        let format = Self::FORMATS.to_write(version).map_or(0, |f| f.value());
         DTypeProto {
-            version_number: version.number().value(),
+            version_number: format,
             kind: self.kind_number(),
         }
     }
 
-    /// Reads a message of any version `registry` supports.
+    /// Reads a message in any format `registry` supports.
     pub fn from_proto(proto: &DTypeProto, registry: &Registry) -> Result<Self, Error> {
-        registry.check_readable(SerDesVersionNumber::new(proto.version_number), "DType")?;
+        registry.read_format(&Self::FORMATS, proto.version_number)?;
         DType::from_kind_number(proto.kind)
             .ok_or_else(|| DecodeError::UnknownDType { kind: proto.kind }.into())
     }
@@ -139,6 +144,7 @@ impl Serializable for DType {}
 
 impl Codec for DType {
     const TYPE_NAME: &'static str = "xla::ifrt::DType";
+    const FORMATS: Formats = Formats::new("DType", &[SerDesVersionNumber::new(0)]);
 
     fn serialize_into(
         &self,

@@ -9,7 +9,9 @@
 //! - [`RegistryError`]: the registry has no codec for a value or a name, or the data holds
 //!   another type than the one asked for;
 //! - [`DecodeError`]: the bytes are not a readable serialized value;
-//! - [`InvalidValue`]: a value breaks its type's rules, whether it was being built or read.
+//! - [`InvalidValue`]: a value breaks its type's rules, whether it was being built or read;
+//! - [`WindowError`]: the four-week compatibility window forbids what was asked (no version
+//!   is four weeks old yet, or a minimum raise or format removal comes too early).
 //!
 //! Every family displays as itself: the family variants of [`Error`] are transparent, so
 //! `error.to_string()` is the family's message, byte for byte. Messages use IFRT's own words
@@ -19,7 +21,7 @@
 
 use std::fmt::Display;
 
-use crate::date::DateError;
+use crate::date::{CivilDate, DateError};
 use crate::negotiation::VersionRange;
 use crate::version::SerDesVersionNumber;
 use crate::wire::WireType;
@@ -44,6 +46,10 @@ pub enum Error {
     /// A value breaks its type's rules.
     #[error(transparent)]
     Invalid(#[from] InvalidValue),
+
+    /// The four-week compatibility window forbids it.
+    #[error(transparent)]
+    Window(#[from] WindowError),
 
     /// The default version was asked for while the `testing-bad-default-version` feature is on.
     /// Wording: xla/python/ifrt/serdes_default_version_accessor.h.
@@ -83,15 +89,25 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Incompatible {
-    /// The data was written in a version this build cannot read (too old: its format was
-    /// removed; or too new: written by a newer build). Wording: e.g. xla/python/ifrt/dtype.cc,
-    /// xla/python/ifrt/ir/sharding_param.cc.
-    #[error("Unsupported {version} for {what} deserialization")]
+    /// The data records a format this build cannot read: too old (superseded before the
+    /// build's minimum, so its parser was removed), too new (written by a newer build), or not
+    /// a format of that type at all. The message starts with IFRT's words (e.g.
+    /// xla/python/ifrt/dtype.cc, xla/python/ifrt/ir/sharding_param.cc) and adds the reader's
+    /// range.
+    #[error(
+        "Unsupported {version} for {what} deserialization; this build supports versions [{}, {}]: \
+         the writer must request a version both builds support (negotiate one)",
+        minimum.value(), current.value()
+    )]
     UnsupportedDeserializationVersion {
-        /// The version recorded in the data.
+        /// The format version recorded in the data.
         version: SerDesVersionNumber,
         /// The kind of value being read (`DType`, `ShardingParam`...).
         what: &'static str,
+        /// The reading build's minimum.
+        minimum: SerDesVersionNumber,
+        /// The reading build's current version.
+        current: SerDesVersionNumber,
     },
 
     /// The requested version is outside what this build can write. Wording:
@@ -149,6 +165,95 @@ pub enum Incompatible {
         client: VersionRange,
         /// The server's `[min, max]`.
         server: VersionRange,
+    },
+}
+
+/// The four-week compatibility window (xla/python/ifrt/serdes_version.md, "Removing an Old
+/// Format") forbids what was asked: a build up to four weeks old must still read what is written
+/// and what is read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WindowError {
+    /// No version of the range was introduced at least 28 days before `today`.
+    #[error(
+        "no version in [{}, {}] was introduced at least 28 days before {today}: the oldest, \
+         {minimum}, was introduced on {introduced}, so a week-4-old version exists from {from} \
+         on; until then write with a version a peer announced (negotiate one)",
+        minimum.value(), current.value()
+    )]
+    NoWeek4OldVersion {
+        /// The day asked about.
+        today: CivilDate,
+        /// The range's minimum.
+        minimum: SerDesVersionNumber,
+        /// The range's current version.
+        current: SerDesVersionNumber,
+        /// The day the minimum was introduced.
+        introduced: CivilDate,
+        /// The first day the minimum is four weeks old.
+        from: CivilDate,
+    },
+
+    /// Raising the minimum past the week-4-old version would stop builds up to four weeks old
+    /// from reading what this build writes, and this build from reading what they write.
+    #[error(
+        "cannot raise the minimum to {minimum} on {today}: it is newer than the week-4-old \
+         version ({}); builds up to four weeks old could not read its bytes. Raise it to at \
+         most the week-4-old version, or wait until {from}",
+        week_4_old.map_or_else(|| "none yet".to_string(), |v| v.value().to_string())
+    )]
+    MinimumAboveWeek4Old {
+        /// The minimum asked for.
+        minimum: SerDesVersionNumber,
+        /// The week-4-old version on `today`, if there is one.
+        week_4_old: Option<SerDesVersionNumber>,
+        /// The day asked about.
+        today: CivilDate,
+        /// The first day the raise is allowed.
+        from: CivilDate,
+    },
+
+    /// A format's successor is younger than four weeks, so builds that know only this format
+    /// are still inside the window.
+    #[error(
+        "cannot remove format {format} of {what} on {today}: its successor, format {successor}, \
+         was introduced on {introduced}, less than 28 days ago; remove it on {from} or later",
+        format = format.value(), successor = successor.value()
+    )]
+    SuccessorTooYoung {
+        /// The type.
+        what: &'static str,
+        /// The format to remove.
+        format: SerDesVersionNumber,
+        /// The format that replaces it.
+        successor: SerDesVersionNumber,
+        /// The day the successor was introduced.
+        introduced: CivilDate,
+        /// The day asked about.
+        today: CivilDate,
+        /// The first day the removal is allowed.
+        from: CivilDate,
+    },
+
+    /// A format without a successor is the one every version from it on writes: it cannot be
+    /// removed.
+    #[error(
+        "cannot remove format {} of {what}: it is not one of its formats, or it is the newest \
+         one, which current builds write; add its successor first",
+        format.value()
+    )]
+    NoSuccessor {
+        /// The type.
+        what: &'static str,
+        /// The format asked about.
+        format: SerDesVersionNumber,
+    },
+
+    /// A version number is not in the history, so it has no date.
+    #[error("{number} is not in the version history, so it has no introduction date")]
+    UnknownVersion {
+        /// The number.
+        number: SerDesVersionNumber,
     },
 }
 
@@ -471,11 +576,15 @@ mod tests {
         let family = Incompatible::UnsupportedDeserializationVersion {
             version: SerDesVersionNumber::new(3),
             what: "DType",
+            minimum: SerDesVersionNumber::new(0),
+            current: SerDesVersionNumber::new(2),
         };
         assert_eq!(Error::from(family.clone()).to_string(), family.to_string());
         assert_eq!(
             family.to_string(),
-            "Unsupported IFRT SerDes version 3 for DType deserialization"
+            "Unsupported IFRT SerDes version 3 for DType deserialization; this build supports \
+             versions [0, 2]: the writer must request a version both builds support \
+             (negotiate one)"
         );
         // A transparent family is not its own source: the chain does not repeat it.
         let error = Error::from(family);

@@ -1,5 +1,5 @@
 //! IFRT's serialization-version scheme: one global, dated version number, raised whenever any
-//! type gets a new format; serialized data records the version it was written in.
+//! type gets a new format; serialized data records the format each value was written in.
 //!
 //! # The scheme
 //!
@@ -14,18 +14,36 @@
 //!   days old, computed from the dates with an injectable [`Clock`];
 //!   [`SupportedVersions::version`](version::SupportedVersions::version) gives any version,
 //!   range-checked.
-//! - **Writers choose, readers follow the data.** [`SerializeOptions`] carry the requested
-//!   version; the type's [`Codec`] writes that version's format and records the number in the
-//!   bytes. [`DeserializeOptions`] carry no version: each value, including every nested one, is
-//!   read by the version recorded in its own bytes.
+//! - **Each type has its own formats; the bytes record the format.** A type's [`Formats`] are
+//!   the versions at which *its* format changed (DType: only 0; the shardings: 0 and 2).
+//!   [`SerializeOptions`] carry the requested version `R`; the type's [`Codec`] writes its newest
+//!   format `F <= R` and records `F`, as IFRT's `ToProto` records `SerDesVersionNumber(0)` for a
+//!   type whose format never changed. [`DeserializeOptions`] carry no version: each value,
+//!   including every nested one, is parsed by exactly the format recorded in its own bytes, and
+//!   refused ("Unsupported IFRT SerDes version N for TYPE deserialization") only if that format
+//!   is unknown, newer than the reader's `current`, or superseded at or before its `minimum`.
+//!   So a build one version older reads every type whose format did not change since.
+//! - **Nested values get the requested version**, not the outer value's format: an
+//!   [`ArraySpec`] (format 0) requested at 2 writes its sharding for 2 (format 2) and that
+//!   sharding's param for 2 (format 1). [`Registry::inspect_bytes`] lists every nested value
+//!   and its recorded format.
 //! - **A registry finds codecs by type name.** The [`Registry`] wraps each value in a
 //!   `Serialized { type_name, data }` envelope. The sharding family is polymorphic: an
 //!   [`ArraySpec`]'s sharding is serialized through the registry with the *requested* version
 //!   and read back as whichever registered [`Sharding`] kind its envelope names.
 //! - **Two builds agree first.** [`negotiate`] picks the version two builds with different
 //!   ranges both support, as IFRT Proxy does, or fails naming both ranges.
-//! - **Old formats are removed by raising the minimum.** See [`version`] for the
-//!   steps of adding and removing a format.
+//! - **Old formats are removed by raising the minimum**, no earlier than four weeks after
+//!   their successor: [`Formats::check_removal`] and
+//!   [`SupportedVersions::raise_minimum`](version::SupportedVersions::raise_minimum) enforce the
+//!   window. See [`version`] for the steps of adding and removing a format.
+//! - **Any project can own a history.** IFRT's dated history is one preset,
+//!   [`version::IFRT`]; a [`version::History`] of your own (your dates, your types and codecs)
+//!   gets the same accessors, registry, nesting, negotiation and removal rules. The example
+//!   `examples/plugin_protocol/` (`cargo run -p ifrt-serdes --example
+//!   ifrt-serdes-plugin-protocol`) declares a plugin protocol with four dated versions and two
+//!   types, one nested in the other. Errors keep IFRT's wording ("IFRT SerDes version N")
+//!   whatever the history.
 //!
 //! # The types and their format history
 //!
@@ -34,11 +52,13 @@
 //! [`ShardingParam`]), and [`ArraySpec`] (dtype + shape + any registered sharding). Every
 //! message has a `version_number` field.
 //!
-//! | version | introduced | change |
-//! |---|---|---|
-//! | 0 | 2025-05-20 | initial formats (IFRT's version 0) |
-//! | 1 | 2026-02-19 | `ShardingParam` gains unreduced axes (IFRT's version 1); version 0 refuses to write a param that has any |
-//! | 2 | 2026-06-16 | well-known memory kinds written as an id instead of a name (this crate's own change) |
+//! | version | introduced | change | formats introduced |
+//! |---|---|---|---|
+//! | 0 | 2025-05-20 | initial formats (IFRT's version 0) | format 0 of every type |
+//! | 1 | 2026-02-19 | `ShardingParam` gains unreduced axes (IFRT's version 1); format 0 refuses to write a param that has any | `ShardingParam` 1 |
+//! | 2 | 2026-06-16 | well-known memory kinds written as an id instead of a name (this crate's own change) | `SingleDeviceSharding` 2, `ShardingParamSharding` 2 |
+//!
+//! `DType`, `Shape`, `ArraySpec` and the device list keep format 0.
 //!
 //! # Features
 //!
@@ -84,8 +104,8 @@
 //!
 //! Every item is at the crate root, except two modules of their own:
 //!
-//! - [`version`]: the dated version numbers, a build's supported range, the three accessors
-//!   and the history. It is public because it is a family used together and named
+//! - [`version`]: the dated version numbers, a history ([`version::History`], IFRT's preset
+//!   [`version::IFRT`]), a build's supported range, the three accessors and IFRT's history. It is public because it is a family used together and named
 //!   often (`version::SerDesVersionNumber`, `version::HISTORY`, `version::MINIMUM`), and because
 //!   its documentation is the guide to adding and removing a format.
 //! - [`schema`]: the raw protobuf messages (`Serialized`, `DTypeProto`, `ArraySpecProto`...),
@@ -94,8 +114,10 @@
 //! Every fallible function returns the one [`Error`]. Its variants group the causes into
 //! families to match on: [`Incompatible`] (the versions do not fit: IFRT's "Unsupported IFRT
 //! SerDes version N for TYPE deserialization" and its kin), [`RegistryError`] (no codec for a
-//! value or a name), [`DecodeError`] (bytes that are not a serialized value) and
-//! [`InvalidValue`] (a value that breaks its type's rules).
+//! value or a name), [`DecodeError`] (bytes that are not a serialized value),
+//! [`InvalidValue`] (a value that breaks its type's rules) and [`WindowError`] (the four-week
+//! window forbids it: no week-4-old version yet, a minimum raised or a format removed too
+//! early).
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
@@ -106,6 +128,7 @@ mod date;
 mod dtype;
 mod envelope;
 mod error;
+mod format;
 #[rustfmt::skip]
 mod generated;
 mod negotiation;
@@ -118,6 +141,7 @@ mod wire;
 
 // The registry, and what a type implements to go through it.
 pub use codec::{Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding};
+pub use format::{Formats, RecordedFormat};
 pub use registry::Registry;
 // IFRT's types: element type, shape, the sharding family, and the array spec built from them.
 pub use array_spec::ArraySpec;
@@ -133,7 +157,7 @@ pub use negotiation::{VersionRange, negotiate};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use date::{CivilDate, DateError};
 // Errors.
-pub use error::{DecodeError, Error, Incompatible, InvalidValue, RegistryError};
+pub use error::{DecodeError, Error, Incompatible, InvalidValue, RegistryError, WindowError};
 pub use wire::WireType;
 
 /// The wire schema's raw types, generated from `proto/ifrt/` by `cargo xtask codegen`.

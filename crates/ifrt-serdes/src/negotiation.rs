@@ -5,7 +5,7 @@
 //! provided neither side's minimum is above it. Both sides then turn the agreed number into a
 //! [`SerDesVersion`](crate::SerDesVersion) with their own range check
 //! ([`SupportedVersions::version`](crate::SupportedVersions::version)) and serialize everything
-//! they send with it; each side reads whatever it receives by the versions recorded in the data.
+//! they send with it; each side reads whatever it receives by the formats recorded in the data.
 
 use crate::error::{Error, Incompatible};
 use crate::version::{SerDesVersionNumber, SupportedVersions};

@@ -1,10 +1,10 @@
 //! The registry: type names to codecs, and the `Serialized { type_name, data }` envelope.
 //!
 //! Serializing a value looks up its Rust type, checks the requested version against the build's
-//! range, asks the type's [`Codec`] for its bytes (which record the version) and wraps them in a
-//! `Serialized { type_name, data }` envelope. Deserializing looks up the envelope's type name and
-//! lets the type's codec read the version recorded in `data`. Serialize options carry the
-//! requested version; deserialize options do not: the data says.
+//! range, asks the type's [`Codec`] for its bytes (which record the type's format for that
+//! version) and wraps them in a `Serialized { type_name, data }` envelope. Deserializing looks up
+//! the envelope's type name and lets the type's codec read the format recorded in `data`.
+//! Serialize options carry the requested version; deserialize options do not: the data says.
 //!
 //! A registry holds a handful of types (this crate's five, plus whatever a program adds), so
 //! both lookups are a linear scan of one short list: with so few entries that beats hashing the
@@ -20,6 +20,7 @@ use crate::codec::{
 };
 use crate::dtype::DType;
 use crate::error::{Error, Incompatible, RegistryError};
+use crate::format::{Formats, RecordedFormat, traced};
 use crate::generated::xla::ifrt::Serialized;
 use crate::shape::Shape;
 use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
@@ -36,6 +37,7 @@ type DeserializeShardingFn =
 #[derive(Clone, Copy)]
 struct Codecs {
     type_name: &'static str,
+    formats: Formats,
     type_id: fn() -> TypeId,
     serialize: SerializeFn,
     deserialize: DeserializeFn,
@@ -47,6 +49,7 @@ impl Codecs {
     const fn of<T: Codec>() -> Self {
         Codecs {
             type_name: T::TYPE_NAME,
+            formats: T::FORMATS,
             type_id: TypeId::of::<T>,
             serialize: serialize_as::<T>,
             deserialize: deserialize_as::<T>,
@@ -196,7 +199,20 @@ impl Registry {
         self.by_name(type_name).is_some()
     }
 
-    /// Serializes `value` in the requested version into an envelope.
+    /// The formats of the type registered as `type_name`.
+    pub fn formats_of(&self, type_name: &str) -> Option<Formats> {
+        self.by_name(type_name).map(|codecs| codecs.formats)
+    }
+
+    /// Every registered type name with its formats, in registration order.
+    pub fn registered(&self) -> impl Iterator<Item = (&'static str, Formats)> + '_ {
+        self.types
+            .iter()
+            .map(|t| (t.codecs.type_name, t.codecs.formats))
+    }
+
+    /// Serializes `value` for the requested version (each part in its newest format not newer
+    /// than it) into an envelope.
     pub fn serialize(
         &self,
         value: &dyn Serializable,
@@ -396,17 +412,28 @@ impl Registry {
         }
     }
 
-    /// Fails unless this build can read data recorded as `version`.
-    pub fn check_readable(
+    /// The format `recorded` in a value's bytes, if this build reads it: one of `formats`, not
+    /// newer than the build's current version, not superseded at or before its minimum
+    /// ([`Formats::check_readable`]). A codec parses its bytes by the format returned.
+    #[inline]
+    pub fn read_format(
         &self,
-        version: SerDesVersionNumber,
-        what: &'static str,
-    ) -> Result<(), Error> {
-        if self.supported.contains(version) {
-            Ok(())
-        } else {
-            Err(Incompatible::UnsupportedDeserializationVersion { version, what }.into())
-        }
+        formats: &Formats,
+        recorded: i32,
+    ) -> Result<SerDesVersionNumber, Error> {
+        formats.check_readable(recorded, self.supported)
+    }
+
+    /// Reads envelope bytes as [`Registry::deserialize_dyn_from_bytes`] does, and also returns
+    /// every value met on the way, outer values first, each with its type and the format
+    /// recorded for it (when reading stops at a refusal, the refused value is the last one).
+    /// This is what the `ifrt-serdes inspect` tool reports.
+    pub fn inspect_bytes(
+        &self,
+        bytes: &[u8],
+        options: &DeserializeOptions,
+    ) -> (Result<Box<dyn Serializable>, Error>, Vec<RecordedFormat>) {
+        traced(|| self.deserialize_dyn_from_bytes(bytes, options))
     }
 
     /// The codecs registered under `type_name`.

@@ -1,9 +1,11 @@
-//! Static shapes. One format in every version so far: `{ version_number, dims }`.
+//! Static shapes. One format so far, format 0: `{ version_number, dims }` (IFRT's
+//! xla/python/ifrt/shape.cc records `SerDesVersionNumber(0)` whatever version is requested).
 
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
 };
 use crate::error::{Error, InvalidValue};
+use crate::format::Formats;
 use crate::generated::xla::ifrt::ShapeProto;
 use crate::registry::Registry;
 use crate::spare::{Spare, refill};
@@ -29,23 +31,23 @@ impl Shape {
         &self.dims
     }
 
-    /// The message for `version`. Every version writes the same fields.
+    /// The message for `version`: format 0, the only one so far, for every version.
     pub fn to_proto(&self, version: SerDesVersion) -> ShapeProto {
-        ShapeProto {
-            version_number: version.number().value(),
-            dims: self.dims.clone(),
-        }
+        let mut proto = ShapeProto::default();
+        self.fill_proto(version, &mut proto);
+        proto
     }
 
     /// Overwrites `proto` with the message for `version`, reusing its buffer.
     pub(crate) fn fill_proto(&self, version: SerDesVersion, proto: &mut ShapeProto) {
-        proto.version_number = version.number().value();
+        // Every version is at least the first format, 0, so there is always one to write.
+        proto.version_number = Self::FORMATS.to_write(version).map_or(0, |f| f.value());
         refill(&mut proto.dims, &self.dims);
     }
 
-    /// Reads a message of any version `registry` supports.
+    /// Reads a message in any format `registry` supports.
     pub fn from_proto(proto: ShapeProto, registry: &Registry) -> Result<Self, Error> {
-        registry.check_readable(SerDesVersionNumber::new(proto.version_number), "Shape")?;
+        registry.read_format(&Self::FORMATS, proto.version_number)?;
         Shape::new(proto.dims)
     }
 }
@@ -54,6 +56,7 @@ impl Serializable for Shape {}
 
 impl Codec for Shape {
     const TYPE_NAME: &'static str = "xla::ifrt::Shape";
+    const FORMATS: Formats = Formats::new("Shape", &[SerDesVersionNumber::new(0)]);
 
     fn serialize_into(
         &self,

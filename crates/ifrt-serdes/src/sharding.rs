@@ -1,18 +1,22 @@
 //! The sharding family: [`SingleDeviceSharding`] and [`ShardingParamSharding`] (built on
 //! [`ShardingParam`]), and the [`MemoryKind`] both carry.
 //!
-//! Format history (see [`HISTORY`](crate::HISTORY)):
-//! - version 0: `ShardingParamProto { dim_shards, permutation, axis_sizes }`; memory kinds as
-//!   names.
-//! - version 1: `ShardingParamProto` adds `unreduced_axes` (IFRT's version 1). A param with
-//!   unreduced axes cannot be written in version 0.
-//! - version 2: a well-known memory kind is written as `memory_kind_id` instead of its name.
+//! Formats (see [`HISTORY`](crate::version::HISTORY)); each message records its own:
+//! - `ShardingParam`: format 0, `{ dim_shards, permutation, axis_sizes }`; format 1 (IFRT's
+//!   version 1) adds `unreduced_axes`. A param with unreduced axes cannot be written in format
+//!   0. As in xla/python/ifrt/ir/sharding_param.cc, which records 1 from version 1 on.
+//! - `SingleDeviceSharding` and `ShardingParamSharding`: format 0 writes memory kinds as names;
+//!   format 2 writes a well-known memory kind as `memory_kind_id` instead. Their own format did
+//!   not change at version 1: a `ShardingParamSharding` requested at version 1 records format 0
+//!   and holds a param of format 1.
+//! - the device list inside a `ShardingParamSharding`: format 0 only.
 
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
     encode_message,
 };
 use crate::error::{DecodeError, Error, Incompatible, InvalidValue};
+use crate::format::Formats;
 use crate::generated::xla::ifrt::{
     MemoryKindId, ShardingParamProto, ShardingParamShardingProto, SingleDeviceShardingProto,
 };
@@ -26,6 +30,13 @@ pub const UNREDUCED_AXES_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(1
 
 /// The first version that writes well-known memory kinds as `memory_kind_id`.
 pub const MEMORY_KIND_ID_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(2);
+
+/// The formats of both sharding kinds: names, then ids for well-known memory kinds.
+const SHARDING_FORMATS: [SerDesVersionNumber; 2] =
+    [SerDesVersionNumber::new(0), MEMORY_KIND_ID_SINCE];
+
+/// The device list nested in a `ShardingParamSharding` (IFRT's `DeviceList`): one format.
+const DEVICE_LIST: Formats = Formats::new("DeviceList", &[SerDesVersionNumber::new(0)]);
 
 /// Where a sharding's buffers live. Well-known kinds are canonical: `from_name("device")` is
 /// [`MemoryKind::device`], so every kind has exactly one representation.
@@ -88,11 +99,11 @@ impl MemoryKind {
         }
     }
 
-    /// Overwrites the `(memory_kind, memory_kind_id)` fields with their values for `version`,
-    /// reusing the name's buffer.
-    fn encode(&self, version: SerDesVersionNumber, name: &mut Option<String>, id: &mut i32) {
+    /// Overwrites the `(memory_kind, memory_kind_id)` fields with their values in the
+    /// sharding format `format`, reusing the name's buffer.
+    fn encode(&self, format: SerDesVersionNumber, name: &mut Option<String>, id: &mut i32) {
         match (&self.0, self.name()) {
-            (Kind::WellKnown(known), _) if version >= MEMORY_KIND_ID_SINCE => {
+            (Kind::WellKnown(known), _) if format >= MEMORY_KIND_ID_SINCE => {
                 *name = None;
                 *id = *known as i32;
             }
@@ -111,13 +122,13 @@ impl MemoryKind {
     }
 
     fn decode(
-        version: SerDesVersionNumber,
+        format: SerDesVersionNumber,
         name: Option<String>,
         id: i32,
         what: &'static str,
     ) -> Result<Self, Error> {
-        // Before version 2 the id field did not exist; a reader of that era never sees it.
-        if version < MEMORY_KIND_ID_SINCE || id == 0 {
+        // Before format 2 the id field did not exist; a reader of that era never sees it.
+        if format < MEMORY_KIND_ID_SINCE || id == 0 {
             return Ok(name.map_or_else(MemoryKind::unspecified, |n| MemoryKind::from_name(&n)));
         }
         let id = MemoryKindId::try_from(id)
@@ -140,6 +151,13 @@ pub struct ShardingParam {
 }
 
 impl ShardingParam {
+    /// Its formats: 0, and 1 with `unreduced_axes`. Not a registered type: it is nested in a
+    /// [`ShardingParamSharding`], and records its own format there.
+    pub const FORMATS: Formats = Formats::new(
+        "ShardingParam",
+        &[SerDesVersionNumber::new(0), UNREDUCED_AXES_SINCE],
+    );
+
     /// A param with `dim_shards[i]` shards along dimension `i`, over a mesh of `axis_sizes`
     /// whose axes are ordered minor to major by `permutation`, with `unreduced_axes` (sorted
     /// mesh axes holding partial results) possibly empty.
@@ -229,17 +247,17 @@ impl ShardingParam {
         version: SerDesVersion,
         proto: &mut ShardingParamProto,
     ) -> Result<(), Error> {
-        let number = version.number();
-        if !self.unreduced_axes.is_empty() && number < UNREDUCED_AXES_SINCE {
+        let format = Self::FORMATS.to_write(version)?;
+        if !self.unreduced_axes.is_empty() && format < UNREDUCED_AXES_SINCE {
             return Err(Incompatible::FeatureNeedsNewerVersion {
                 proto: "ShardingParamProto",
-                version: number,
+                version: version.number(),
                 feature: "unreduced_axes",
                 needed: UNREDUCED_AXES_SINCE,
             }
             .into());
         }
-        proto.version_number = number.value();
+        proto.version_number = format.value();
         refill(&mut proto.dim_shards, &self.dim_shards);
         refill(&mut proto.permutation, &self.permutation);
         refill(&mut proto.axis_sizes, &self.axis_sizes);
@@ -247,14 +265,13 @@ impl ShardingParam {
         Ok(())
     }
 
-    /// Reads a message by its own recorded version.
+    /// Reads a message by its own recorded format.
     pub fn from_proto(proto: ShardingParamProto, registry: &Registry) -> Result<Self, Error> {
-        let version = SerDesVersionNumber::new(proto.version_number);
-        registry.check_readable(version, "ShardingParam")?;
-        let unreduced_axes = if version >= UNREDUCED_AXES_SINCE {
+        let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
+        let unreduced_axes = if format >= UNREDUCED_AXES_SINCE {
             proto.unreduced_axes
         } else {
-            // Version 0 had no such field; a reader of that era would not see it.
+            // Format 0 had no such field; a reader of that era would not see it.
             Vec::new()
         };
         ShardingParam::new(
@@ -385,6 +402,7 @@ impl Sharding for SingleDeviceSharding {
 impl Codec for SingleDeviceSharding {
     /// IFRT's name (xla/python/ifrt/sharding_serdes.cc).
     const TYPE_NAME: &'static str = "xla::ifrt::SingleDeviceSharding";
+    const FORMATS: Formats = Formats::new("SingleDeviceSharding", &SHARDING_FORMATS);
 
     fn serialize_into(
         &self,
@@ -392,14 +410,14 @@ impl Codec for SingleDeviceSharding {
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let version = options.version().number();
+        let format = Self::FORMATS.to_write(options.version())?;
         let mut proto = SingleDeviceShardingProto {
-            version_number: version.value(),
+            version_number: format.value(),
             device_id: self.device_id,
             ..SingleDeviceShardingProto::default()
         };
         self.memory_kind
-            .encode(version, &mut proto.memory_kind, &mut proto.memory_kind_id);
+            .encode(format, &mut proto.memory_kind, &mut proto.memory_kind_id);
         encode_message(&proto, out);
         Ok(())
     }
@@ -411,10 +429,9 @@ impl Codec for SingleDeviceSharding {
     ) -> Result<Self, Error> {
         let proto: SingleDeviceShardingProto =
             decode_message(data, options, "SingleDeviceShardingProto")?;
-        let version = SerDesVersionNumber::new(proto.version_number);
-        registry.check_readable(version, "SingleDeviceSharding")?;
+        let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
         let memory_kind = MemoryKind::decode(
-            version,
+            format,
             proto.memory_kind,
             proto.memory_kind_id,
             "SingleDeviceSharding",
@@ -485,6 +502,7 @@ impl Sharding for ShardingParamSharding {
 impl Codec for ShardingParamSharding {
     /// IFRT's name (xla/python/ifrt/sharding_serdes.cc).
     const TYPE_NAME: &'static str = "xla::ifrt::ShardingParamSharding";
+    const FORMATS: Formats = Formats::new("ShardingParamSharding", &SHARDING_FORMATS);
 
     fn serialize_into(
         &self,
@@ -493,17 +511,18 @@ impl Codec for ShardingParamSharding {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let version = options.version();
-        let number = version.number();
+        let format = Self::FORMATS.to_write(version)?;
+        let devices_format = DEVICE_LIST.to_write(version)?;
         ShardingParamShardingProto::with_spare(|proto| {
-            proto.version_number = number.value();
-            // Nested values are written in the requested version.
+            proto.version_number = format.value();
+            // Nested values get the requested version, and record their own formats.
             self.param
                 .fill_proto(version, proto.sharding_param.get_or_insert_default())?;
             let devices = proto.devices.get_or_insert_default();
-            devices.version_number = number.value();
+            devices.version_number = devices_format.value();
             refill(&mut devices.device_ids, &self.devices);
             self.memory_kind
-                .encode(number, &mut proto.memory_kind, &mut proto.memory_kind_id);
+                .encode(format, &mut proto.memory_kind, &mut proto.memory_kind_id);
             encode_message(proto, out);
             Ok(())
         })
@@ -517,9 +536,8 @@ impl Codec for ShardingParamSharding {
         const WHAT: &str = "ShardingParamSharding";
         let proto: ShardingParamShardingProto =
             decode_message(data, options, "ShardingParamShardingProto")?;
-        let version = SerDesVersionNumber::new(proto.version_number);
-        registry.check_readable(version, WHAT)?;
-        // Nested values are read by their own recorded versions.
+        let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
+        // Nested values are read by their own recorded formats.
         let param = ShardingParam::from_proto(
             proto.sharding_param.ok_or(DecodeError::MissingField {
                 what: WHAT,
@@ -531,12 +549,9 @@ impl Codec for ShardingParamSharding {
             what: WHAT,
             field: "devices",
         })?;
-        registry.check_readable(
-            SerDesVersionNumber::new(devices.version_number),
-            "DeviceList",
-        )?;
+        registry.read_format(&DEVICE_LIST, devices.version_number)?;
         let memory_kind =
-            MemoryKind::decode(version, proto.memory_kind, proto.memory_kind_id, WHAT)?;
+            MemoryKind::decode(format, proto.memory_kind, proto.memory_kind_id, WHAT)?;
         ShardingParamSharding::new(param, devices.device_ids, memory_kind)
     }
 }

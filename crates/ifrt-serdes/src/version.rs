@@ -1,8 +1,11 @@
 //! The global, dated serialization version.
 //!
 //! One number is raised whenever *any* type gets a new format. Each number has an introduction
-//! date ([`HISTORY`]). A build supports a range of them, [`SupportedVersions`]: it can read and
-//! write every version from `minimum` (the oldest format whose code is still there) to `current`.
+//! date: IFRT's are [`HISTORY`] (the preset [`IFRT`]); a project can declare a [`History`] of
+//! its own. A build supports a range of them, [`SupportedVersions`]: it can be asked to write
+//! any version from `minimum` to `current`, and for each type it writes the newest of the
+//! type's own formats not newer than that, recording the format
+//! ([`Formats`](crate::Formats)). It reads every format still in force at `minimum` or later.
 //!
 //! A [`SerDesVersion`] cannot be built from a bare integer. It comes from an accessor, as in IFRT
 //! (xla/python/ifrt/serdes_version.h and its three accessor headers):
@@ -16,36 +19,57 @@
 //!   build's range; for layers that choose the version themselves (e.g. after negotiating with
 //!   a peer build, see [`crate::negotiate`]).
 //!
+//! The accessors are IFRT's build; for a range of any history the same three are
+//! [`SupportedVersions::default_version`], [`SupportedVersions::week_4_old`] and
+//! [`SupportedVersions::version`].
+//!
 //! # Adding a format
 //!
 //! 1. Append an entry to [`HISTORY`] with the next number, today's date and what changed.
-//! 2. In the type's serializer, write the new format when the requested version is at least
-//!    the new number; nested values get the *requested* version, never a default.
-//! 3. In its deserializer, read the new format when the recorded version is at least the new
-//!    number. Nested values are read by their own recorded versions.
+//! 2. Add the number to the type's [`Formats`](crate::Formats) (`Codec::FORMATS`). Its
+//!    serializer now writes the new format, and records the new number, when the requested
+//!    version is at least the new number ([`Formats::to_write`](crate::Formats::to_write));
+//!    nested values get the *requested* version, never the outer format nor a default.
+//! 3. In its deserializer, parse the new format when the recorded number *equals* the new
+//!    number ([`Registry::read_format`](crate::Registry::read_format) says which). Nested values
+//!    are read by their own recorded formats. Other types are untouched: they keep recording
+//!    their old formats, and builds older than the new version still read them.
 //! 4. Add the new golden files (`IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p ifrt-serdes --test
-//!    golden`) and their checksum lines; existing files never change.
+//!    golden`: one per type and format) and their checksum lines; existing files never change.
 //!
 //! `week_4_old` needs no edit: it is computed from the dates.
 //!
 //! # Removing a format
 //!
-//! After the compatibility window (a version's readers and writers are at least four weeks
-//! old), in one change:
+//! A format `F` of a type can go once its successor `S` (the type's next format) was introduced
+//! at least 28 days ago: every build inside the four-week window knows `S`. The window is
+//! enforced, not only documented:
 //!
-//! 1. Raise [`MINIMUM`] past the removed version. Every build reading bytes of that version
-//!    now fails with "Unsupported IFRT SerDes version N for TYPE deserialization", and
-//!    `week_4_old` never returns anything below the minimum, so nothing new is written in it.
-//! 2. Delete the serializer and deserializer branches for the removed version.
-//! 3. Delete its golden files and checksum lines, and turn the golden test for it into a
-//!    test that the bytes are now rejected (see `tests/removal.rs`).
+//! - [`Formats::check_removal`](crate::Formats::check_removal)`(F, today)` refuses while `S` is
+//!   younger than 28 days ([`WindowError::SuccessorTooYoung`], naming the first allowed day),
+//!   and refuses the newest format outright;
+//! - [`SupportedVersions::raise_minimum`]`(S, today)` refuses a minimum above
+//!   [`SupportedVersions::week_4_old`] ([`WindowError::MinimumAboveWeek4Old`]);
+//! - `week_4_old` never returns a version younger than 28 days, and fails with
+//!   [`WindowError::NoWeek4OldVersion`] when the range has none.
+//!
+//! Then, in one change (the seed's "Removing an Old Format"):
+//!
+//! 1. Delete the serializer and parser branches of `F` and drop `F` from the type's formats.
+//! 2. Raise [`MINIMUM`] to `S` (or later). `F` is then superseded at the minimum: every build
+//!    reading bytes of `F` fails with "Unsupported IFRT SerDes version F for TYPE
+//!    deserialization". Types whose format did not change keep being read: their only format
+//!    is never superseded. `week_4_old` is computed from the dates and never goes below the
+//!    minimum, so nothing new is written in `F`.
+//! 3. Delete the golden files of `F` and their checksum lines, and turn the golden test for it
+//!    into a test that the bytes are now rejected (see `tests/removal.rs`).
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::clock::Clock;
 use crate::date::CivilDate;
-use crate::error::{Error, Incompatible};
+use crate::error::{Error, Incompatible, WindowError};
 
 /// A bare version number, as recorded in serialized data. It can come from anywhere (including
 /// hostile bytes); turning it into a [`SerDesVersion`] goes through a range check.
@@ -89,7 +113,7 @@ impl FromStr for SerDesVersionNumber {
 }
 
 /// One entry of the version history.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct VersionEntry {
     /// The version number.
     pub number: SerDesVersionNumber,
@@ -97,6 +121,26 @@ pub struct VersionEntry {
     pub introduced: CivilDate,
     /// What changed in the format.
     pub change: &'static str,
+}
+
+impl VersionEntry {
+    /// Version `number`, introduced on `year-month-day`, with `change`: for declaring a
+    /// [`History`] in a `static`.
+    ///
+    /// # Panics
+    ///
+    /// If the day does not exist; in a `static` or `const`, that fails the build instead.
+    pub const fn dated(
+        number: i32,
+        (year, month, day): (i32, u8, u8),
+        change: &'static str,
+    ) -> Self {
+        VersionEntry {
+            number: SerDesVersionNumber(number),
+            introduced: CivilDate::known(year, month, day),
+            change,
+        }
+    }
 }
 
 /// The version history of this crate's formats, oldest first. Numbers and dates strictly
@@ -131,6 +175,129 @@ pub const HISTORY: &[VersionEntry] = &[
 /// the module documentation).
 pub const MINIMUM: SerDesVersionNumber = SerDesVersionNumber(0);
 
+/// IFRT's history, this crate's preset: [`HISTORY`] with this build's [`MINIMUM`].
+pub static IFRT: History = History::new(HISTORY, MINIMUM);
+
+/// A dated version history and the minimum a build of it still reads: the scheme's one global
+/// version, for any project.
+///
+/// [`IFRT`] is this crate's preset. A project with its own protocol declares its own, with its
+/// own dates, in a `static`, and gets the same machinery: the ranges of
+/// [`History::supported`] and [`History::range`] give the default, week-4-old and any-version
+/// accessors ([`SupportedVersions::default_version`], [`SupportedVersions::week_4_old`],
+/// [`SupportedVersions::version`]), a [`Registry`](crate::Registry) for its own
+/// [`Codec`](crate::Codec)s, nesting, [`negotiate`](crate::negotiate) and the removal window.
+///
+/// ```
+/// use ifrt_serdes::CivilDate;
+/// use ifrt_serdes::version::{History, SerDesVersionNumber, VersionEntry};
+///
+/// static PLUGINS: History = History::new(
+///     &[
+///         VersionEntry::dated(0, (2025, 1, 10), "initial formats"),
+///         VersionEntry::dated(1, (2025, 3, 2), "limits gain max_threads"),
+///     ],
+///     SerDesVersionNumber::new(0),
+/// );
+/// let build = PLUGINS.supported();
+/// let on = CivilDate::new(2025, 3, 29)?;
+/// assert_eq!(build.week_4_old(on)?.number(), SerDesVersionNumber::new(0));
+/// assert_eq!(build.week_4_old(on.add_days(1)?)?.number(), SerDesVersionNumber::new(1));
+/// # Ok::<(), ifrt_serdes::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct History {
+    versions: &'static [VersionEntry],
+    minimum: SerDesVersionNumber,
+}
+
+impl History {
+    /// The history `versions` (oldest first: numbers 0, 1, 2... and strictly increasing dates)
+    /// of a build that reads from `minimum` on.
+    ///
+    /// # Panics
+    ///
+    /// If `versions` is empty, its numbers are not 0, 1, 2..., its dates do not strictly
+    /// increase, or `minimum` is not listed. Declare a history in a `static` or `const`, and a
+    /// bad one fails the build instead.
+    pub const fn new(versions: &'static [VersionEntry], minimum: SerDesVersionNumber) -> Self {
+        assert!(!versions.is_empty(), "a history has at least one version");
+        let mut i = 0;
+        while i < versions.len() {
+            assert!(
+                versions[i].number.0 == i as i32,
+                "version numbers are 0, 1, 2..."
+            );
+            if i > 0 {
+                let (before, after) = (versions[i - 1].introduced, versions[i].introduced);
+                assert!(
+                    before.days_since_unix_epoch() < after.days_since_unix_epoch(),
+                    "introduction dates strictly increase"
+                );
+            }
+            i += 1;
+        }
+        assert!(
+            minimum.0 >= 0 && (minimum.0 as usize) < versions.len(),
+            "the minimum is a listed version"
+        );
+        History { versions, minimum }
+    }
+
+    /// Every version, oldest first.
+    pub const fn versions(&self) -> &'static [VersionEntry] {
+        self.versions
+    }
+
+    /// The oldest version a build of this history still reads.
+    pub const fn minimum(&self) -> SerDesVersionNumber {
+        self.minimum
+    }
+
+    /// The newest version.
+    pub const fn current(&self) -> SerDesVersionNumber {
+        self.versions[self.versions.len() - 1].number
+    }
+
+    /// The build of this history: `[minimum, current]`.
+    pub const fn supported(&'static self) -> SupportedVersions {
+        SupportedVersions {
+            history: self,
+            minimum: self.minimum,
+            current: self.current(),
+        }
+    }
+
+    /// Another build of this history: `[minimum, current]`, both listed and in order (an older
+    /// build stops before `current`; a future one raised its minimum).
+    pub fn range(
+        &'static self,
+        minimum: SerDesVersionNumber,
+        current: SerDesVersionNumber,
+    ) -> Result<SupportedVersions, Error> {
+        let listed = |n: SerDesVersionNumber| self.versions.iter().any(|entry| entry.number == n);
+        if listed(minimum) && listed(current) && minimum <= current {
+            Ok(SupportedVersions {
+                history: self,
+                minimum,
+                current,
+            })
+        } else {
+            Err(Error::InvalidRange { minimum, current })
+        }
+    }
+
+    /// The day version `number` was introduced; [`WindowError::UnknownVersion`] if it is not
+    /// listed.
+    pub fn introduced(&self, number: SerDesVersionNumber) -> Result<CivilDate, Error> {
+        self.versions
+            .iter()
+            .find(|entry| entry.number == number)
+            .map(|entry| entry.introduced)
+            .ok_or_else(|| WindowError::UnknownVersion { number }.into())
+    }
+}
+
 /// The newest version: the last entry of [`HISTORY`].
 pub const CURRENT: SerDesVersionNumber = HISTORY[HISTORY.len() - 1].number;
 
@@ -161,30 +328,44 @@ impl fmt::Display for SerDesVersion {
     }
 }
 
-/// The versions a build can read and write: every entry of [`HISTORY`] from `minimum` to
-/// `current`. [`SupportedVersions::BUILT_IN`] is this build; other ranges describe (or simulate)
-/// other builds: an older one that stops before `current`, or a future one whose minimum was
-/// raised.
+/// The versions a build can read and write: every entry of its [`History`] from `minimum` to
+/// `current`. [`SupportedVersions::BUILT_IN`] is this build of IFRT's history; other ranges
+/// describe (or simulate) other builds: an older one that stops before `current`, or a future
+/// one whose minimum was raised; ranges of other histories come from [`History::range`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SupportedVersions {
+    history: &'static History,
     minimum: SerDesVersionNumber,
     current: SerDesVersionNumber,
 }
 
 impl SupportedVersions {
-    /// This build: [`MINIMUM`] to [`CURRENT`].
+    /// This build: [`MINIMUM`] to [`CURRENT`] of IFRT's history ([`IFRT`]).
     pub const BUILT_IN: SupportedVersions = SupportedVersions {
+        history: &IFRT,
         minimum: MINIMUM,
         current: CURRENT,
     };
 
-    /// The range `[minimum, current]`; both must be in [`HISTORY`] and in order.
+    /// The range `[minimum, current]` of IFRT's history; both must be in [`HISTORY`] and in
+    /// order. Other histories: [`History::range`].
     pub fn new(minimum: SerDesVersionNumber, current: SerDesVersionNumber) -> Result<Self, Error> {
-        let listed = |n: SerDesVersionNumber| HISTORY.iter().any(|entry| entry.number == n);
-        if listed(minimum) && listed(current) && minimum <= current {
-            Ok(SupportedVersions { minimum, current })
+        IFRT.range(minimum, current)
+    }
+
+    /// The history this range belongs to.
+    pub fn whole_history(&self) -> &'static History {
+        self.history
+    }
+
+    /// The default version for ordinary serialization: `current`; with the crate feature
+    /// `testing-bad-default-version`, [`Error::DefaultVersionDisallowed`] instead (as
+    /// [`DefaultVersionAccessor`] does for IFRT's build).
+    pub fn default_version(&self) -> Result<SerDesVersion, Error> {
+        if cfg!(feature = "testing-bad-default-version") {
+            Err(Error::DefaultVersionDisallowed)
         } else {
-            Err(Error::InvalidRange { minimum, current })
+            Ok(SerDesVersion(self.current))
         }
     }
 
@@ -220,22 +401,64 @@ impl SupportedVersions {
         }
     }
 
-    /// The newest version introduced at least 28 days before `today`, never below the minimum:
-    /// a build at most four weeks old can read what is written in it.
-    pub fn week_4_old(&self, today: CivilDate) -> SerDesVersion {
-        let today = today.days_since_unix_epoch();
-        HISTORY
-            .iter()
+    /// The newest version of this range introduced at least 28 days before `today`: a build at
+    /// most four weeks old can read what is written in it.
+    ///
+    /// It never returns a younger version. When the range has none that old (its minimum was
+    /// introduced less than 28 days before `today`), it returns
+    /// [`WindowError::NoWeek4OldVersion`], which says from which day there is one.
+    pub fn week_4_old(&self, today: CivilDate) -> Result<SerDesVersion, Error> {
+        let days = today.days_since_unix_epoch();
+        if let Some(entry) = self
+            .history()
             .rev()
-            .filter(|entry| self.contains(entry.number))
-            .find(|entry| entry.introduced.days_since_unix_epoch() + WEEK_4_OLD_DAYS <= today)
-            .map_or(self.minimum(), |entry| SerDesVersion(entry.number))
+            .find(|entry| entry.introduced.days_since_unix_epoch() + WEEK_4_OLD_DAYS <= days)
+        {
+            return Ok(SerDesVersion(entry.number));
+        }
+        let introduced = self.history.introduced(self.minimum)?;
+        Err(WindowError::NoWeek4OldVersion {
+            today,
+            minimum: self.minimum,
+            current: self.current,
+            introduced,
+            from: introduced.add_days(WEEK_4_OLD_DAYS)?,
+        }
+        .into())
+    }
+
+    /// This range with its minimum raised to `to`: the policy check of removing formats
+    /// ("Removing an Old Format" in IFRT's serdes_version.md). The new minimum must be in the
+    /// range and must not be newer than [`SupportedVersions::week_4_old`] on `today`; else
+    /// [`WindowError::MinimumAboveWeek4Old`] says from which day it is allowed. Asking for a
+    /// minimum at or below the present one changes nothing.
+    pub fn raise_minimum(
+        &self,
+        to: SerDesVersionNumber,
+        today: CivilDate,
+    ) -> Result<SupportedVersions, Error> {
+        if to <= self.minimum {
+            return Ok(*self);
+        }
+        let raised = self.history.range(to, self.current)?;
+        let week_4_old = self.week_4_old(today).ok().map(SerDesVersion::number);
+        if week_4_old.is_some_and(|old| to <= old) {
+            return Ok(raised);
+        }
+        Err(WindowError::MinimumAboveWeek4Old {
+            minimum: to,
+            week_4_old,
+            today,
+            from: self.history.introduced(to)?.add_days(WEEK_4_OLD_DAYS)?,
+        }
+        .into())
     }
 
     /// The history entries of this range, oldest first.
-    pub fn history(&self) -> impl Iterator<Item = &'static VersionEntry> + use<> {
+    pub fn history(&self) -> impl DoubleEndedIterator<Item = &'static VersionEntry> + use<> {
         let range = *self;
-        HISTORY
+        self.history
+            .versions
             .iter()
             .filter(move |entry| range.contains(entry.number))
     }
@@ -251,11 +474,7 @@ impl DefaultVersionAccessor {
     /// [`Error::DefaultVersionDisallowed`] (IFRT aborts there; a typed error is kinder and
     /// equally loud in a test).
     pub fn get() -> Result<SerDesVersion, Error> {
-        if cfg!(feature = "testing-bad-default-version") {
-            Err(Error::DefaultVersionDisallowed)
-        } else {
-            Ok(SerDesVersion::current())
-        }
+        SupportedVersions::BUILT_IN.default_version()
     }
 }
 
@@ -265,8 +484,9 @@ impl DefaultVersionAccessor {
 pub struct Week4OldVersionAccessor;
 
 impl Week4OldVersionAccessor {
-    /// The week-4-old version of this build, on `clock`'s today.
-    pub fn get(clock: &dyn Clock) -> SerDesVersion {
+    /// The week-4-old version of this build, on `clock`'s today; an error if none is four
+    /// weeks old yet (see [`SupportedVersions::week_4_old`]).
+    pub fn get(clock: &dyn Clock) -> Result<SerDesVersion, Error> {
         SupportedVersions::BUILT_IN.week_4_old(clock.today())
     }
 }
@@ -315,10 +535,26 @@ mod tests {
         let on = |y, m, d| {
             built_in
                 .week_4_old(CivilDate::new(y, m, d).unwrap())
+                .unwrap()
                 .number()
         };
-        // Before anything is four weeks old: never below the minimum.
-        assert_eq!(on(2025, 5, 21), SerDesVersionNumber(0));
+        // Before anything is four weeks old there is no week-4-old version: an error that
+        // says from when there is one, never a younger version.
+        let error = built_in
+            .week_4_old(CivilDate::new(2025, 5, 21).unwrap())
+            .unwrap_err();
+        assert_eq!(
+            error,
+            Error::Window(WindowError::NoWeek4OldVersion {
+                today: CivilDate::known(2025, 5, 21),
+                minimum: SerDesVersionNumber(0),
+                current: CURRENT,
+                introduced: CivilDate::known(2025, 5, 20),
+                from: CivilDate::known(2025, 6, 17),
+            })
+        );
+        assert!(built_in.week_4_old(CivilDate::known(2025, 6, 16)).is_err());
+        assert_eq!(on(2025, 6, 17), SerDesVersionNumber(0));
         // Version 1 was introduced 2026-02-19; it becomes week-4-old exactly 28 days later.
         assert_eq!(on(2026, 3, 18), SerDesVersionNumber(0));
         assert_eq!(on(2026, 3, 19), SerDesVersionNumber(1));
@@ -328,19 +564,38 @@ mod tests {
         assert_eq!(on(2030, 1, 1), CURRENT);
         assert_eq!(
             Week4OldVersionAccessor::get(&FixedClock(CivilDate::new(2026, 3, 19).unwrap())),
-            built_in.version(SerDesVersionNumber(1)).unwrap()
+            built_in.version(SerDesVersionNumber(1))
         );
+        // Every day of the history: the answer is never younger than 28 days.
+        let mut day = CivilDate::known(2025, 5, 1);
+        while day < CivilDate::known(2026, 9, 1) {
+            if let Ok(version) = built_in.week_4_old(day) {
+                let introduced = IFRT.introduced(version.number()).unwrap();
+                assert!(introduced.days_until(day) >= WEEK_4_OLD_DAYS, "{day}");
+            }
+            day = day.add_days(1).unwrap();
+        }
     }
 
     #[test]
     fn week_4_old_respects_a_raised_minimum_and_an_older_current() {
         let raised = SupportedVersions::new(SerDesVersionNumber(1), CURRENT).unwrap();
-        let long_ago = CivilDate::new(2025, 6, 1).unwrap();
-        assert_eq!(raised.week_4_old(long_ago).number(), SerDesVersionNumber(1));
+        // Version 1 is younger than four weeks on these days: no week-4-old version.
+        for (y, m, d) in [(2025, 6, 1), (2026, 2, 20), (2026, 3, 18)] {
+            assert!(matches!(
+                raised.week_4_old(CivilDate::known(y, m, d)),
+                Err(Error::Window(WindowError::NoWeek4OldVersion { .. }))
+            ));
+        }
+        let v1_old = raised.week_4_old(CivilDate::known(2026, 3, 19)).unwrap();
+        assert_eq!(v1_old.number(), SerDesVersionNumber(1));
         let old_build =
             SupportedVersions::new(SerDesVersionNumber(0), SerDesVersionNumber(1)).unwrap();
         let later = CivilDate::new(2030, 1, 1).unwrap();
-        assert_eq!(old_build.week_4_old(later).number(), SerDesVersionNumber(1));
+        assert_eq!(
+            old_build.week_4_old(later).unwrap().number(),
+            SerDesVersionNumber(1)
+        );
     }
 
     #[test]
@@ -387,6 +642,44 @@ mod tests {
         } else {
             assert_eq!(got, Ok(SerDesVersion::current()));
         }
+    }
+
+    #[test]
+    fn the_ifrt_preset_is_this_builds_history() {
+        assert_eq!(IFRT.versions(), HISTORY);
+        assert_eq!(IFRT.minimum(), MINIMUM);
+        assert_eq!(IFRT.current(), CURRENT);
+        assert_eq!(IFRT.supported(), SupportedVersions::BUILT_IN);
+        assert_eq!(
+            IFRT.introduced(SerDesVersionNumber(1)),
+            Ok(CivilDate::known(2026, 2, 19))
+        );
+        assert_eq!(
+            IFRT.introduced(SerDesVersionNumber(9)),
+            Err(Error::Window(WindowError::UnknownVersion {
+                number: SerDesVersionNumber(9)
+            }))
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "introduction dates strictly increase")]
+    fn a_history_whose_dates_go_back_is_refused() {
+        static BACKWARDS: &[VersionEntry] = &[
+            VersionEntry::dated(0, (2025, 2, 1), "a"),
+            VersionEntry::dated(1, (2025, 1, 1), "b"),
+        ];
+        let _ = History::new(BACKWARDS, SerDesVersionNumber(0));
+    }
+
+    #[test]
+    #[should_panic(expected = "version numbers are 0, 1, 2...")]
+    fn a_history_with_a_gap_is_refused() {
+        static GAP: &[VersionEntry] = &[
+            VersionEntry::dated(0, (2025, 1, 1), "a"),
+            VersionEntry::dated(2, (2025, 2, 1), "b"),
+        ];
+        let _ = History::new(GAP, SerDesVersionNumber(0));
     }
 
     #[test]

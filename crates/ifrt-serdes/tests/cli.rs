@@ -90,6 +90,21 @@ fn history_as_json() {
         assert_eq!(version["number"], number);
     }
     assert_eq!(versions[1]["introduced"], "2026-02-19");
+
+    // Before any version is four weeks old there is no week-4-old version: null, never a
+    // younger one.
+    let early = json(&run(&["history", "--today", "2025-06-16", "--json"]));
+    assert_eq!(early["week_4_old"], Value::Null);
+    let early = run(&["history", "--today", "2025-06-16"]);
+    assert_eq!(early.status.code(), Some(0));
+    assert!(
+        stdout(&early).contains(
+            "week-4-old: none: no version in [0, 2] was introduced at least 28 days before \
+             2025-06-16"
+        ),
+        "{}",
+        stdout(&early)
+    );
 }
 
 #[test]
@@ -104,9 +119,13 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     assert_eq!(raised.status.code(), Some(1));
     let report = json(&raised);
     assert_eq!(report["readable"], false);
+    // The array spec's own format 0 is still read; its param's format 0, superseded at 1, is
+    // not.
     assert_eq!(
         report["error"],
-        "Unsupported IFRT SerDes version 0 for ArraySpec deserialization"
+        "Unsupported IFRT SerDes version 0 for ShardingParam deserialization; this build \
+         supports versions [1, 2]: the writer must request a version both builds support \
+         (negotiate one)"
     );
     assert!(
         stderr(&raised).is_empty(),
@@ -115,8 +134,9 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     let raised = run(&["inspect", &v0, "--minimum", "1"]);
     assert_eq!(raised.status.code(), Some(1));
     assert!(
-        stdout(&raised)
-            .contains("refused:   Unsupported IFRT SerDes version 0 for ArraySpec deserialization"),
+        stdout(&raised).contains(
+            "refused:   Unsupported IFRT SerDes version 0 for ShardingParam deserialization"
+        ),
         "{}",
         stdout(&raised)
     );
@@ -150,8 +170,26 @@ fn inspect_as_json() {
     let output = run(&["inspect", &v2, "--json"]);
     assert_eq!(output.status.code(), Some(0));
     let report = json(&output);
-    let inspect_keys = ["error", "file", "readable", "reader", "type_name", "value"];
+    let inspect_keys = [
+        "error",
+        "file",
+        "narrowest_range",
+        "readable",
+        "readable_in",
+        "reader",
+        "type_name",
+        "value",
+        "values",
+    ];
     assert_eq!(keys(&report), inspect_keys);
+    assert_eq!(
+        report["values"],
+        serde_json::json!([{ "type": "SingleDeviceSharding", "format": 2 }])
+    );
+    assert_eq!(keys(&report["readable_in"]), ["current", "minimum"]);
+    assert_eq!(report["readable_in"]["minimum"], 2);
+    assert_eq!(report["readable_in"]["current"], 2);
+    assert_eq!(keys(&report["narrowest_range"]), ["current", "minimum"]);
     assert_eq!(report["file"], v2);
     assert_eq!(keys(&report["reader"]), ["current", "minimum"]);
     assert_eq!(report["reader"]["minimum"], 0);
@@ -185,6 +223,100 @@ fn inspect_as_json() {
     assert_unreadable(&missing, "cannot read /nonexistent/file.pb");
     assert_eq!(keys(&json(&missing)), inspect_keys);
     assert_eq!(json(&missing)["type_name"], Value::Null);
+    assert_eq!(json(&missing)["values"], serde_json::json!([]));
+    assert_eq!(json(&missing)["readable_in"], Value::Null);
+}
+
+/// `inspect` names every nested value with its recorded format, and the versions that read
+/// the whole file, whatever the reader it was asked to play.
+#[test]
+fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
+    let cases = [
+        // (golden, formats in reading order, readable_in, narrowest)
+        (
+            "array_spec_v1.pb",
+            vec![
+                ("ArraySpec", 0),
+                ("DType", 0),
+                ("Shape", 0),
+                ("ShardingParamSharding", 0),
+                ("ShardingParam", 1),
+                ("DeviceList", 0),
+            ],
+            (1, 1),
+        ),
+        (
+            "array_spec_v2.pb",
+            vec![
+                ("ArraySpec", 0),
+                ("DType", 0),
+                ("Shape", 0),
+                ("ShardingParamSharding", 2),
+                ("ShardingParam", 1),
+                ("DeviceList", 0),
+            ],
+            (2, 2),
+        ),
+        ("dtype_v0.pb", vec![("DType", 0)], (0, 2)),
+        (
+            "single_device_sharding_v0.pb",
+            vec![("SingleDeviceSharding", 0)],
+            (0, 1),
+        ),
+        (
+            "sharding_param_sharding_v0.pb",
+            vec![
+                ("ShardingParamSharding", 0),
+                ("ShardingParam", 0),
+                ("DeviceList", 0),
+            ],
+            (0, 0),
+        ),
+    ];
+    for (file, values, (from, to)) in cases {
+        let path = format!("{GOLDEN_DIR}/{file}");
+        // As a build that refuses part of it: the list still covers the whole file.
+        for reader in [["--minimum", "0"], ["--current", "0"]] {
+            let report = json(&run(&["inspect", &path, reader[0], reader[1], "--json"]));
+            let listed: Vec<(String, i64)> = report["values"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| {
+                    assert_eq!(keys(v), ["format", "type"]);
+                    (
+                        v["type"].as_str().unwrap().to_string(),
+                        v["format"].as_i64().unwrap(),
+                    )
+                })
+                .collect();
+            let want: Vec<(String, i64)> =
+                values.iter().map(|(t, f)| (t.to_string(), *f)).collect();
+            assert_eq!(listed, want, "{file}");
+            assert_eq!(report["readable_in"]["minimum"], from, "{file}");
+            assert_eq!(report["readable_in"]["current"], to, "{file}");
+            assert_eq!(report["narrowest_range"]["minimum"], from, "{file}");
+            assert_eq!(report["narrowest_range"]["current"], from, "{file}");
+            // The claim holds: a build reads the file exactly when its range meets
+            // `readable_in`.
+            for (min, max) in [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)] {
+                let output = run(&[
+                    "inspect",
+                    &path,
+                    "--minimum",
+                    &min.to_string(),
+                    "--current",
+                    &max.to_string(),
+                ]);
+                let meets = min <= to && max >= from;
+                assert_eq!(
+                    output.status.code(),
+                    Some(if meets { 0 } else { 1 }),
+                    "{file} by [{min}, {max}]"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -280,7 +412,7 @@ fn the_readme_lists_every_json_key() {
         .map(|key| key.trim_end_matches("[]"))
         .collect();
     let today = ["history", "--today", "2026-07-14", "--json"];
-    let v2 = format!("{GOLDEN_DIR}/dtype_v2.pb");
+    let v2 = format!("{GOLDEN_DIR}/array_spec_v2.pb");
     let inspect = ["inspect", v2.as_str(), "--json"];
     let negotiate = ["negotiate", "0", "2", "1", "1", "--json"];
     for args in [&today[..], &inspect[..], &negotiate[..]] {

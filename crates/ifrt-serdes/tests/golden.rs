@@ -1,10 +1,16 @@
-//! Golden bytes: one committed file per type and version, from the minimum to the current.
+//! Golden bytes: one committed file per type and format, `<type>_v<F>.pb`.
 //!
-//! - Every file decodes, with today's code, to the sample value of its version.
-//! - Today's code still writes every old version byte for byte.
-//! - `tests/data/golden/CHECKSUMS` (FNV-1a 64) pins every file: an existing file is never rewritten. A new
-//!   version adds files and lines; run `IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p ifrt-serdes
-//!   --test golden` to write the missing ones (it refuses to overwrite a file that exists).
+//! A type's bytes change only at the versions where its own format, or a nested value's, changed
+//! (`common::golden_formats`): `dtype` has one file, `single_device_sharding` two, the nested
+//! `sharding_param_sharding` and `array_spec` three.
+//!
+//! - Today's code writes every type at every requested version byte for byte as the golden of
+//!   the newest format not newer than that version.
+//! - Every golden is read by every build whose range covers its format, and refused, naming
+//!   the part and its format, by exactly the builds the format rule says.
+//! - `tests/data/golden/CHECKSUMS` (FNV-1a 64) pins every file: an existing file is never
+//!   rewritten. A new format adds files and lines; run `IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p
+//!   ifrt-serdes --test golden` to write the missing ones (it refuses to overwrite a file).
 
 mod common;
 
@@ -12,8 +18,12 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use common::{GOLDEN_DIR, GOLDEN_TYPES, built_in, fnv1a64, golden_name, versions};
-use ifrt_serdes::DeserializeOptions;
+use common::{
+    GOLDEN_DIR, GOLDEN_TYPES, all_builds, all_goldens, assert_refused, build, built_in,
+    expected_read, fnv1a64, golden_for, golden_formats, golden_name, parts, versions, written,
+};
+use ifrt_serdes::version::{HISTORY, SerDesVersionNumber};
+use ifrt_serdes::{DType, DeserializeOptions, ShardingParam};
 use prost::Message;
 
 const CHECKSUMS: &str = "CHECKSUMS";
@@ -34,6 +44,12 @@ fn read_checksums() -> BTreeMap<String, u64> {
         .collect()
 }
 
+fn read_golden(name: &str) -> Vec<u8> {
+    fs::read(Path::new(GOLDEN_DIR).join(name)).unwrap_or_else(|_| {
+        panic!("missing golden file {name}; write it with IFRT_SERDES_WRITE_GOLDEN=1")
+    })
+}
+
 /// Every test starts here, so in write mode the files exist before any test reads them.
 fn goldens() {
     static WRITE: std::sync::Once = std::sync::Once::new();
@@ -48,28 +64,31 @@ fn write_missing_goldens() {
     let registry = built_in();
     let mut sums = read_checksums();
     let mut appended = String::new();
-    for (short, _) in GOLDEN_TYPES {
-        for version in versions() {
-            let name = golden_name(short, version.number());
-            let path = Path::new(GOLDEN_DIR).join(&name);
-            let bytes = common::serialize_sample(&registry, short, version).unwrap();
-            if path.exists() {
-                // Refuse to overwrite: a golden file is history.
-                continue;
-            }
-            assert!(
-                !sums.contains_key(&name),
-                "{name} is listed in CHECKSUMS but missing; restore it from git, never rewrite it"
-            );
-            fs::write(&path, &bytes).unwrap();
-            appended.push_str(&format!("{:016x}  {name}\n", fnv1a64(&bytes)));
-            sums.insert(name, fnv1a64(&bytes));
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let path = Path::new(GOLDEN_DIR).join(&name);
+        if path.exists() {
+            // Refuse to overwrite: a golden file is history.
+            continue;
         }
+        assert!(
+            !sums.contains_key(&name),
+            "{name} is listed in CHECKSUMS but missing; restore it from git, never rewrite it"
+        );
+        let version = registry
+            .supported()
+            .version(SerDesVersionNumber::new(format))
+            .unwrap();
+        let bytes = common::serialize_sample(&registry, short, version).unwrap();
+        fs::write(&path, &bytes).unwrap();
+        appended.push_str(&format!("{:016x}  {name}\n", fnv1a64(&bytes)));
+        sums.insert(name, fnv1a64(&bytes));
     }
     if !appended.is_empty() {
         let path = Path::new(GOLDEN_DIR).join(CHECKSUMS);
         let mut text = fs::read_to_string(&path).unwrap_or_else(|_| {
-            "# FNV-1a 64 of each golden file. Lines are only ever added.\n".to_string()
+            "# FNV-1a 64 of each golden file, one per (type, format). Lines are only ever added.\n"
+                .to_string()
         });
         text.push_str(&appended);
         fs::write(&path, text).unwrap();
@@ -77,30 +96,25 @@ fn write_missing_goldens() {
 }
 
 #[test]
-fn every_type_and_version_has_a_pinned_golden_file() {
+fn every_type_and_format_has_a_pinned_golden_file() {
     goldens();
     let sums = read_checksums();
-    for (short, _) in GOLDEN_TYPES {
-        for version in versions() {
-            let name = golden_name(short, version.number());
-            let path = Path::new(GOLDEN_DIR).join(&name);
-            let bytes = fs::read(&path).unwrap_or_else(|_| {
-                panic!("missing golden file {name}; write it with IFRT_SERDES_WRITE_GOLDEN=1")
-            });
-            let sum = sums
-                .get(&name)
-                .unwrap_or_else(|| panic!("{name} has no line in tests/data/golden/CHECKSUMS"));
-            assert_eq!(
-                fnv1a64(&bytes),
-                *sum,
-                "{name} changed: golden files are never rewritten; restore it from git"
-            );
-        }
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let bytes = read_golden(&name);
+        let sum = sums
+            .get(&name)
+            .unwrap_or_else(|| panic!("{name} has no line in tests/data/golden/CHECKSUMS"));
+        assert_eq!(
+            fnv1a64(&bytes),
+            *sum,
+            "{name} changed: golden files are never rewritten; restore it from git"
+        );
     }
 }
 
 #[test]
-fn every_checksum_line_names_an_unchanged_file() {
+fn every_checksum_line_names_an_unchanged_file_and_nothing_else_is_there() {
     goldens();
     let sums = read_checksums();
     assert!(
@@ -108,80 +122,173 @@ fn every_checksum_line_names_an_unchanged_file() {
         "tests/data/golden/CHECKSUMS is missing or empty"
     );
     for (name, sum) in &sums {
-        let bytes = fs::read(Path::new(GOLDEN_DIR).join(name))
-            .unwrap_or_else(|_| panic!("{name} is listed in CHECKSUMS but missing"));
+        let bytes = read_golden(name);
         assert_eq!(fnv1a64(&bytes), *sum, "{name} changed");
     }
-    let on_disk = fs::read_dir(GOLDEN_DIR)
+    let mut on_disk: Vec<String> = fs::read_dir(GOLDEN_DIR)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.ends_with(".pb"))
-        .count();
-    assert_eq!(on_disk, sums.len(), "every .pb file is listed in CHECKSUMS");
+        .collect();
+    on_disk.sort();
+    let mut wanted: Vec<String> = all_goldens()
+        .into_iter()
+        .map(|(short, format)| golden_name(short, format))
+        .collect();
+    wanted.sort();
+    // One file per (type, format): no file for a version at which the type did not change.
+    assert_eq!(on_disk, wanted);
+    assert_eq!(sums.keys().cloned().collect::<Vec<_>>(), wanted);
 }
 
 #[test]
-fn every_golden_file_decodes_to_its_sample() {
+fn dtype_has_exactly_one_golden_per_format_it_ever_had() {
     goldens();
-    let registry = built_in();
-    let mut decoded = 0;
-    for (short, type_name) in GOLDEN_TYPES {
-        for version in versions() {
-            let name = golden_name(short, version.number());
-            let bytes = fs::read(Path::new(GOLDEN_DIR).join(&name)).unwrap();
-            // The envelope names the type; the data records the version it was written in.
-            let envelope = registry
-                .envelope_from_bytes(&bytes, &DeserializeOptions::default())
-                .unwrap();
-            assert_eq!(envelope.type_name, *type_name, "{name}");
-            assert_eq!(
-                recorded_version(short, &envelope.data),
-                version.number().value()
-            );
-            assert!(
-                common::decodes_to_sample(&registry, short, version.number(), &bytes)
-                    .unwrap_or_else(|e| panic!("{name}: {e}")),
-                "{name} does not decode to its sample"
-            );
-            decoded += 1;
-        }
-    }
-    assert_eq!(decoded, GOLDEN_TYPES.len() * versions().len());
+    let dtype_files: Vec<String> = fs::read_dir(GOLDEN_DIR)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("dtype_"))
+        .collect();
+    let formats: Vec<i32> = <DType as ifrt_serdes::Codec>::FORMATS
+        .versions()
+        .iter()
+        .map(|f| f.value())
+        .collect();
+    assert_eq!(formats, [0]);
+    assert_eq!(dtype_files, ["dtype_v0.pb"]);
 }
 
 #[test]
-fn todays_code_writes_every_old_version_byte_for_byte() {
+fn every_type_at_every_requested_version_writes_the_golden_of_its_newest_format() {
     goldens();
     let registry = built_in();
+    let mut checked = 0;
     for (short, _) in GOLDEN_TYPES {
         for version in versions() {
-            let name = golden_name(short, version.number());
-            let golden = fs::read(Path::new(GOLDEN_DIR).join(&name)).unwrap();
+            let name = golden_for(short, version.number().value());
             let written = common::serialize_sample(&registry, short, version).unwrap();
             assert_eq!(
-                written, golden,
-                "{name}: the format of an old version changed"
+                written,
+                read_golden(&name),
+                "{short} requested at {version}: expected the bytes of {name}"
             );
+            checked += 1;
         }
+    }
+    assert_eq!(checked, GOLDEN_TYPES.len() * HISTORY.len());
+    // The defect this rule fixes: DType written at every version is the same bytes.
+    assert_eq!(golden_for("dtype", 2), "dtype_v0.pb");
+    assert_eq!(
+        golden_for("single_device_sharding", 1),
+        "single_device_sharding_v0.pb"
+    );
+}
+
+#[test]
+fn every_golden_records_its_format_and_decodes_to_its_sample() {
+    goldens();
+    let registry = built_in();
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let bytes = read_golden(&name);
+        let envelope = registry
+            .envelope_from_bytes(&bytes, &DeserializeOptions::default())
+            .unwrap();
+        let type_name = GOLDEN_TYPES.iter().find(|(s, _)| *s == short).unwrap().1;
+        assert_eq!(envelope.type_name, type_name, "{name}");
+        // The outer message records its own format, not the version it was requested at.
+        let (_, own) = parts(short)[0];
+        assert_eq!(
+            recorded_version(short, &envelope.data),
+            written(own, format),
+            "{name}"
+        );
+        assert!(
+            common::decodes_to_sample(&registry, short, SerDesVersionNumber::new(format), &bytes)
+                .unwrap_or_else(|e| panic!("{name}: {e}")),
+            "{name} does not decode to its sample"
+        );
     }
 }
 
 #[test]
-fn versions_that_changed_a_type_changed_its_bytes() {
+fn every_golden_is_read_by_every_build_whose_range_covers_it() {
     goldens();
-    // Sanity check that the goldens really differ where the history says formats changed:
-    // version 1 adds unreduced axes, version 2 writes well-known memory kinds as ids.
-    let read = |name: &str| fs::read(Path::new(GOLDEN_DIR).join(name)).unwrap();
+    let mut read = 0;
+    let mut refused = 0;
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let bytes = read_golden(&name);
+        for (min, max) in all_builds() {
+            let reader = build(min, max);
+            let result =
+                common::decodes_to_sample(&reader, short, SerDesVersionNumber::new(format), &bytes);
+            if (min..=max).contains(&format) {
+                assert_eq!(result, Ok(true), "{name} by [{min}, {max}]");
+            }
+            match expected_read(short, format, (min, max)) {
+                Ok(()) => {
+                    assert_eq!(result, Ok(true), "{name} by [{min}, {max}]");
+                    read += 1;
+                }
+                Err((what, recorded)) => {
+                    assert_refused(result, what, recorded, (min, max), &name);
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert!(read > 0 && refused > 0);
+}
+
+#[test]
+fn the_library_declares_the_formats_the_tests_state() {
+    let registry = built_in();
+    let declared = |name: &str| {
+        registry
+            .formats_of(name)
+            .unwrap()
+            .versions()
+            .iter()
+            .map(|f| f.value())
+            .collect::<Vec<_>>()
+    };
+    for (short, type_name) in GOLDEN_TYPES {
+        let (what, own) = parts(short)[0];
+        assert_eq!(declared(type_name), own, "{short}");
+        assert_eq!(registry.formats_of(type_name).unwrap().what(), what);
+    }
+    let param: Vec<i32> = ShardingParam::FORMATS
+        .versions()
+        .iter()
+        .map(|f| f.value())
+        .collect();
+    assert_eq!(param, [0, 1]);
+    // Every format is a version of the history, and every version after the first introduced
+    // a format of some part: the global number moves only when some format changes.
+    let mut all: Vec<i32> = GOLDEN_TYPES
+        .iter()
+        .flat_map(|(short, _)| golden_formats(short))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let history: Vec<i32> = HISTORY.iter().map(|e| e.number.value()).collect();
+    assert_eq!(all, history);
+}
+
+#[test]
+fn formats_that_changed_changed_their_bytes() {
+    goldens();
+    // Sanity check that the goldens really differ where the formats changed: format 1 of the
+    // param adds unreduced axes, format 2 of the shardings writes memory kinds as ids.
     assert_ne!(
-        strip(&read("sharding_param_sharding_v0.pb")),
-        strip(&read("sharding_param_sharding_v1.pb"))
+        strip(&read_golden("sharding_param_sharding_v0.pb")),
+        strip(&read_golden("sharding_param_sharding_v1.pb"))
     );
     assert_ne!(
-        strip(&read("single_device_sharding_v1.pb")),
-        strip(&read("single_device_sharding_v2.pb"))
+        strip(&read_golden("single_device_sharding_v0.pb")),
+        strip(&read_golden("single_device_sharding_v2.pb"))
     );
-    // DType's format never changed: only the recorded number differs.
-    assert_eq!(strip(&read("dtype_v0.pb")), strip(&read("dtype_v2.pb")));
 }
 
 /// The envelope's data with its version fields zeroed, to compare formats.
@@ -189,11 +296,6 @@ fn strip(bytes: &[u8]) -> Vec<u8> {
     use ifrt_serdes::schema::*;
     let envelope = Serialized::decode(bytes).unwrap();
     match envelope.type_name.as_str() {
-        "xla::ifrt::DType" => {
-            let mut p = DTypeProto::decode(envelope.data.as_slice()).unwrap();
-            p.version_number = 0;
-            p.encode_to_vec()
-        }
         "xla::ifrt::SingleDeviceSharding" => {
             let mut p = SingleDeviceShardingProto::decode(envelope.data.as_slice()).unwrap();
             p.version_number = 0;

@@ -1,26 +1,21 @@
 //! The compatibility matrix: every producer build x every consumer build x every version the
-//! producer can write. A consumer reads exactly the versions in its own range, and names the
-//! version and type when it cannot.
+//! producer can write, for every type.
+//!
+//! The expectation is recomputed from the format rule alone (`common::expected_read`): the
+//! producer writes each part in the newest format of that part not newer than the requested
+//! version and records it; the consumer reads a part when the recorded format is one of the
+//! part's formats, not newer than its `current`, and not superseded at or before its `minimum`.
+//! A refusal names the first refused part, its recorded format and the consumer's range.
 
 mod common;
 
-use common::{GOLDEN_TYPES, build, serialize_sample, versions};
+use common::{
+    GOLDEN_TYPES, all_builds, assert_refused, build, expected_read, serialize_sample, versions,
+};
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
-use ifrt_serdes::{Error, Incompatible};
-
-/// Every valid `[minimum, current]` range of the history: builds past, present and future.
-fn all_builds() -> Vec<(i32, i32)> {
-    let numbers: Vec<i32> = HISTORY.iter().map(|e| e.number.value()).collect();
-    let mut builds = Vec::new();
-    for &min in &numbers {
-        for &max in &numbers {
-            if min <= max {
-                builds.push((min, max));
-            }
-        }
-    }
-    builds
-}
+use ifrt_serdes::{
+    ArraySpec, DType, DeserializeOptions, Error, Incompatible, MemoryKind, SingleDeviceSharding,
+};
 
 #[test]
 fn every_producer_by_every_consumer_by_every_version() {
@@ -38,21 +33,15 @@ fn every_producer_by_every_consumer_by_every_version() {
                 for (short, _) in GOLDEN_TYPES {
                     let bytes = serialize_sample(&producer, short, v).unwrap();
                     let result = common::decodes_to_sample(&consumer, short, v.number(), &bytes);
+                    let context = format!("{short} requested at {version} by [{pmin}, {pmax}]");
                     cells += 1;
-                    if (cmin..=cmax).contains(&version) {
-                        assert_eq!(result, Ok(true), "{short} v{version} [{cmin},{cmax}]");
-                        readable += 1;
-                    } else {
-                        match result {
-                            Err(Error::Incompatible(
-                                Incompatible::UnsupportedDeserializationVersion {
-                                    version: got,
-                                    ..
-                                },
-                            )) => {
-                                assert_eq!(got.value(), version)
-                            }
-                            other => panic!("{short} v{version} by [{cmin},{cmax}]: {other:?}"),
+                    match expected_read(short, version, (cmin, cmax)) {
+                        Ok(()) => {
+                            assert_eq!(result, Ok(true), "{context}, read by [{cmin}, {cmax}]");
+                            readable += 1;
+                        }
+                        Err((what, format)) => {
+                            assert_refused(result, what, format, (cmin, cmax), &context)
                         }
                     }
                 }
@@ -61,7 +50,108 @@ fn every_producer_by_every_consumer_by_every_version() {
     }
     // 6 builds of 3 versions; each producer writes its own versions.
     assert_eq!(all_builds().len(), 6);
+    assert_eq!(cells, 6 * 10 * GOLDEN_TYPES.len());
     assert!(readable > 0 && readable < cells);
+}
+
+/// The defect this rule fixes: a build one version older reads every type whose format did not
+/// change, whatever version the newer build was asked to write.
+#[test]
+fn an_older_build_reads_every_unchanged_type_at_any_requested_version() {
+    let new = build(0, 2);
+    let old = build(0, 1);
+    for version in versions() {
+        for (short, _) in GOLDEN_TYPES {
+            let bytes = serialize_sample(&new, short, version).unwrap();
+            let result = common::decodes_to_sample(&old, short, version.number(), &bytes);
+            let changed_after_1 = matches!(
+                *short,
+                "single_device_sharding" | "sharding_param_sharding" | "array_spec"
+            ) && version.number().value() == 2;
+            if !changed_after_1 {
+                assert_eq!(result, Ok(true), "{short} requested at {version}");
+                continue;
+            }
+            // Only the sharding formats changed after 1 (memory kind ids, format 2): refused,
+            // naming the type, the recorded format and the reader's range.
+            let error = result.unwrap_err();
+            let what = if *short == "single_device_sharding" {
+                "SingleDeviceSharding"
+            } else {
+                "ShardingParamSharding"
+            };
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "Unsupported IFRT SerDes version 2 for {what} deserialization; this build \
+                     supports versions [0, 1]: the writer must request a version both builds \
+                     support (negotiate one)"
+                ),
+                "{short}"
+            );
+        }
+    }
+    // DType and Shape, written at the newest version, are the same bytes as at version 0.
+    let v0 = SupportedVersions::BUILT_IN
+        .version(SerDesVersionNumber::new(0))
+        .unwrap();
+    let v2 = SupportedVersions::BUILT_IN
+        .version(SerDesVersionNumber::new(2))
+        .unwrap();
+    for short in ["dtype", "shape"] {
+        assert_eq!(
+            serialize_sample(&new, short, v0).unwrap(),
+            serialize_sample(&new, short, v2).unwrap()
+        );
+    }
+}
+
+/// An ArraySpec is read part by part: the outer message by its format (0), its dtype and shape
+/// by theirs, its sharding by the format recorded in the sharding's own bytes.
+#[test]
+fn an_array_spec_is_read_part_by_part() {
+    let spec = ArraySpec {
+        dtype: DType::F16,
+        shape: ifrt_serdes::Shape::new(vec![2]).unwrap(),
+        sharding: std::sync::Arc::new(
+            SingleDeviceSharding::new(5, MemoryKind::pinned_host()).unwrap(),
+        ),
+    };
+    let new = build(0, 2);
+    let o = DeserializeOptions::default();
+    for version in versions() {
+        let bytes = new
+            .serialize_to_bytes(&spec, &common::options(version))
+            .unwrap();
+        let (result, formats) = build(0, 1).inspect_bytes(&bytes, &o);
+        let seen: Vec<(&str, i32)> = formats
+            .iter()
+            .map(|r| (r.what(), r.format.value()))
+            .collect();
+        let sharding_format = if version.number().value() == 2 { 2 } else { 0 };
+        assert_eq!(
+            seen,
+            [
+                ("ArraySpec", 0),
+                ("DType", 0),
+                ("Shape", 0),
+                ("SingleDeviceSharding", sharding_format)
+            ],
+            "{version}"
+        );
+        match sharding_format {
+            0 => assert!(result.is_ok()),
+            _ => assert!(matches!(
+                result,
+                Err(Error::Incompatible(
+                    Incompatible::UnsupportedDeserializationVersion {
+                        what: "SingleDeviceSharding",
+                        ..
+                    }
+                ))
+            )),
+        }
+    }
 }
 
 #[test]

@@ -62,12 +62,13 @@ fn new_client_and_old_server_talk_in_the_old_servers_version() {
     let spec = sample_array_spec(client.options.version().number());
     assert_eq!(send(&client, &server, &spec).unwrap(), spec);
     assert_eq!(send(&server, &client, &spec).unwrap(), spec);
-    // Everything, down to the nested param, was written in the agreed version.
+    // Everything, down to the nested param, was written for the agreed version: each part
+    // records its newest format at or below 1 (the param's 1, the others' 0).
     let bytes = client
         .registry
         .serialize_to_bytes(&spec, &client.options)
         .unwrap();
-    assert_eq!(recorded_versions(&bytes), (1, 1, 1));
+    assert_eq!(recorded_versions(&bytes), (0, 0, 1));
 }
 
 #[test]
@@ -115,8 +116,11 @@ fn without_negotiation_the_old_build_cannot_read_the_new_format() {
     let error = old
         .deserialize_from_bytes::<ArraySpec>(&bytes, &DeserializeOptions::default())
         .unwrap_err();
+    // The ArraySpec's own format is unchanged; its sharding's changed at 2.
     assert_eq!(
         error.to_string(),
-        "Unsupported IFRT SerDes version 2 for ArraySpec deserialization"
+        "Unsupported IFRT SerDes version 2 for ShardingParamSharding deserialization; this build \
+         supports versions [0, 1]: the writer must request a version both builds support \
+         (negotiate one)"
     );
 }

@@ -9,9 +9,9 @@ use common::{build, built_in, options, sample_param_sharding, versions};
 use ifrt_serdes::schema::{ArraySpecProto, Serialized, ShardingProto, SingleDeviceShardingProto};
 use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    ArraySpec, Codec, DType, DecodeError, DeserializeOptions, Error, InvalidValue, MemoryKind,
-    Registry, RegistryError, Serializable, SerializeOptions, Shape, ShardingParamSharding,
-    SingleDeviceSharding,
+    ArraySpec, Codec, DType, DecodeError, DeserializeOptions, Error, Formats, InvalidValue,
+    MemoryKind, Registry, RegistryError, Serializable, SerializeOptions, Shape,
+    ShardingParamSharding, SingleDeviceSharding,
 };
 use prost::Message;
 
@@ -111,28 +111,35 @@ fn the_default_version_is_current_or_refused_under_the_testing_feature() {
 }
 
 #[test]
-fn nested_sharding_is_written_in_the_requested_version() {
+fn nested_values_get_the_requested_version_and_record_their_own_format() {
     let registry = built_in();
     for version in versions() {
         let spec = common::sample_array_spec(version.number());
         let envelope = registry.serialize(&spec, &options(version)).unwrap();
         let proto = ArraySpecProto::decode(envelope.data.as_slice()).unwrap();
-        let want = version.number().value();
-        assert_eq!(proto.version_number, want);
-        assert_eq!(proto.dtype.unwrap().version_number, want);
-        assert_eq!(proto.shape.unwrap().version_number, want);
+        let requested = version.number().value();
+        // ArraySpec, DType and Shape have one format, 0, as in IFRT.
+        assert_eq!(proto.version_number, 0);
+        assert_eq!(proto.dtype.unwrap().version_number, 0);
+        assert_eq!(proto.shape.unwrap().version_number, 0);
         let inner = proto.sharding.unwrap().serialized_sharding.unwrap();
         assert_eq!(inner.type_name, ShardingParamSharding::TYPE_NAME);
         let inner =
             ifrt_serdes::schema::ShardingParamShardingProto::decode(inner.data.as_slice()).unwrap();
-        assert_eq!(inner.version_number, want);
-        assert_eq!(inner.sharding_param.unwrap().version_number, want);
-        assert_eq!(inner.devices.unwrap().version_number, want);
+        // The sharding got the requested version, not the ArraySpec's format 0: it wrote its
+        // format 2 when 2 was requested, and handed the request on to its param (format 1 from
+        // version 1 on).
+        assert_eq!(inner.version_number, if requested >= 2 { 2 } else { 0 });
+        assert_eq!(
+            inner.sharding_param.unwrap().version_number,
+            requested.min(1)
+        );
+        assert_eq!(inner.devices.unwrap().version_number, 0);
     }
 }
 
 /// An ArraySpec whose parts were written in different versions (as a mixed pipeline could
-/// produce): each part is read by its own recorded version.
+/// produce): each part is read by its own recorded format.
 fn mixed_spec(outer: i32, sharding_version: i32, sharding: SingleDeviceShardingProto) -> Vec<u8> {
     let outer_version = SupportedVersions::BUILT_IN
         .version(SerDesVersionNumber::new(outer))
@@ -158,9 +165,9 @@ fn mixed_spec(outer: i32, sharding_version: i32, sharding: SingleDeviceShardingP
 }
 
 #[test]
-fn inner_values_are_read_by_their_own_recorded_version() {
-    // The same field set means different things in different versions: a memory_kind_id is
-    // only read from version 2 on.
+fn inner_values_are_read_by_their_own_recorded_format() {
+    // The same field set means different things in different formats: a memory_kind_id is
+    // only read from format 2 on.
     let sharding = SingleDeviceShardingProto {
         version_number: 0,
         device_id: 5,
@@ -178,22 +185,43 @@ fn inner_values_are_read_by_their_own_recorded_version() {
     };
     let pinned = SingleDeviceSharding::new(5, MemoryKind::pinned_host()).unwrap();
     let unspecified = SingleDeviceSharding::new(5, MemoryKind::unspecified()).unwrap();
-    // Outer version 0, inner 2: the inner id is honoured.
+    // Outer format 0, inner 2: the inner id is honoured.
     assert!(read(0, 2).sharding.same_as(&pinned));
-    // Outer version 2, inner 1: the inner bytes predate ids, so the id is not part of them.
-    assert!(read(2, 1).sharding.same_as(&unspecified));
+    // Outer format 0, inner 0: the inner bytes predate ids, so the id is not part of them.
+    assert!(read(0, 0).sharding.same_as(&unspecified));
 
-    // An old build reads the outer part but refuses the newer inner part, naming it.
-    let old = build(0, 1);
-    let error = old
-        .deserialize_from_bytes::<ArraySpec>(
-            &mixed_spec(0, 2, sharding),
-            &DeserializeOptions::default(),
+    let refusal = |registry: &Registry, outer, inner| {
+        registry
+            .deserialize_from_bytes::<ArraySpec>(
+                &mixed_spec(outer, inner, sharding.clone()),
+                &DeserializeOptions::default(),
+            )
+            .unwrap_err()
+            .to_string()
+    };
+    let refused = |version, what, range| {
+        format!(
+            "Unsupported IFRT SerDes version {version} for {what} deserialization; this build \
+             supports versions {range}: the writer must request a version both builds support \
+             (negotiate one)"
         )
-        .unwrap_err();
+    };
+    // An old build reads the outer part but refuses the newer inner part, naming it.
     assert_eq!(
-        error.to_string(),
-        "Unsupported IFRT SerDes version 2 for SingleDeviceSharding deserialization"
+        refusal(&build(0, 1), 0, 2),
+        refused(2, "SingleDeviceSharding", "[0, 1]")
+    );
+    // A build whose minimum passed the sharding's format 2 no longer reads its format 0...
+    assert_eq!(
+        refusal(&build(2, 2), 0, 0),
+        refused(0, "SingleDeviceSharding", "[2, 2]")
+    );
+    // ...and numbers that are no format of the type are refused by every build: ArraySpec has
+    // only format 0, SingleDeviceSharding has 0 and 2.
+    assert_eq!(refusal(&registry, 2, 2), refused(2, "ArraySpec", "[0, 2]"));
+    assert_eq!(
+        refusal(&registry, 0, 1),
+        refused(1, "SingleDeviceSharding", "[0, 2]")
     );
 }
 
@@ -358,6 +386,7 @@ impl ifrt_serdes::Sharding for ReplicatedSharding {
 
 impl Codec for ReplicatedSharding {
     const TYPE_NAME: &'static str = "example::ReplicatedSharding";
+    const FORMATS: Formats = Formats::new("ReplicatedSharding", &[SerDesVersionNumber::new(0)]);
 
     fn serialize_into(
         &self,
@@ -366,7 +395,7 @@ impl Codec for ReplicatedSharding {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let proto = ifrt_serdes::schema::DeviceListProto {
-            version_number: options.version().number().value(),
+            version_number: Self::FORMATS.to_write(options.version())?.value(),
             device_ids: self.devices.clone(),
         };
         out.extend_from_slice(&proto.encode_to_vec());
@@ -384,10 +413,7 @@ impl Codec for ReplicatedSharding {
                 source,
             }
         })?;
-        registry.check_readable(
-            SerDesVersionNumber::new(proto.version_number),
-            "ReplicatedSharding",
-        )?;
+        registry.read_format(&Self::FORMATS, proto.version_number)?;
         Ok(ReplicatedSharding {
             devices: proto.device_ids,
         })

@@ -24,6 +24,23 @@ pub fn built_in() -> Registry {
     Registry::with_builtin_types(SupportedVersions::BUILT_IN)
 }
 
+/// Every valid `[minimum, current]` range of the history: builds past, present and future.
+pub fn all_builds() -> Vec<(i32, i32)> {
+    let numbers: Vec<i32> = ifrt_serdes::version::HISTORY
+        .iter()
+        .map(|e| e.number.value())
+        .collect();
+    let mut builds = Vec::new();
+    for &min in &numbers {
+        for &max in &numbers {
+            if min <= max {
+                builds.push((min, max));
+            }
+        }
+    }
+    builds
+}
+
 /// Every version of this build, oldest first.
 pub fn versions() -> Vec<SerDesVersion> {
     let range = SupportedVersions::BUILT_IN;
@@ -125,12 +142,122 @@ pub fn decodes_to_sample(
     })
 }
 
+/// The formats of every part of a sample value, in the order a reader checks them, stated here
+/// independently of the library (a test checks that the library declares the same): the
+/// version numbers at which each part's own format changed.
+pub fn parts(short: &str) -> Vec<(&'static str, &'static [i32])> {
+    const SHARDING: &[i32] = &[0, 2];
+    let param_sharding = [
+        ("ShardingParamSharding", SHARDING),
+        ("ShardingParam", &[0, 1][..]),
+        ("DeviceList", &[0][..]),
+    ];
+    match short {
+        "dtype" => vec![("DType", &[0])],
+        "shape" => vec![("Shape", &[0])],
+        "single_device_sharding" => vec![("SingleDeviceSharding", SHARDING)],
+        "sharding_param_sharding" => param_sharding.to_vec(),
+        "array_spec" => {
+            let mut parts = vec![("ArraySpec", &[0][..]), ("DType", &[0]), ("Shape", &[0])];
+            parts.extend(param_sharding);
+            parts
+        }
+        other => panic!("no sample for {other}"),
+    }
+}
+
+/// The format a part with `formats` writes for requested version `requested`: the newest not
+/// newer.
+pub fn written(formats: &[i32], requested: i32) -> i32 {
+    *formats
+        .iter()
+        .filter(|f| **f <= requested)
+        .max()
+        .expect("a format at or below the request")
+}
+
+/// Whether a build `[min, max]` reads format `format` of a part with `formats`: a format of
+/// it, not newer than `max`, and its successor (if any) newer than `min`.
+pub fn reads(formats: &[i32], format: i32, (min, max): (i32, i32)) -> bool {
+    let successor = formats.iter().find(|f| **f > format);
+    formats.contains(&format) && format <= max && successor.is_none_or(|next| *next > min)
+}
+
+/// What a build `[min, max]` makes of the sample of `short` written at `requested`: `Ok` if it
+/// reads every part, else the first part it refuses and that part's recorded format.
+pub fn expected_read(
+    short: &str,
+    requested: i32,
+    reader: (i32, i32),
+) -> Result<(), (&'static str, i32)> {
+    for (what, formats) in parts(short) {
+        let format = written(formats, requested);
+        if !reads(formats, format, reader) {
+            return Err((what, format));
+        }
+    }
+    Ok(())
+}
+
+/// The versions at which the bytes of `short`'s sample change: its own formats and every
+/// nested part's, oldest first. There is one golden file per entry.
+pub fn golden_formats(short: &str) -> Vec<i32> {
+    let mut all: Vec<i32> = parts(short)
+        .into_iter()
+        .flat_map(|(_, formats)| formats.iter().copied())
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// The golden file whose bytes `short` written at `requested` must equal: the one of the
+/// newest format not newer than `requested`.
+pub fn golden_for(short: &str, requested: i32) -> String {
+    format!("{short}_v{}.pb", written(&golden_formats(short), requested))
+}
+
+/// Every `(short name, format)` pair with a golden file.
+pub fn all_goldens() -> Vec<(&'static str, i32)> {
+    GOLDEN_TYPES
+        .iter()
+        .flat_map(|(short, _)| golden_formats(short).into_iter().map(move |f| (*short, f)))
+        .collect()
+}
+
+/// `result` is IFRT's refusal of `what` recorded as `recorded`, naming the reader's range.
+pub fn assert_refused(
+    result: Result<bool, ifrt_serdes::Error>,
+    what: &str,
+    recorded: i32,
+    (min, max): (i32, i32),
+    context: &str,
+) {
+    match result {
+        Err(ifrt_serdes::Error::Incompatible(
+            ifrt_serdes::Incompatible::UnsupportedDeserializationVersion {
+                version,
+                what: got,
+                minimum,
+                current,
+            },
+        )) => {
+            assert_eq!(
+                (got, version.value(), minimum.value(), current.value()),
+                (what, recorded, min, max),
+                "{context}"
+            );
+        }
+        other => panic!("{context} by [{min}, {max}]: expected a refusal of {what}, got {other:?}"),
+    }
+}
+
 /// The golden folder, in the source tree.
 pub const GOLDEN_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden");
 
-/// The golden file name of `short` at `version`.
-pub fn golden_name(short: &str, version: SerDesVersionNumber) -> String {
-    format!("{short}_v{}.pb", version.value())
+/// The golden file name of `short` in format `format`.
+pub fn golden_name(short: &str, format: i32) -> String {
+    format!("{short}_v{format}.pb")
 }
 
 /// FNV-1a, 64 bits: the checksum of `tests/data/golden/CHECKSUMS`.

@@ -20,8 +20,8 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand};
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    CivilDate, Clock, DeserializeOptions, Error, Registry, Serializable, SystemClock, VersionRange,
-    negotiate,
+    CivilDate, Clock, DeserializeOptions, Error, RecordedFormat, Registry, Serializable,
+    SystemClock, VersionRange, negotiate,
 };
 use serde_json::{Value, json};
 
@@ -46,7 +46,8 @@ struct Cli {
 enum Command {
     /// The version history, with the current, minimum and week-4-old versions.
     History(HistoryArgs),
-    /// Read a file holding one `Serialized` envelope, as a build of the given range would.
+    /// Read a file holding one `Serialized` envelope, as a build of the given range would; list
+    /// every nested value with its recorded format, and the versions that read the whole file.
     Inspect(InspectArgs),
     /// The version a client and a server with these ranges agree on (IFRT Proxy).
     Negotiate(NegotiateArgs),
@@ -210,7 +211,7 @@ fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
             "versions": versions,
             "current": built_in.current().number().value(),
             "minimum": built_in.minimum().number().value(),
-            "week_4_old": week_4_old.number().value(),
+            "week_4_old": week_4_old.as_ref().ok().map(|v| v.number().value()),
             "today": today.to_string(),
         }))?;
     } else {
@@ -223,6 +224,10 @@ fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
                 entry.change
             ));
         }
+        let week_4_old = match &week_4_old {
+            Ok(version) => version.to_string(),
+            Err(error) => format!("none: {error}"),
+        };
         text.push_str(&format!(
             "\ncurrent:    {}\nminimum:    {}\nweek-4-old: {week_4_old} (as of {today})\n",
             built_in.current(),
@@ -259,6 +264,28 @@ struct Report {
     type_name: Option<String>,
     /// The value, or why there is none.
     result: Result<Box<dyn Serializable>, Failure>,
+    /// Every value in the file, outer first, with its recorded format, as read by a build of
+    /// the whole history (so the list does not stop where the chosen reader refuses).
+    values: Vec<RecordedFormat>,
+    /// Whether that build read the whole file (else `values` stops at the first problem).
+    complete: bool,
+}
+
+/// The versions in which the values of a file are all readable, `(from, to)`: each version of
+/// it alone reads the whole file, and a build `[minimum, current]` reads the file exactly when
+/// its range meets this one. `None` if no version does.
+fn readable_in(
+    values: &[RecordedFormat],
+    newest: SerDesVersionNumber,
+) -> Option<(SerDesVersionNumber, SerDesVersionNumber)> {
+    let from = values.iter().map(|v| v.format).max()?;
+    let to = values
+        .iter()
+        .filter_map(|v| v.readable_in().1)
+        .min()
+        .unwrap_or(newest)
+        .min(newest);
+    (from <= to).then_some((from, to))
 }
 
 /// Why `inspect` has no value to show.
@@ -287,9 +314,15 @@ fn read_file(path: &Path, reader: SupportedVersions) -> Report {
             return Report {
                 type_name: None,
                 result: Err(Failure::Unreadable(error)),
+                values: Vec::new(),
+                complete: false,
             };
         }
     };
+    let whole_history = SupportedVersions::new(HISTORY[0].number, built_in_current())
+        .map_or(SupportedVersions::BUILT_IN, |range| range);
+    let (read, values) =
+        Registry::with_builtin_types(whole_history).inspect_bytes(&bytes, &options);
     let registry = Registry::with_builtin_types(reader);
     let type_name = registry
         .envelope_from_bytes(&bytes, &options)
@@ -304,12 +337,40 @@ fn read_file(path: &Path, reader: SupportedVersions) -> Report {
                 source,
             }),
         });
-    Report { type_name, result }
+    Report {
+        type_name,
+        result,
+        values,
+        complete: read.is_ok(),
+    }
+}
+
+/// The newest version of this build.
+fn built_in_current() -> SerDesVersionNumber {
+    SupportedVersions::BUILT_IN.current().number()
 }
 
 impl Report {
     fn json(&self, file: &Path, reader: SupportedVersions) -> Value {
+        let values: Vec<Value> = self
+            .values
+            .iter()
+            .map(|v| json!({ "type": v.what(), "format": v.format.value() }))
+            .collect();
+        let readable_in = self
+            .complete
+            .then(|| readable_in(&self.values, built_in_current()))
+            .flatten();
         json!({
+            "values": values,
+            "readable_in": readable_in.map(|(from, to)| json!({
+                "minimum": from.value(),
+                "current": to.value(),
+            })),
+            "narrowest_range": readable_in.map(|(from, _)| json!({
+                "minimum": from.value(),
+                "current": from.value(),
+            })),
             "file": file.display().to_string(),
             "reader": {
                 "minimum": reader.minimum().number().value(),
@@ -330,8 +391,30 @@ impl Report {
             Err(Failure::Refused(error)) => format!("refused:   {error}"),
             Err(Failure::Unreadable(_)) => return None,
         };
+        let mut values = String::new();
+        for value in &self.values {
+            values.push_str(&format!(
+                "  {} format {}\n",
+                value.what(),
+                value.format.value()
+            ));
+        }
+        let readable_in = match self
+            .complete
+            .then(|| readable_in(&self.values, built_in_current()))
+            .flatten()
+        {
+            Some((from, to)) => format!(
+                "readable in versions [{}, {}] (narrowest build: [{}, {}])",
+                from.value(),
+                to.value(),
+                from.value(),
+                from.value()
+            ),
+            None => "readable in no version of this history".to_string(),
+        };
         Some(format!(
-            "reader:    [{}, {}]\ntype name: {}\n{last}\n",
+            "reader:    [{}, {}]\ntype name: {}\nvalues (type, recorded format):\n{values}{readable_in}\n{last}\n",
             reader.minimum().number().value(),
             reader.current().number().value(),
             self.type_name.as_deref().unwrap_or("(no envelope)")
