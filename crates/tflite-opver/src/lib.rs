@@ -9,7 +9,9 @@
 //! - a new runtime runs an old model: options a model does not carry take defaults that
 //!   behave exactly like the old kernel ([`Params`]);
 //! - an old runtime runs a new model as long as no new feature is used, because versions are
-//!   computed from what each operator actually uses ([`op_version`] on an [`OpSignature`]);
+//!   computed from what each operator actually uses ([`op_version`] on an [`OpSignature`];
+//!   [`version_reason`] says which of TF's rules set the version, and
+//!   [`Model::required_min_runtime_cause`] which operator code set the minimum runtime);
 //! - an old runtime that meets a version it lacks says so clearly instead of misbehaving
 //!   ([`Resolver`]: "Didn't find op for builtin opcode 'CONV_2D' version '3'...").
 //!
@@ -53,7 +55,7 @@
 //!
 //! Every item is at the crate root, grouped below by the part of the scheme it serves: reading
 //! a [`Model`], describing one operator ([`OpSignature`], [`TensorSpec`], [`Params`]), TF's
-//! rules ([`op_version`]), re-stamping ([`stamp`]), writing small models ([`ModelBuilder`]),
+//! rules ([`op_version`], [`version_reason`]), re-stamping ([`stamp`]), writing small models ([`ModelBuilder`]),
 //! runtime releases ([`RuntimeVersion`], [`runtime_table`]), kernel registries ([`Resolver`])
 //! and delegates ([`Delegate`]). The raw FlatBuffers types are in [`schema`], the one public
 //! module.
@@ -87,7 +89,8 @@ mod writer;
 
 // Reading a model: validated once, then judged.
 pub use model::{
-    FILE_IDENTIFIER, MAX_MODEL_LEN, Model, OperatorCode, OperatorLocation, RuntimeMetadata,
+    FILE_IDENTIFIER, MAX_MODEL_LEN, MinRuntimeCause, Model, OperatorCode, OperatorLocation,
+    RuntimeMetadata,
 };
 // Operators and their versions.
 pub use operator::{BuiltinOperator, OpVersion, OperatorKind};
@@ -103,7 +106,7 @@ pub use params::{
 pub use signature::{OpSignature, SignatureFacts};
 pub use tensor::{ElementType, Quantization, TensorSpec};
 // TensorFlow's op version rules.
-pub use version::op_version;
+pub use version::{VersionReason, op_version, version_reason};
 // Re-stamping a model's versions and minimum runtime; writing small models.
 pub use stamp::{StampMode, Stamped, VersionChange, stamp, stamped_versions};
 pub use writer::ModelBuilder;

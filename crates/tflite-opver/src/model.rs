@@ -10,7 +10,7 @@ use crate::params::{OptionsKind, Params};
 use crate::runtime::{self, RuntimeVersion};
 use crate::signature::{OpSignature, SignatureFacts};
 use crate::tensor::{ElementType, Quantization, TensorSpec};
-use crate::version::op_version;
+use crate::version::{VersionReason, op_version, version_reason};
 
 /// The FlatBuffers file identifier of every TFLite model (`file_identifier "TFL3"`).
 pub const FILE_IDENTIFIER: [u8; 4] = *b"TFL3";
@@ -48,6 +48,20 @@ impl<'a> OperatorCode<'a> {
     pub fn is_custom(&self) -> bool {
         self.builtin == BuiltinOperator::CUSTOM
     }
+}
+
+/// Which operator code forced a model's minimum runtime
+/// ([`Model::required_min_runtime_cause`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MinRuntimeCause {
+    /// The model's minimum runtime.
+    pub min_runtime: RuntimeVersion,
+    /// The index of the operator code that needs it (the first one, if several do).
+    pub code: usize,
+    /// That code's operator.
+    pub op: BuiltinOperator,
+    /// That code's version, whose kernel first shipped in `min_runtime`.
+    pub version: OpVersion,
 }
 
 /// Where an operator sits in the model.
@@ -510,7 +524,103 @@ impl<'a> Model<'a> {
     pub fn required_min_runtime_version(&self) -> Option<RuntimeVersion> {
         self.min_runtime_version_with(&self.required_versions())
     }
+
+    /// [`Model::min_runtime_version_with`] and the operator code that forced it: the first
+    /// used code, in `operator_codes` order, whose `(op, version)` has the largest minimum
+    /// runtime.
+    pub fn min_runtime_cause_with(&self, versions: &[OpVersion]) -> Option<MinRuntimeCause> {
+        let mut used = vec![false; self.codes.len()];
+        for subgraph in &self.subgraphs {
+            for operator in &subgraph.operators {
+                used[operator.opcode_index()] = true;
+            }
+        }
+        let mut cause: Option<MinRuntimeCause> = None;
+        for (code, ((c, &version), _)) in self
+            .codes
+            .iter()
+            .zip(versions)
+            .zip(&used)
+            .enumerate()
+            .filter(|(_, (_, used))| **used)
+        {
+            let Some(min_runtime) = runtime::min_runtime_version_for_op(c.builtin, version) else {
+                continue;
+            };
+            if cause
+                .as_ref()
+                .is_none_or(|found| min_runtime > found.min_runtime)
+            {
+                cause = Some(MinRuntimeCause {
+                    min_runtime,
+                    code,
+                    op: c.builtin,
+                    version,
+                });
+            }
+        }
+        cause
+    }
+
+    /// [`Model::required_min_runtime_version`] and the operator code that forced it.
+    pub fn required_min_runtime_cause(&self) -> Option<MinRuntimeCause> {
+        self.min_runtime_cause_with(&self.required_versions())
+    }
+
+    /// The version the operator at `at` needs, and the rule of TF's op_version.cc that set it
+    /// ([`version_reason`](crate::version_reason)). A custom operator keeps its code's stored
+    /// version: no rule judges it.
+    pub fn version_reason(&self, at: OperatorLocation) -> Result<VersionReason, Error> {
+        let index = self.opcode_index(at)?;
+        let code = &self.codes[index];
+        if code.is_custom() {
+            return Ok(VersionReason::new(code.version, CUSTOM_REASON));
+        }
+        Ok(version_reason(&self.signature(at)?))
+    }
+
+    /// Why each operator code needs its [`Model::required_versions`] entry: the reason of the
+    /// first operator that needs the code's version (reasons are computed for that operator
+    /// only, after one pass as fast as [`Model::required_versions`]).
+    ///
+    /// Custom codes keep their stored version; a builtin code no operator uses needs
+    /// version 1.
+    pub fn required_version_reasons(&self) -> Vec<VersionReason> {
+        let mut needed: Vec<(OpVersion, Option<OperatorLocation>)> =
+            self.codes.iter().map(|_| (OpVersion::ONE, None)).collect();
+        self.for_each_version(|at, code, version| {
+            if let Some(slot) = needed.get_mut(code)
+                && (slot.1.is_none() || version > slot.0)
+            {
+                *slot = (version, Some(at));
+            }
+        });
+        self.codes
+            .iter()
+            .zip(needed)
+            .map(|(code, (_, at))| {
+                if code.is_custom() {
+                    return VersionReason::new(code.version, CUSTOM_REASON);
+                }
+                match at.and_then(|at| self.signature(at).ok()) {
+                    Some(sig) => {
+                        let reason = version_reason(&sig);
+                        // An operator at version 0 or below still needs version 1 of its code.
+                        if reason.version() < OpVersion::ONE {
+                            VersionReason::new(OpVersion::ONE, "every code is at least version 1")
+                        } else {
+                            reason
+                        }
+                    }
+                    None => VersionReason::new(OpVersion::ONE, "no operator uses this code"),
+                }
+            })
+            .collect()
+    }
 }
+
+/// The reason given for a custom operator's version.
+const CUSTOM_REASON: &str = "custom op: its stored version is kept (no TF rule judges it)";
 
 /// Refills `specs` from tensor indices, reusing each spec's `dims` allocation. Specs beyond
 /// the new length go to `spare`, and come back from it, so a loop over many operators
