@@ -20,11 +20,18 @@
 //! they take ([`Delegate`]).
 //!
 //! The story in code: a depthwise convolution needs version 2 only when it is dilated.
+//! TensorFlow's op-versioning guide (and this crate's design seed) tells the story with
+//! CONV_2D, but TensorFlow's real rules (`op_version.cc`, TF 2.21) do not version CONV_2D by
+//! dilation: a dilated CONV_2D is version 1, and CONV_2D's version 2 is the hybrid kernel
+//! (float32 input, int8 weights). DEPTHWISE_CONV_2D is the op whose version 2 is dilation
+//! (`DepthwiseConv2DOptions`: "Parameters for DepthwiseConv version 2 or above"), so the
+//! story is told with it here, and the crate follows TensorFlow.
 //!
 //! ```
 //! use tflite_opver::{
-//!     BuiltinOperator, DepthwiseConv2DParams, ElementType, Error, Model, ModelBuilder,
-//!     OpSignature, OpVersion, Params, StampMode, TensorSpec, op_version, stamp,
+//!     BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType, Error, Model,
+//!     ModelBuilder, OpSignature, OpVersion, Params, StampMode, TensorSpec, op_version, stamp,
+//!     version_reason,
 //! };
 //!
 //! let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);
@@ -42,6 +49,20 @@
 //! };
 //! assert_eq!(op_version(&conv(1)), OpVersion::new(1));
 //! assert_eq!(op_version(&conv(2)), OpVersion::new(2));
+//! assert_eq!(version_reason(&conv(2)).to_string(), "v2: dilation ≠ 1");
+//!
+//! // Not so for CONV_2D, whatever the guide's example says: dilated, it stays version 1.
+//! let plain = OpSignature::new(
+//!     BuiltinOperator::CONV_2D,
+//!     vec![f32(&[1, 8, 8, 4]), f32(&[4, 3, 3, 4]).constant(), f32(&[4]).constant()],
+//!     vec![f32(&[1, 8, 8, 4])],
+//!     Params::Conv2D(Conv2DParams {
+//!         dilation_width_factor: 2,
+//!         dilation_height_factor: 2,
+//!         ..Default::default()
+//!     }),
+//! );
+//! assert_eq!(op_version(&plain), OpVersion::new(1));
 //!
 //! // A model written with version 1 for a dilated convolution is re-stamped to version 2,
 //! // and its minimum runtime becomes the first TFLite release with that kernel.

@@ -1,6 +1,9 @@
 //! Why each version: the rule of TF's `op_version.cc` that fired, per signature, per operator,
 //! per operator code, and the operator code that forced a model's minimum runtime.
 
+mod common;
+
+use common::data_bytes;
 use tflite_opver::{
     BuiltinOperator as B, Conv2DParams, DepthwiseConv2DParams, ElementType, Model, ModelBuilder,
     OpSignature, OpVersion, Params, Quantization, TensorSpec, op_version, version_reason,
@@ -191,4 +194,45 @@ fn a_model_says_why_each_code_and_its_runtime() {
         Some(cause.min_runtime),
         model.required_min_runtime_version()
     );
+}
+
+/// The seed's example says a dilated Conv2D needs version 2. TF 2.21's converter and
+/// `op_version.cc` disagree: the real dilated CONV_2D model is version 1 (stored, and computed
+/// by TF, `tflite_expected.json`); the dilated DEPTHWISE_CONV_2D one is version 2.
+#[test]
+fn real_dilated_convolutions_the_seed_story_holds_for_depthwise_only() {
+    for (file, op, want) in [
+        (
+            "conv2d_dilated__float32.tflite",
+            B::CONV_2D,
+            "v1: base version: no rule for a newer version applies",
+        ),
+        (
+            "depthwise_conv2d_dilated__float32.tflite",
+            B::DEPTHWISE_CONV_2D,
+            "v2: dilation ≠ 1",
+        ),
+    ] {
+        let bytes = data_bytes(&format!("tflite/{file}"));
+        let model = Model::from_bytes(&bytes).unwrap();
+        let at = model.operators().next().unwrap();
+        let sig = model.signature(at).unwrap();
+        assert_eq!(sig.op, op, "{file}");
+        let dilation = match sig.params {
+            Params::Conv2D(p) => (p.dilation_width_factor, p.dilation_height_factor),
+            Params::DepthwiseConv2D(p) => (p.dilation_width_factor, p.dilation_height_factor),
+            other => panic!("{file}: {other:?}"),
+        };
+        assert_ne!(dilation, (1, 1), "{file} is dilated");
+        assert_eq!(
+            model.required_version_reasons()[0].to_string(),
+            want,
+            "{file}"
+        );
+        assert_eq!(
+            model.operator_codes()[0].version,
+            model.required_versions()[0],
+            "{file}: TF's converter stamped the same"
+        );
+    }
 }
