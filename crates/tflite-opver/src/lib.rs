@@ -76,7 +76,7 @@
 //!
 //! Every item is at the crate root, grouped below by the part of the scheme it serves: reading
 //! a [`Model`], describing one operator ([`OpSignature`], [`TensorSpec`], [`Params`]), TF's
-//! rules ([`op_version`], [`version_reason`]), re-stamping ([`stamp`]), writing small models ([`ModelBuilder`]),
+//! rules ([`op_version`], [`version_reason`]) and your own ([`VersionRules`]), re-stamping ([`stamp`]), writing small models ([`ModelBuilder`]),
 //! runtime releases ([`RuntimeVersion`], [`runtime_table`]), kernel registries ([`Resolver`])
 //! and delegates ([`Delegate`]). The raw FlatBuffers types are in [`schema`], the one public
 //! module.
@@ -101,6 +101,7 @@ mod operator;
 mod options;
 mod params;
 mod resolver;
+mod rules;
 mod runtime;
 mod signature;
 mod stamp;
@@ -126,10 +127,13 @@ pub use params::{
 };
 pub use signature::{OpSignature, SignatureFacts};
 pub use tensor::{ElementType, Quantization, TensorSpec};
-// TensorFlow's op version rules.
+// TensorFlow's op version rules, and user-defined ones.
+pub use rules::{VersionRule, VersionRules};
 pub use version::{VersionReason, op_version, version_reason};
 // Re-stamping a model's versions and minimum runtime; writing small models.
-pub use stamp::{StampMode, Stamped, VersionChange, stamp, stamped_versions};
+pub use stamp::{
+    StampMode, Stamped, VersionChange, stamp, stamp_with, stamped_versions, stamped_versions_with,
+};
 pub use writer::ModelBuilder;
 // TFLite releases: the (op, version) -> minimum runtime table and the metadata.
 pub use runtime::{

@@ -7,10 +7,11 @@ use crate::generated::schema::tflite as fb;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::options;
 use crate::params::{OptionsKind, Params};
+use crate::rules::{Judge, TfRules, VersionRules};
 use crate::runtime::{self, RuntimeVersion};
 use crate::signature::{OpSignature, SignatureFacts};
 use crate::tensor::{ElementType, Quantization, TensorSpec};
-use crate::version::{VersionReason, op_version, version_reason};
+use crate::version::{VersionReason, version_reason};
 
 /// The FlatBuffers file identifier of every TFLite model (`file_identifier "TFL3"`).
 pub const FILE_IDENTIFIER: [u8; 4] = *b"TFL3";
@@ -443,11 +444,17 @@ impl<'a> Model<'a> {
     /// in [`Model::operators`] order.
     pub fn operator_versions(&self) -> Vec<(OperatorLocation, OpVersion)> {
         let mut out = Vec::with_capacity(self.operator_count());
-        self.for_each_version(|at, _, version| out.push((at, version)));
+        self.for_each_version(&TfRules, |at, _, version| out.push((at, version)));
         out
     }
 
-    fn for_each_version(&self, mut f: impl FnMut(OperatorLocation, usize, OpVersion)) {
+    /// Each operator's version by `judge`, with its location and opcode index. Monomorphized:
+    /// TF's rules alone ([`TfRules`]) cost no lookups.
+    fn for_each_version<J: Judge>(
+        &self,
+        judge: &J,
+        mut f: impl FnMut(OperatorLocation, usize, OpVersion),
+    ) {
         let mut sig = OpSignature::new(
             BuiltinOperator::CUSTOM,
             Vec::new(),
@@ -462,11 +469,11 @@ impl<'a> Model<'a> {
                     operator: o,
                 };
                 let code = &self.codes[operator.opcode_index()];
-                let version = if code.is_custom() {
+                let version = if code.is_custom() && !judge.judges_custom(code.custom_code) {
                     code.version
                 } else {
                     self.fill_signature(subgraph, operator, &mut sig, &mut spare);
-                    op_version(&sig)
+                    judge.version(&sig)
                 };
                 f(at, operator.opcode_index(), version);
             }
@@ -477,18 +484,29 @@ impl<'a> Model<'a> {
     /// (one code serves many operators), at least 1. Custom codes keep their stored version:
     /// no rule judges them. A builtin code no operator uses needs version 1.
     pub fn required_versions(&self) -> Vec<OpVersion> {
+        self.required_versions_by(&TfRules)
+    }
+
+    /// [`Model::required_versions`] with user-defined rules: a custom code with a rule is
+    /// judged like a builtin one (at least 1), a builtin with a rule by that rule instead of
+    /// TF's.
+    pub fn required_versions_with(&self, rules: &VersionRules) -> Vec<OpVersion> {
+        self.required_versions_by(rules)
+    }
+
+    pub(crate) fn required_versions_by<J: Judge>(&self, judge: &J) -> Vec<OpVersion> {
         let mut required: Vec<OpVersion> = self
             .codes
             .iter()
             .map(|c| {
-                if c.is_custom() {
+                if c.is_custom() && !judge.judges_custom(c.custom_code) {
                     c.version
                 } else {
                     OpVersion::ONE
                 }
             })
             .collect();
-        self.for_each_version(|_, code, version| {
+        self.for_each_version(judge, |_, code, version| {
             if let Some(slot) = required.get_mut(code)
                 && version > *slot
             {
@@ -586,9 +604,19 @@ impl<'a> Model<'a> {
     /// Custom codes keep their stored version; a builtin code no operator uses needs
     /// version 1.
     pub fn required_version_reasons(&self) -> Vec<VersionReason> {
+        self.required_version_reasons_by(&TfRules)
+    }
+
+    /// [`Model::required_version_reasons`] with user-defined rules
+    /// ([`Model::required_versions_with`]).
+    pub fn required_version_reasons_with(&self, rules: &VersionRules) -> Vec<VersionReason> {
+        self.required_version_reasons_by(rules)
+    }
+
+    fn required_version_reasons_by<J: Judge>(&self, judge: &J) -> Vec<VersionReason> {
         let mut needed: Vec<(OpVersion, Option<OperatorLocation>)> =
             self.codes.iter().map(|_| (OpVersion::ONE, None)).collect();
-        self.for_each_version(|at, code, version| {
+        self.for_each_version(judge, |at, code, version| {
             if let Some(slot) = needed.get_mut(code)
                 && (slot.1.is_none() || version > slot.0)
             {
@@ -599,12 +627,12 @@ impl<'a> Model<'a> {
             .iter()
             .zip(needed)
             .map(|(code, (_, at))| {
-                if code.is_custom() {
+                if code.is_custom() && !judge.judges_custom(code.custom_code) {
                     return VersionReason::new(code.version, CUSTOM_REASON);
                 }
                 match at.and_then(|at| self.signature(at).ok()) {
                     Some(sig) => {
-                        let reason = version_reason(&sig);
+                        let reason = judge.reason(&sig);
                         // An operator at version 0 or below still needs version 1 of its code.
                         if reason.version() < OpVersion::ONE {
                             VersionReason::new(OpVersion::ONE, "every code is at least version 1")
