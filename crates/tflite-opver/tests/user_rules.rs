@@ -2,10 +2,12 @@
 //! a builtin, and the default range `[1, 1]`, through inspect (required versions and reasons),
 //! stamp and check.
 
+mod common;
+
+use common::unary;
 use tflite_opver::{
     BuiltinOperator as B, ElementType, Error, Model, ModelBuilder, OpSignature, OpVersion,
-    OperatorKind, Params, Resolver, RuntimeVersion, StampMode, TensorSpec, VersionRules, stamp,
-    stamp_with,
+    OperatorKind, Resolver, RuntimeVersion, StampMode, VersionRules, stamp, stamp_with,
 };
 
 use ElementType::{Float32, Int8, Int16};
@@ -29,12 +31,7 @@ fn my_op_rules() -> VersionRules {
 }
 
 fn my_op(ty: ElementType) -> OpSignature {
-    let mut sig = OpSignature::new(
-        B::CUSTOM,
-        vec![TensorSpec::new(ty, &[4])],
-        vec![TensorSpec::new(ty, &[4])],
-        Params::None,
-    );
+    let mut sig = unary(B::CUSTOM, ty);
     sig.custom_name = Some("MyOp".to_owned());
     sig
 }
@@ -144,14 +141,7 @@ fn a_fork_can_version_a_builtin() {
             }
         })
         .unwrap();
-    let relu = |ty| {
-        OpSignature::new(
-            B::RELU,
-            vec![TensorSpec::new(ty, &[4])],
-            vec![TensorSpec::new(ty, &[4])],
-            Params::None,
-        )
-    };
+    let relu = |ty| unary(B::RELU, ty);
     let bytes = ModelBuilder::new()
         .signature(&relu(Int16), OpVersion::ONE)
         .signature(&relu(Int8), OpVersion::ONE)

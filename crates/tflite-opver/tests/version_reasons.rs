@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::data_bytes;
+use common::{data_bytes, unary};
 use tflite_opver::{
     BuiltinOperator as B, Conv2DParams, DepthwiseConv2DParams, ElementType, Model, ModelBuilder,
     OpSignature, OpVersion, Params, Quantization, TensorSpec, op_version, version_reason,
@@ -123,14 +123,7 @@ fn each_reason_names_the_rule_that_fired() {
 
 #[test]
 fn a_model_says_why_each_code_and_its_runtime() {
-    let relu = |ty| {
-        OpSignature::new(
-            B::RELU,
-            vec![TensorSpec::new(ty, &[4])],
-            vec![TensorSpec::new(ty, &[4])],
-            Params::None,
-        )
-    };
+    let relu = |ty| unary(B::RELU, ty);
     let mut builder = ModelBuilder::new();
     builder
         .signature(
