@@ -5,12 +5,17 @@
 //!
 //! The op is DEPTHWISE_CONV_2D, the one whose version 2 added dilation in TensorFlow
 //! (`DepthwiseConv2DOptions.dilation_w_factor:int = 1; // Parameters for DepthwiseConv
-//! version 2 or above`, schema.fbs). Everything below is a real .tflite FlatBuffer, written
-//! and read by this crate; nothing needs TensorFlow.
+//! version 2 or above`, schema.fbs). TensorFlow's op-versioning guide, and this crate's design
+//! seed, tell the story with CONV_2D instead; but TF 2.21's `op_version.cc` has no dilation
+//! rule for CONV_2D (a dilated CONV_2D is version 1; its version 2 is the hybrid float32/int8
+//! kernel), so the tour uses the op where the story is true, and shows CONV_2D too.
+//! Everything below is a real .tflite FlatBuffer, written and read by this crate; nothing
+//! needs TensorFlow.
 
 use tflite_opver::{
-    BuiltinOperator, DepthwiseConv2DParams, ElementType, Error, Model, ModelBuilder, OpSignature,
-    OpVersion, Params, Resolver, RuntimeVersion, StampMode, TensorSpec, op_version, stamp,
+    BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType, Error, Model, ModelBuilder,
+    OpSignature, OpVersion, Params, Resolver, RuntimeVersion, StampMode, TensorSpec, op_version,
+    stamp, version_reason,
 };
 
 fn depthwise(dilation: i32) -> OpSignature {
@@ -61,8 +66,25 @@ fn main() -> Result<(), Error> {
     section("2. A new model uses dilation 2");
     let dilated = depthwise(2);
     println!(
-        "TF's rule (op_version.cc): dilation != 1 needs version {}",
-        op_version(&dilated)
+        "TF's rule (op_version.cc): dilation != 1 needs version {} ({})",
+        op_version(&dilated),
+        version_reason(&dilated)
+    );
+    // The guide's CONV_2D example is not TF's rule: a dilated CONV_2D stays version 1.
+    let conv = OpSignature::new(
+        BuiltinOperator::CONV_2D,
+        dilated.inputs.clone(),
+        dilated.outputs.clone(),
+        Params::Conv2D(Conv2DParams {
+            dilation_width_factor: 2,
+            dilation_height_factor: 2,
+            ..Default::default()
+        }),
+    );
+    println!(
+        "the same dilation on CONV_2D: version {} ({}); TF versions CONV_2D by types, not dilation",
+        op_version(&conv),
+        version_reason(&conv)
     );
     // Written naively at version 1, the model lies about what it needs; re-stamping fixes it
     // the way TF's UpdateOpVersion does, and records the oldest runtime with that kernel.

@@ -9,7 +9,9 @@
 //! - a new runtime runs an old model: options a model does not carry take defaults that
 //!   behave exactly like the old kernel ([`Params`]);
 //! - an old runtime runs a new model as long as no new feature is used, because versions are
-//!   computed from what each operator actually uses ([`op_version`] on an [`OpSignature`]);
+//!   computed from what each operator actually uses ([`op_version`] on an [`OpSignature`];
+//!   [`version_reason`] says which of TF's rules set the version, and
+//!   [`Model::required_min_runtime_cause`] which operator code set the minimum runtime);
 //! - an old runtime that meets a version it lacks says so clearly instead of misbehaving
 //!   ([`Resolver`]: "Didn't find op for builtin opcode 'CONV_2D' version '3'...").
 //!
@@ -18,11 +20,18 @@
 //! they take ([`Delegate`]).
 //!
 //! The story in code: a depthwise convolution needs version 2 only when it is dilated.
+//! TensorFlow's op-versioning guide (and this crate's design seed) tells the story with
+//! CONV_2D, but TensorFlow's real rules (`op_version.cc`, TF 2.21) do not version CONV_2D by
+//! dilation: a dilated CONV_2D is version 1, and CONV_2D's version 2 is the hybrid kernel
+//! (float32 input, int8 weights). DEPTHWISE_CONV_2D is the op whose version 2 is dilation
+//! (`DepthwiseConv2DOptions`: "Parameters for DepthwiseConv version 2 or above"), so the
+//! story is told with it here, and the crate follows TensorFlow.
 //!
 //! ```
 //! use tflite_opver::{
-//!     BuiltinOperator, DepthwiseConv2DParams, ElementType, Error, Model, ModelBuilder,
-//!     OpSignature, OpVersion, Params, StampMode, TensorSpec, op_version, stamp,
+//!     BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType, Error, Model,
+//!     ModelBuilder, OpSignature, OpVersion, Params, StampMode, TensorSpec, op_version, stamp,
+//!     version_reason,
 //! };
 //!
 //! let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);
@@ -40,6 +49,20 @@
 //! };
 //! assert_eq!(op_version(&conv(1)), OpVersion::new(1));
 //! assert_eq!(op_version(&conv(2)), OpVersion::new(2));
+//! assert_eq!(version_reason(&conv(2)).to_string(), "v2: dilation ≠ 1");
+//!
+//! // Not so for CONV_2D, whatever the guide's example says: dilated, it stays version 1.
+//! let plain = OpSignature::new(
+//!     BuiltinOperator::CONV_2D,
+//!     vec![f32(&[1, 8, 8, 4]), f32(&[4, 3, 3, 4]).constant(), f32(&[4]).constant()],
+//!     vec![f32(&[1, 8, 8, 4])],
+//!     Params::Conv2D(Conv2DParams {
+//!         dilation_width_factor: 2,
+//!         dilation_height_factor: 2,
+//!         ..Default::default()
+//!     }),
+//! );
+//! assert_eq!(op_version(&plain), OpVersion::new(1));
 //!
 //! // A model written with version 1 for a dilated convolution is re-stamped to version 2,
 //! // and its minimum runtime becomes the first TFLite release with that kernel.
@@ -53,7 +76,7 @@
 //!
 //! Every item is at the crate root, grouped below by the part of the scheme it serves: reading
 //! a [`Model`], describing one operator ([`OpSignature`], [`TensorSpec`], [`Params`]), TF's
-//! rules ([`op_version`]), re-stamping ([`stamp`]), writing small models ([`ModelBuilder`]),
+//! rules ([`op_version`], [`version_reason`]) and your own ([`VersionRules`]), re-stamping ([`stamp`]), writing small models ([`ModelBuilder`]),
 //! runtime releases ([`RuntimeVersion`], [`runtime_table`]), kernel registries ([`Resolver`])
 //! and delegates ([`Delegate`]). The raw FlatBuffers types are in [`schema`], the one public
 //! module.
@@ -78,6 +101,7 @@ mod operator;
 mod options;
 mod params;
 mod resolver;
+mod rules;
 mod runtime;
 mod signature;
 mod stamp;
@@ -87,7 +111,8 @@ mod writer;
 
 // Reading a model: validated once, then judged.
 pub use model::{
-    FILE_IDENTIFIER, MAX_MODEL_LEN, Model, OperatorCode, OperatorLocation, RuntimeMetadata,
+    FILE_IDENTIFIER, MAX_MODEL_LEN, MinRuntimeCause, Model, OperatorCode, OperatorLocation,
+    RuntimeMetadata,
 };
 // Operators and their versions.
 pub use operator::{BuiltinOperator, OpVersion, OperatorKind};
@@ -102,10 +127,13 @@ pub use params::{
 };
 pub use signature::{OpSignature, SignatureFacts};
 pub use tensor::{ElementType, Quantization, TensorSpec};
-// TensorFlow's op version rules.
-pub use version::op_version;
+// TensorFlow's op version rules, and user-defined ones.
+pub use rules::{VersionRule, VersionRules};
+pub use version::{VersionReason, op_version, version_reason};
 // Re-stamping a model's versions and minimum runtime; writing small models.
-pub use stamp::{StampMode, Stamped, VersionChange, stamp, stamped_versions};
+pub use stamp::{
+    StampMode, Stamped, VersionChange, stamp, stamp_with, stamped_versions, stamped_versions_with,
+};
 pub use writer::ModelBuilder;
 // TFLite releases: the (op, version) -> minimum runtime table and the metadata.
 pub use runtime::{

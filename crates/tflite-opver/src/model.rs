@@ -7,10 +7,11 @@ use crate::generated::schema::tflite as fb;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::options;
 use crate::params::{OptionsKind, Params};
+use crate::rules::{Judge, TfRules, VersionRules};
 use crate::runtime::{self, RuntimeVersion};
 use crate::signature::{OpSignature, SignatureFacts};
 use crate::tensor::{ElementType, Quantization, TensorSpec};
-use crate::version::op_version;
+use crate::version::{VersionReason, version_reason};
 
 /// The FlatBuffers file identifier of every TFLite model (`file_identifier "TFL3"`).
 pub const FILE_IDENTIFIER: [u8; 4] = *b"TFL3";
@@ -48,6 +49,20 @@ impl<'a> OperatorCode<'a> {
     pub fn is_custom(&self) -> bool {
         self.builtin == BuiltinOperator::CUSTOM
     }
+}
+
+/// Which operator code forced a model's minimum runtime
+/// ([`Model::required_min_runtime_cause`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MinRuntimeCause {
+    /// The model's minimum runtime.
+    pub min_runtime: RuntimeVersion,
+    /// The index of the operator code that needs it (the first one, if several do).
+    pub code: usize,
+    /// That code's operator.
+    pub op: BuiltinOperator,
+    /// That code's version, whose kernel first shipped in `min_runtime`.
+    pub version: OpVersion,
 }
 
 /// Where an operator sits in the model.
@@ -429,11 +444,17 @@ impl<'a> Model<'a> {
     /// in [`Model::operators`] order.
     pub fn operator_versions(&self) -> Vec<(OperatorLocation, OpVersion)> {
         let mut out = Vec::with_capacity(self.operator_count());
-        self.for_each_version(|at, _, version| out.push((at, version)));
+        self.for_each_version(&TfRules, |at, _, version| out.push((at, version)));
         out
     }
 
-    fn for_each_version(&self, mut f: impl FnMut(OperatorLocation, usize, OpVersion)) {
+    /// Each operator's version by `judge`, with its location and opcode index. Monomorphized:
+    /// TF's rules alone ([`TfRules`]) cost no lookups.
+    fn for_each_version<J: Judge>(
+        &self,
+        judge: &J,
+        mut f: impl FnMut(OperatorLocation, usize, OpVersion),
+    ) {
         let mut sig = OpSignature::new(
             BuiltinOperator::CUSTOM,
             Vec::new(),
@@ -448,11 +469,11 @@ impl<'a> Model<'a> {
                     operator: o,
                 };
                 let code = &self.codes[operator.opcode_index()];
-                let version = if code.is_custom() {
+                let version = if code.is_custom() && !judge.judges_custom(code.custom_code) {
                     code.version
                 } else {
                     self.fill_signature(subgraph, operator, &mut sig, &mut spare);
-                    op_version(&sig)
+                    judge.version(&sig)
                 };
                 f(at, operator.opcode_index(), version);
             }
@@ -463,18 +484,29 @@ impl<'a> Model<'a> {
     /// (one code serves many operators), at least 1. Custom codes keep their stored version:
     /// no rule judges them. A builtin code no operator uses needs version 1.
     pub fn required_versions(&self) -> Vec<OpVersion> {
+        self.required_versions_by(&TfRules)
+    }
+
+    /// [`Model::required_versions`] with user-defined rules: a custom code with a rule is
+    /// judged like a builtin one (at least 1), a builtin with a rule by that rule instead of
+    /// TF's.
+    pub fn required_versions_with(&self, rules: &VersionRules) -> Vec<OpVersion> {
+        self.required_versions_by(rules)
+    }
+
+    pub(crate) fn required_versions_by<J: Judge>(&self, judge: &J) -> Vec<OpVersion> {
         let mut required: Vec<OpVersion> = self
             .codes
             .iter()
             .map(|c| {
-                if c.is_custom() {
+                if c.is_custom() && !judge.judges_custom(c.custom_code) {
                     c.version
                 } else {
                     OpVersion::ONE
                 }
             })
             .collect();
-        self.for_each_version(|_, code, version| {
+        self.for_each_version(judge, |_, code, version| {
             if let Some(slot) = required.get_mut(code)
                 && version > *slot
             {
@@ -510,7 +542,113 @@ impl<'a> Model<'a> {
     pub fn required_min_runtime_version(&self) -> Option<RuntimeVersion> {
         self.min_runtime_version_with(&self.required_versions())
     }
+
+    /// [`Model::min_runtime_version_with`] and the operator code that forced it: the first
+    /// used code, in `operator_codes` order, whose `(op, version)` has the largest minimum
+    /// runtime.
+    pub fn min_runtime_cause_with(&self, versions: &[OpVersion]) -> Option<MinRuntimeCause> {
+        let mut used = vec![false; self.codes.len()];
+        for subgraph in &self.subgraphs {
+            for operator in &subgraph.operators {
+                used[operator.opcode_index()] = true;
+            }
+        }
+        let mut cause: Option<MinRuntimeCause> = None;
+        for (code, ((c, &version), _)) in self
+            .codes
+            .iter()
+            .zip(versions)
+            .zip(&used)
+            .enumerate()
+            .filter(|(_, (_, used))| **used)
+        {
+            let Some(min_runtime) = runtime::min_runtime_version_for_op(c.builtin, version) else {
+                continue;
+            };
+            if cause
+                .as_ref()
+                .is_none_or(|found| min_runtime > found.min_runtime)
+            {
+                cause = Some(MinRuntimeCause {
+                    min_runtime,
+                    code,
+                    op: c.builtin,
+                    version,
+                });
+            }
+        }
+        cause
+    }
+
+    /// [`Model::required_min_runtime_version`] and the operator code that forced it.
+    pub fn required_min_runtime_cause(&self) -> Option<MinRuntimeCause> {
+        self.min_runtime_cause_with(&self.required_versions())
+    }
+
+    /// The version the operator at `at` needs, and the rule of TF's op_version.cc that set it
+    /// ([`version_reason`](crate::version_reason)). A custom operator keeps its code's stored
+    /// version: no rule judges it.
+    pub fn version_reason(&self, at: OperatorLocation) -> Result<VersionReason, Error> {
+        let index = self.opcode_index(at)?;
+        let code = &self.codes[index];
+        if code.is_custom() {
+            return Ok(VersionReason::new(code.version, CUSTOM_REASON));
+        }
+        Ok(version_reason(&self.signature(at)?))
+    }
+
+    /// Why each operator code needs its [`Model::required_versions`] entry: the reason of the
+    /// first operator that needs the code's version (reasons are computed for that operator
+    /// only, after one pass as fast as [`Model::required_versions`]).
+    ///
+    /// Custom codes keep their stored version; a builtin code no operator uses needs
+    /// version 1.
+    pub fn required_version_reasons(&self) -> Vec<VersionReason> {
+        self.required_version_reasons_by(&TfRules)
+    }
+
+    /// [`Model::required_version_reasons`] with user-defined rules
+    /// ([`Model::required_versions_with`]).
+    pub fn required_version_reasons_with(&self, rules: &VersionRules) -> Vec<VersionReason> {
+        self.required_version_reasons_by(rules)
+    }
+
+    fn required_version_reasons_by<J: Judge>(&self, judge: &J) -> Vec<VersionReason> {
+        let mut needed: Vec<(OpVersion, Option<OperatorLocation>)> =
+            self.codes.iter().map(|_| (OpVersion::ONE, None)).collect();
+        self.for_each_version(judge, |at, code, version| {
+            if let Some(slot) = needed.get_mut(code)
+                && (slot.1.is_none() || version > slot.0)
+            {
+                *slot = (version, Some(at));
+            }
+        });
+        self.codes
+            .iter()
+            .zip(needed)
+            .map(|(code, (_, at))| {
+                if code.is_custom() && !judge.judges_custom(code.custom_code) {
+                    return VersionReason::new(code.version, CUSTOM_REASON);
+                }
+                match at.and_then(|at| self.signature(at).ok()) {
+                    Some(sig) => {
+                        let reason = judge.reason(&sig);
+                        // An operator at version 0 or below still needs version 1 of its code.
+                        if reason.version() < OpVersion::ONE {
+                            VersionReason::new(OpVersion::ONE, "every code is at least version 1")
+                        } else {
+                            reason
+                        }
+                    }
+                    None => VersionReason::new(OpVersion::ONE, "no operator uses this code"),
+                }
+            })
+            .collect()
+    }
 }
+
+/// The reason given for a custom operator's version.
+const CUSTOM_REASON: &str = "custom op: its stored version is kept (no TF rule judges it)";
 
 /// Refills `specs` from tensor indices, reusing each spec's `dims` allocation. Specs beyond
 /// the new length go to `spare`, and come back from it, so a loop over many operators

@@ -87,9 +87,13 @@ pub struct Conv2DParams {
     pub stride_width: i32,
     /// Vertical stride.
     pub stride_height: i32,
-    /// Horizontal dilation (schema default 1; version 1 kernels only know 1).
+    /// Horizontal dilation (schema default 1). Any dilation runs on CONV_2D version 1: TF's
+    /// `op_version.cc` has no dilation rule for CONV_2D (its version 2 is the hybrid kernel,
+    /// float32 input with int8 weights), although the op-versioning guide tells its dilation
+    /// story with this op. The op whose version 2 is dilation is DEPTHWISE_CONV_2D
+    /// ([`DepthwiseConv2DParams`]).
     pub dilation_width_factor: i32,
-    /// Vertical dilation (schema default 1).
+    /// Vertical dilation (schema default 1); versions as for `dilation_width_factor`.
     pub dilation_height_factor: i32,
     /// Fused activation.
     pub activation: Activation,

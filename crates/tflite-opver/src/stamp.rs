@@ -9,6 +9,7 @@ use crate::layout::{
 };
 use crate::model::Model;
 use crate::operator::OpVersion;
+use crate::rules::{Judge, TfRules, VersionRules};
 use crate::runtime::RuntimeVersion;
 
 /// How [`stamp`] chooses each builtin operator code's version.
@@ -50,13 +51,27 @@ pub struct Stamped {
 
 /// The versions `mode` gives each operator code of `model`.
 pub fn stamped_versions(model: &Model<'_>, mode: StampMode) -> Vec<OpVersion> {
-    let required = model.required_versions();
+    stamped_versions_by(model, mode, &TfRules)
+}
+
+/// [`stamped_versions`] with user-defined rules: custom codes with a rule are stamped like
+/// builtin ones.
+pub fn stamped_versions_with(
+    model: &Model<'_>,
+    mode: StampMode,
+    rules: &VersionRules,
+) -> Vec<OpVersion> {
+    stamped_versions_by(model, mode, rules)
+}
+
+fn stamped_versions_by<J: Judge>(model: &Model<'_>, mode: StampMode, judge: &J) -> Vec<OpVersion> {
+    let required = model.required_versions_by(judge);
     model
         .operator_codes()
         .iter()
         .zip(required)
         .map(|(code, required)| match mode {
-            _ if code.is_custom() => code.version,
+            _ if code.is_custom() && !judge.judges_custom(code.custom_code) => code.version,
             StampMode::Raise => code.version.max(required),
             StampMode::Minimize => required,
         })
@@ -83,8 +98,19 @@ pub fn stamped_versions(model: &Model<'_>, mode: StampMode) -> Vec<OpVersion> {
 /// (FlatBuffers offsets are relative, so the old data stays valid wherever it sits), and a
 /// new root table points at both.
 pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
+    stamp_by(bytes, mode, &TfRules)
+}
+
+/// [`stamp`] with user-defined rules ([`VersionRules`]): a custom code with a rule is raised
+/// (or minimized) to what its operators need, like a builtin code; a builtin with a rule
+/// follows that rule instead of TF's.
+pub fn stamp_with(bytes: &[u8], mode: StampMode, rules: &VersionRules) -> Result<Stamped, Error> {
+    stamp_by(bytes, mode, rules)
+}
+
+fn stamp_by<J: Judge>(bytes: &[u8], mode: StampMode, judge: &J) -> Result<Stamped, Error> {
     let model = Model::from_bytes(bytes)?;
-    let versions = stamped_versions(&model, mode);
+    let versions = stamped_versions_by(&model, mode, judge);
     let changes: Vec<VersionChange> = model
         .operator_codes()
         .iter()

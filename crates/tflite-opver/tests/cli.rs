@@ -61,6 +61,42 @@ fn inspect_json_has_the_documented_names() {
     assert_eq!(codes[0]["required_version"], 2);
     assert_eq!(codes[2]["name"], "DEQUANTIZE");
     assert_eq!(codes[2]["required_version"], 3);
+    // Why: the dilation rule of DEPTHWISE_CONV_2D; int16 tensors for the others.
+    assert_eq!(codes[0]["reason"], "v2: dilation ≠ 1");
+    assert_eq!(codes[1]["reason"], "v2: int16 output");
+    assert_eq!(codes[2]["reason"], "v3: int16 input");
+    // QUANTIZE v2 and DEQUANTIZE v3 both first shipped in 1.15.0: the first code is named.
+    assert_eq!(
+        json["min_runtime_version"]["because"],
+        serde_json::json!({"name": "QUANTIZE", "version": 2})
+    );
+}
+
+#[test]
+fn inspect_says_why_a_model_needs_its_runtime() {
+    let model = oracle("add__int16x8.tflite");
+    let out = run(&["inspect".as_ref(), model.as_os_str(), "--json".as_ref()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(json["min_runtime_version"]["required"], "2.4.0");
+    assert_eq!(
+        json["min_runtime_version"]["because"],
+        serde_json::json!({"name": "ADD", "version": 3})
+    );
+    assert_eq!(
+        json["operator_codes"][0]["reason"],
+        "v3: int16 input and output without pot_scale_int16"
+    );
+    let out = run(&["inspect".as_ref(), model.as_os_str()]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("v3        int16 input and output without pot_scale_int16"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("required \"2.4.0\", because of ADD v3"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -71,6 +107,10 @@ fn inspect_table_flags_wrong_stamps() {
     let stdout = text(&out.stdout);
     assert!(stdout.contains("stamped too low"), "{stdout}");
     assert!(stdout.contains("min_runtime_version: stored \"1.12.0\", required \"1.15.0\""));
+    assert!(
+        stdout.contains("dilation ≠ 1  (higher than needed)"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -199,12 +239,16 @@ fn sorted_keys(value: &Value) -> Vec<String> {
 const INSPECT_KEYS: &[&str] = &[
     "file",
     "min_runtime_version",
+    "min_runtime_version.because",
+    "min_runtime_version.because.name",
+    "min_runtime_version.because.version",
     "min_runtime_version.required",
     "min_runtime_version.stored",
     "operator_codes",
     "operator_codes[].builtin_code",
     "operator_codes[].custom_code",
     "operator_codes[].name",
+    "operator_codes[].reason",
     "operator_codes[].required_version",
     "operator_codes[].stored_version",
     "operators",

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{data_bytes, data_json};
-use tflite_opver::{Model, OperatorLocation};
+use tflite_opver::{Model, OperatorLocation, min_runtime_version_for_op};
 
 fn expected() -> serde_json::Map<String, serde_json::Value> {
     match data_json("tflite_expected.json") {
@@ -70,6 +70,13 @@ fn every_real_model_agrees_with_tensorflow() {
 
         // What TF computes, per operator code...
         let required = model.required_versions();
+        // ... and each code's reason names the same version.
+        let reasons = model.required_version_reasons();
+        assert_eq!(
+            reasons.iter().map(|r| r.version()).collect::<Vec<_>>(),
+            required,
+            "{name}"
+        );
         for (i, (ours, theirs)) in required.iter().zip(codes).enumerate() {
             codes_checked += 1;
             if i64::from(ours.get()) != int(&theirs["op_version_cc"]) {
@@ -95,6 +102,11 @@ fn every_real_model_agrees_with_tensorflow() {
                 int(&theirs["opcode_index"]),
                 "{name}"
             );
+            assert_eq!(
+                model.version_reason(*at).unwrap().version(),
+                *version,
+                "{name} {at:?}"
+            );
             if i64::from(version.get()) != int(&theirs["op_version_cc"]) {
                 mismatches.push(format!(
                     "{name}: operator {at:?} ({}) ours v{version} TF v{}",
@@ -110,6 +122,29 @@ fn every_real_model_agrees_with_tensorflow() {
         let want_runtime = want["op_version_cc"]["min_runtime_version"]
             .as_str()
             .unwrap();
+        // The code named as the cause needs exactly that runtime at its required version.
+        let cause = model.required_min_runtime_cause();
+        assert_eq!(
+            cause
+                .as_ref()
+                .map(|c| c.min_runtime.to_string())
+                .unwrap_or_default(),
+            runtime,
+            "{name}"
+        );
+        if let Some(cause) = &cause {
+            assert_eq!(
+                cause.op,
+                model.operator_codes()[cause.code].builtin,
+                "{name}"
+            );
+            assert_eq!(cause.version, required[cause.code], "{name}");
+            assert_eq!(
+                min_runtime_version_for_op(cause.op, cause.version),
+                Some(cause.min_runtime),
+                "{name}"
+            );
+        }
         if runtime != want_runtime {
             mismatches.push(format!(
                 "{name}: min runtime ours {runtime:?} TF {want_runtime:?}"

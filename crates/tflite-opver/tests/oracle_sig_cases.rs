@@ -35,6 +35,11 @@ fn every_signature_case_agrees_with_tensorflow() {
             "{label}"
         );
         let required = model.required_versions()[0].get();
+        assert_eq!(
+            model.required_version_reasons()[0].version().get(),
+            required,
+            "{label}"
+        );
         if case.get("crash").is_some() {
             // TF aborts on these (int16 activations and int16 weights conv: its rule reads a
             // second output that does not exist). Ours answers with the version the rule

@@ -7,7 +7,7 @@ use tflite_opver::{
     AddParams, BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType,
     FullyConnectedParams, GatherParams, LstmKernelType, LstmParams, Model, ModelBuilder,
     OpSignature, OpVersion, Params, Quantization, StampMode, StridedSliceParams, TensorSpec,
-    WeightsFormat, op_version, stamp,
+    WeightsFormat, op_version, stamp, version_reason,
 };
 
 fn element_type() -> impl Strategy<Value = ElementType> {
@@ -160,6 +160,11 @@ proptest! {
         let read = without_indices(model.signature(at).unwrap());
         prop_assert_eq!(&read, &sig);
         prop_assert_eq!(model.required_versions()[0], op_version(&sig).max(OpVersion::ONE));
+        // The explained path returns the same version, with a reason.
+        let why = version_reason(&sig);
+        prop_assert_eq!(why.version(), op_version(&sig));
+        prop_assert!(!why.rule().is_empty());
+        prop_assert_eq!(model.required_version_reasons()[0].version(), model.required_versions()[0]);
         // Minimizing stamps exactly that version, and the result still reads the same.
         let stamped = stamp(&bytes, StampMode::Minimize).unwrap();
         let again = Model::from_bytes(&stamped.bytes).unwrap();

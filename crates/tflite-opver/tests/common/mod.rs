@@ -27,3 +27,12 @@ pub fn data_json(name: &str) -> serde_json::Value {
     serde_json::from_slice(&data_bytes(name))
         .unwrap_or_else(|e| panic!("tests/data/{name} is not valid JSON: {e}"))
 }
+
+/// A one-input, one-output signature of `op` on rank-1 tensors of `ty`, without options.
+pub fn unary(
+    op: tflite_opver::BuiltinOperator,
+    ty: tflite_opver::ElementType,
+) -> tflite_opver::OpSignature {
+    let t = || tflite_opver::TensorSpec::new(ty, &[4]);
+    tflite_opver::OpSignature::new(op, vec![t()], vec![t()], tflite_opver::Params::None)
+}

@@ -20,8 +20,8 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use tflite_opver::{
-    Error, MAX_MODEL_LEN, Model, OpVersion, OperatorKind, Resolver, RuntimeVersion, StampMode,
-    stamp,
+    Error, MAX_MODEL_LEN, MinRuntimeCause, Model, OpVersion, OperatorKind, Resolver,
+    RuntimeVersion, StampMode, VersionReason, stamp,
 };
 
 use crate::input::{Input, read_input};
@@ -242,26 +242,43 @@ fn inspect(args: &InspectArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Accepted)
 }
 
+/// What `inspect` shows beside the codes: each code's required version and its reason, and
+/// the minimum runtime with the code that forced it. One pass over the operators.
+fn judge(model: &Model<'_>) -> (Vec<VersionReason>, Option<MinRuntimeCause>) {
+    let reasons = model.required_version_reasons();
+    let required: Vec<_> = reasons.iter().map(VersionReason::version).collect();
+    let cause = model.min_runtime_cause_with(&required);
+    (reasons, cause)
+}
+
 fn inspect_json(path: &Path, model: &Model<'_>) -> Value {
-    let required = model.required_versions();
+    let (reasons, cause) = judge(model);
     let codes: Vec<_> = model
         .operator_codes()
         .iter()
-        .zip(&required)
-        .map(|(code, required)| {
+        .zip(&reasons)
+        .map(|(code, reason)| {
             json!({
                 "name": code.builtin.name().map_or_else(|| code.builtin.code().to_string(), str::to_owned),
                 "builtin_code": code.builtin.code(),
                 "custom_code": code.custom_code,
                 "stored_version": code.version.get(),
-                "required_version": required.get(),
+                "required_version": reason.version().get(),
+                "reason": reason.to_string(),
             })
         })
         .collect();
-    let required_runtime = model
-        .required_min_runtime_version()
-        .map(|v| v.to_string())
+    let required_runtime = cause
+        .as_ref()
+        .map(|c| c.min_runtime.to_string())
         .unwrap_or_default();
+    let because = cause.as_ref().map(|c| {
+        let code = model.operator_codes()[c.code];
+        json!({
+            "name": code_name(code.kind(), code.builtin.code()),
+            "version": c.version.get(),
+        })
+    });
     json!({
         "file": path.display().to_string(),
         "unreadable": false,
@@ -272,12 +289,13 @@ fn inspect_json(path: &Path, model: &Model<'_>) -> Value {
         "min_runtime_version": {
             "stored": model.stored_min_runtime_version(),
             "required": required_runtime,
+            "because": because,
         },
     })
 }
 
 fn inspect_text(path: &Path, model: &Model<'_>) -> String {
-    let required = model.required_versions();
+    let (reasons, cause) = judge(model);
     let mut text = String::new();
     // Writing to a String cannot fail.
     let _ = writeln!(
@@ -291,9 +309,10 @@ fn inspect_text(path: &Path, model: &Model<'_>) -> String {
     );
     let _ = writeln!(
         text,
-        "  #  operator                           code  stored  required"
+        "  #  operator                           code  stored  required  why"
     );
-    for (i, (code, required)) in model.operator_codes().iter().zip(&required).enumerate() {
+    for (i, (code, reason)) in model.operator_codes().iter().zip(&reasons).enumerate() {
+        let required = &reason.version();
         let name = code_name(code.kind(), code.builtin.code());
         let name = if code.is_custom() {
             format!("{name} (custom)")
@@ -312,18 +331,27 @@ fn inspect_text(path: &Path, model: &Model<'_>) -> String {
         let stored = format!("v{}", code.version.get());
         let _ = writeln!(
             text,
-            "{i:>3}  {name:<34} {:>4}  {stored:<7} v{}{note}",
+            "{i:>3}  {name:<34} {:>4}  {stored:<7} {:<9} {}{note}",
             code.builtin.code(),
-            required.get()
+            format!("v{}", required.get()),
+            reason.rule()
         );
     }
     let quoted =
         |text: Option<String>| text.map_or_else(|| "(none)".to_owned(), |s| format!("{s:?}"));
+    let because = cause.as_ref().map_or_else(String::new, |c| {
+        let code = model.operator_codes()[c.code];
+        format!(
+            ", because of {} v{}",
+            code_name(code.kind(), code.builtin.code()),
+            c.version
+        )
+    });
     let _ = writeln!(
         text,
-        "min_runtime_version: stored {}, required {}",
+        "min_runtime_version: stored {}, required {}{because}",
         quoted(model.stored_min_runtime_version().map(str::to_owned)),
-        quoted(model.required_min_runtime_version().map(|v| v.to_string())),
+        quoted(cause.as_ref().map(|c| c.min_runtime.to_string())),
     );
     text
 }
