@@ -68,6 +68,7 @@
 #![warn(missing_docs, unnameable_types)]
 
 mod delegate;
+mod delegate_presets;
 mod error;
 #[rustfmt::skip]
 #[allow(unsafe_code)]
@@ -114,7 +115,9 @@ pub use runtime::{
     supported_by,
 };
 // Kernel registries and delegates.
-pub use delegate::{Capability, Check, Decision, Delegate, Partition, Placement, Refusal};
+pub use delegate::{
+    Capability, Check, Decision, Delegate, Partition, Placement, Refusal, VersionReason,
+};
 pub use resolver::Resolver;
 // Errors.
 pub use error::{DecodeError, Error, FlatBufferError, ResolveError, StampError};
