@@ -74,6 +74,7 @@ mod error;
 #[allow(unsafe_code)]
 mod generated;
 mod layout;
+mod limits;
 mod model;
 mod operator;
 mod options;
@@ -108,6 +109,10 @@ pub use version::op_version;
 // Re-stamping a model's versions and minimum runtime; writing small models.
 pub use stamp::{StampMode, Stamped, VersionChange, stamp, stamped_versions};
 pub use writer::ModelBuilder;
+// What TFLite's loader refuses before looking at a kernel: its verifier's limits.
+pub use limits::{
+    LimitWarning, LoaderLimits, VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES, loader_limits,
+};
 // TFLite releases: the (op, version) -> minimum runtime table and the metadata.
 pub use runtime::{
     RuntimeTableEntry, RuntimeVersion, compare_runtime_version, metadata_text,

@@ -203,6 +203,11 @@ fn sorted_keys(value: &Value) -> Vec<String> {
 /// The keys of `inspect --json`, exactly; the crate README lists the same.
 const INSPECT_KEYS: &[&str] = &[
     "file",
+    "loader_warnings",
+    "loader_warnings[].limit",
+    "loader_warnings[].max",
+    "loader_warnings[].message",
+    "loader_warnings[].value",
     "min_runtime_version",
     "min_runtime_version.required",
     "min_runtime_version.stored",
@@ -216,6 +221,7 @@ const INSPECT_KEYS: &[&str] = &[
     "schema_version",
     "subgraphs",
     "unreadable",
+    "verifier_tables",
 ];
 
 /// The keys of `check --json`, exactly; the crate README lists the same.
@@ -269,7 +275,14 @@ fn json_keys_are_pinned() {
     let model = oracle("add__int8.tflite");
     let out = run(&["inspect".as_ref(), model.as_os_str(), "--json".as_ref()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(sorted_keys(&json_of(&out)), INSPECT_KEYS);
+    // No loader warning here, so no `loader_warnings[]` keys: the model built in
+    // `inspect_warns_above_the_verifiers_table_limit` has them all.
+    let without_warnings: Vec<_> = INSPECT_KEYS
+        .iter()
+        .copied()
+        .filter(|key| !key.starts_with("loader_warnings["))
+        .collect();
+    assert_eq!(sorted_keys(&json_of(&out)), without_warnings);
 
     // Rejected, so that `unresolved` has elements whose keys count.
     let out = check(&model, "1.5.0", true);
@@ -649,4 +662,61 @@ fn delegate_usage_errors_exit_2() {
     // Neither a runtime nor a delegate.
     let out = run(&["check".as_ref(), model.as_os_str()]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A model of `operators` int8 ADDs, each on fresh tensors (two constant inputs, all three
+/// quantized), as converters write them: ten FlatBuffer tables per operator (operator,
+/// AddOptions, 3 tensors, 3 quantization tables, 2 buffers).
+pub(crate) fn int8_adds(operators: usize) -> Vec<u8> {
+    let q = tflite_opver::Quantization::per_tensor(0.5);
+    let t = TensorSpec::new(ElementType::Int8, &[1, 4]).quantized(q);
+    let add = OpSignature::new(
+        BuiltinOperator::ADD,
+        vec![t.clone().constant(), t.clone().constant()],
+        vec![t],
+        Params::Add(tflite_opver::AddParams::default()),
+    );
+    let mut builder = ModelBuilder::new();
+    for _ in 0..operators {
+        builder.signature(&add, OpVersion::new(2));
+    }
+    builder.finish()
+}
+
+#[test]
+fn inspect_warns_above_the_verifiers_table_limit() {
+    let dir = scratch("max_tables");
+    // 100,000 operators: 1,000,004 tables (with the model, its operator code, subgraph and
+    // empty buffer 0), just above flatbuffers' default max_tables.
+    let path = dir.join("adds.tflite");
+    std::fs::write(&path, int8_adds(100_000)).unwrap();
+    let out = run(&["inspect".as_ref(), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_prefixed(&out.stderr);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "adds.tflite: the model has 1000004 FlatBuffer tables, above the 1000000 TFLite's \
+             verifier accepts"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("flatbuffers/verifier.h"), "{stderr}");
+    assert!(
+        stderr.contains("\"The model is not a valid Flatbuffer buffer\""),
+        "{stderr}"
+    );
+
+    let out = run(&["inspect".as_ref(), path.as_os_str(), "--json".as_ref()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let json = json_of(&out);
+    assert_eq!(sorted_keys(&json), INSPECT_KEYS);
+    assert_eq!(json["verifier_tables"], 1_000_004);
+    let warnings = json["loader_warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0]["limit"], "max_tables");
+    assert_eq!(warnings[0]["value"], 1_000_004);
+    assert_eq!(warnings[0]["max"], 1_000_000);
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -13,6 +13,7 @@
 
 mod delegate;
 mod input;
+mod limits;
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
@@ -242,10 +243,15 @@ fn inspect(args: &InspectArgs) -> Result<Outcome, CliError> {
     let path = &args.model;
     let bytes = read_model_file(path).map_err(|e| report_unreadable(path, args.json, e))?;
     let model = open(path, &bytes).map_err(|e| report_unreadable(path, args.json, e))?;
+    let loader = tflite_opver::loader_limits(&model);
     if args.json {
-        print_json(&inspect_json(path, &model))?;
+        let mut value = inspect_json(path, &model);
+        value["verifier_tables"] = json!(loader.tables);
+        value["loader_warnings"] = limits::warnings_json(&loader);
+        print_json(&value)?;
     } else {
         print(&inspect_text(path, &model))?;
+        limits::warn(path, &loader);
     }
     Ok(Outcome::Accepted)
 }
