@@ -44,6 +44,10 @@ impl fmt::Debug for Check {
 /// the model asks for.
 pub type VersionReason = fn(max: OpVersion, requested: OpVersion) -> String;
 
+/// How a delegate words its refusal of an operator it has no kernel for: from the operator's
+/// name and the node's index.
+pub type UnsupportedReason = fn(op_name: &str, index: usize) -> String;
+
 /// One row of a delegate's capability table: an operator, the highest version the delegate
 /// runs, and optionally a check on the signature.
 #[derive(Clone, Copy, Debug)]
@@ -190,14 +194,14 @@ pub struct Decision {
     pub op_name: String,
     /// Where it runs.
     pub placement: Placement,
-    /// The delegate's own wording of a version refusal, when its row has one.
-    version_reason: Option<String>,
+    /// The delegate's own wording of the refusal, when it has one.
+    reason_override: Option<String>,
 }
 
 impl Decision {
     /// The reason in TF's words, or `None` when the operator runs on the delegate.
     pub fn reason(&self) -> Option<String> {
-        if let Some(reason) = &self.version_reason {
+        if let Some(reason) = &self.reason_override {
             return Some(reason.clone());
         }
         match &self.placement {
@@ -287,6 +291,7 @@ pub struct Delegate {
     name: String,
     capabilities: HashMap<OperatorKind<'static>, Capability>,
     not_modelled: Option<&'static str>,
+    unsupported_reason: Option<UnsupportedReason>,
 }
 
 impl Delegate {
@@ -297,7 +302,15 @@ impl Delegate {
             name: name.to_owned(),
             capabilities: capabilities.into_iter().map(|c| (c.op, c)).collect(),
             not_modelled: None,
+            unsupported_reason: None,
         }
+    }
+
+    /// The same delegate, wording its refusal of operators without a row with `reason`
+    /// instead of "Not supported op NAME".
+    pub fn with_unsupported_reason(mut self, reason: UnsupportedReason) -> Self {
+        self.unsupported_reason = Some(reason);
+        self
     }
 
     /// The same delegate, noting what else the real delegate checks that its table does not
@@ -368,7 +381,10 @@ impl Delegate {
             .map(|(index, signature, version)| {
                 let kind = kind_of(signature);
                 let placement = self.place(signature, version);
-                let version_reason = match &placement {
+                let reason_override = match &placement {
+                    Placement::Cpu(Refusal::UnsupportedOp) => self
+                        .unsupported_reason
+                        .map(|reason| reason(&kind.to_string(), index)),
                     Placement::Cpu(Refusal::VersionTooNew { max, requested }) => self
                         .capability(kind)
                         .and_then(|c| c.version_reason)
@@ -383,7 +399,7 @@ impl Delegate {
                     index,
                     op_name: kind.to_string(),
                     placement,
-                    version_reason,
+                    reason_override,
                 }
             })
             .collect();

@@ -33,8 +33,9 @@ impl Delegate {
     ///
     /// Facts: `tensorflow/lite/delegates/gpu/common/model_builder.cc`: `NewOperationParser`
     /// names the operators it has a parser for, and each parser's `IsSupported` starts with
-    /// `CheckMaxSupportedOpVersion(registration, N)` (from `model_builder_helper.h`), whose
-    /// refusal reads "Max version supported: N. Requested version M.". Parsers without that
+    /// `CheckMaxSupportedOpVersion(registration, N)` (`gpu/common/operation_parser.cc`), whose
+    /// refusal reads "Max version supported: N. Requested version M."; an operator without a
+    /// parser gets `UnsupportedOperationParser`, "Operation is not supported.". Parsers without that
     /// call (BATCH_MATMUL, CAST, DEPTH_TO_SPACE, HARD_SWISH, MEAN, PACK, the reductions,
     /// SPLIT, SPLIT_V, TILE, UNPACK, and the custom ops but MaxPoolingWithArgmax2D) take every
     /// version. `ElementwiseOperationParser` caps MUL at 3 and its other operators at 2.
@@ -139,7 +140,9 @@ impl Delegate {
                 Capability::custom_any_version("MaxUnpooling2D"),
                 Capability::custom_any_version("Resampler"),
             ]);
-        Delegate::new("GPU", rows).with_not_modelled(GPU_NOT_MODELLED)
+        Delegate::new("GPU", rows)
+            .with_not_modelled(GPU_NOT_MODELLED)
+            .with_unsupported_reason(|_, _| "Operation is not supported.".to_owned())
     }
 
     /// Android's Neural Networks API delegate, as `NNAPIDelegateKernel::Validate` judges
@@ -150,7 +153,7 @@ impl Delegate {
     /// than N") or `ExpectOpVersion(version, N)` (also a ceiling, `version <= N`, though it
     /// reads "OP Version different from N"); DEQUANTIZE takes versions 1 and 2 ("Supported op
     /// versions are 1 and 2 only"); DEPTH_TO_SPACE, DENSIFY and HARD_SWISH have no version
-    /// check. MUL is capped at 2, or at 3 when the options name an accelerator
+    /// check; any other operator is "Unsupported operation type.". MUL is capped at 2, or at 3 when the options name an accelerator
     /// (`is_accelerator_specified`); this preset is the default, 2.
     pub fn nnapi() -> Self {
         fn higher_than(max: OpVersion, _: OpVersion) -> String {
@@ -272,7 +275,9 @@ impl Delegate {
                 Capability::any_version(Op::DENSIFY),
                 Capability::any_version(Op::HARD_SWISH),
             ]);
-        Delegate::new("NNAPI", rows).with_not_modelled(NNAPI_NOT_MODELLED)
+        Delegate::new("NNAPI", rows)
+            .with_not_modelled(NNAPI_NOT_MODELLED)
+            .with_unsupported_reason(|_, _| "Unsupported operation type.".to_owned())
     }
 
     /// The XNNPACK CPU delegate, as its `Subgraph::VisitNode` judges nodes.
@@ -282,7 +287,8 @@ impl Delegate {
     /// 8 (sparse weights) is refused ("Unsupported version 8 of FullyConnected."); every
     /// other version of every listed operator is taken. Custom ops:
     /// Convolution2DTransposeBias, MaxPoolingWithArgmax2D, MaxUnpooling2D and
-    /// odml.scaled_dot_product_attention.
+    /// odml.scaled_dot_product_attention. Any other operator: "unsupported operator type NAME
+    /// in node #N" (logged when XNNPACK is built with logging).
     pub fn xnnpack() -> Self {
         fn fully_connected_v8(_: OpVersion, requested: OpVersion) -> String {
             format!("Unsupported version {requested} of FullyConnected.")
@@ -355,6 +361,10 @@ impl Delegate {
             Capability::custom_any_version("MaxUnpooling2D"),
             Capability::custom_any_version("odml.scaled_dot_product_attention"),
         ]);
-        Delegate::new("XNNPACK", rows).with_not_modelled(XNNPACK_NOT_MODELLED)
+        Delegate::new("XNNPACK", rows)
+            .with_not_modelled(XNNPACK_NOT_MODELLED)
+            .with_unsupported_reason(|op, node| {
+                format!("unsupported operator type {op} in node #{node}")
+            })
     }
 }

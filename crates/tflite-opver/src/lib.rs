@@ -121,7 +121,8 @@ pub use runtime::{
 };
 // Kernel registries and delegates.
 pub use delegate::{
-    Capability, Check, Decision, Delegate, Partition, Placement, Refusal, VersionReason,
+    Capability, Check, Decision, Delegate, Partition, Placement, Refusal, UnsupportedReason,
+    VersionReason,
 };
 pub use resolver::Resolver;
 // Errors.

@@ -95,6 +95,14 @@ fn gpu_ceilings_are_tensorflows() {
         "Max version supported: 6. Requested version 7."
     );
     assert!(gpu.not_modelled().unwrap().contains("not modelled"));
+    // UnsupportedOperationParser.
+    let unsupported = gpu.partition([(0, &sig(Op::CONV_2D), v(1)), (1, &sig(Op::SVDF), v(1))]);
+    assert_eq!(
+        unsupported.to_string(),
+        "Following operations are not supported by GPU delegate:\n\
+         SVDF: Operation is not supported.\n\
+         1 operations will run on the GPU, and the remaining 1 operations will run on the CPU."
+    );
 }
 
 /// `ExpectMaxOpVersion` / `ExpectOpVersion` in `NNAPIDelegateKernel::Validate`.
@@ -134,7 +142,7 @@ fn nnapi_ceilings_are_tensorflows() {
         reason(Op::DEQUANTIZE, 3),
         "Supported op versions are 1 and 2 only"
     );
-    assert_eq!(reason(Op::GELU, 1), "Not supported op GELU");
+    assert_eq!(reason(Op::GELU, 1), "Unsupported operation type.");
 }
 
 /// XNNPACK's one version check: FULLY_CONNECTED version 8 (sparse weights).
@@ -169,6 +177,14 @@ fn xnnpack_refuses_only_sparse_fully_connected() {
         assert_eq!(ceiling(&xnnpack, &sig(op)), Some(20), "XNNPACK {op}");
     }
     assert_eq!(ceiling(&xnnpack, &sig(Op::EMBEDDING_LOOKUP)), None);
+    assert_eq!(
+        xnnpack
+            .partition([(3, &sig(Op::EMBEDDING_LOOKUP), v(1))])
+            .decisions()[0]
+            .reason()
+            .unwrap(),
+        "unsupported operator type EMBEDDING_LOOKUP in node #3"
+    );
     assert_eq!(
         ceiling(&xnnpack, &custom("odml.scaled_dot_product_attention")),
         Some(20)
