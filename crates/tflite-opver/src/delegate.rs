@@ -240,11 +240,13 @@ impl Decision {
 /// and say in [`Delegate::not_modelled`] what else the real delegate checks.
 ///
 /// Facts: wording from TF's GPU delegate: `CheckMaxSupportedOpVersion` in
-/// `tensorflow/lite/delegates/gpu/common/model_builder_helper.cc` ("Max version supported: N.
-/// Requested version M."), unsupported ops ("Not supported op NAME") and the summary
+/// `tensorflow/lite/delegates/gpu/common/operation_parser.cc` (`model_builder_helper.cc` in
+/// older releases; "Max version supported: N. Requested version M."), and the summary
 /// ("Following operations are not supported by GPU delegate:" ... "N operations will run on the
 /// GPU, and the remaining M operations will run on the CPU.") in `GetOpsToReplace`,
-/// `tensorflow/lite/delegates/gpu/common/model_builder.cc`.
+/// `tensorflow/lite/delegates/gpu/common/model_builder.cc`. "Not supported op NAME" is this
+/// crate's default for an operator without a row; the presets use their delegate's own words
+/// ([`Delegate::with_unsupported_reason`]).
 ///
 /// ```
 /// use tflite_opver::{
