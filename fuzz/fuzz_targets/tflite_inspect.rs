@@ -1,11 +1,13 @@
 //! Everything `tflite-opver inspect` does, on arbitrary bytes: read and validate the model,
 //! build every operator's signature, compute every version and the minimum runtime. Each step
-//! returns a value or a typed error, never panics. Whatever reads is also re-stamped both
-//! ways, and a stamped model must read back.
+//! returns a value or a typed error, never panics. Its loader limits are measured (at least one
+//! table per operator code, subgraph and operator, and the model itself) and every delegate
+//! preset judges every operator. Whatever reads is also re-stamped both ways, and a stamped
+//! model must read back.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tflite_opver::{Model, StampMode, stamp};
+use tflite_opver::{Delegate, Model, StampMode, loader_limits, stamp};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(model) = Model::from_bytes(data) else {
@@ -14,9 +16,20 @@ fuzz_target!(|data: &[u8]| {
     let _ = model.stored_min_runtime_version();
     let _ = model.required_versions();
     let _ = model.required_min_runtime_version();
+    let limits = loader_limits(&model);
+    let least = 1 + model.operator_codes().len() + model.subgraph_count() + model.operator_count();
+    assert!(limits.tables >= least, "{limits:?} counts every table");
+    let _ = limits.warnings();
+    let delegates = [Delegate::gpu(), Delegate::nnapi(), Delegate::xnnpack()];
     for at in model.operators() {
         if let Ok(sig) = model.signature(at) {
             let _ = tflite_opver::op_version(&sig);
+            if let Ok(code) = model.opcode_index(at) {
+                let version = model.operator_codes()[code].version;
+                for delegate in &delegates {
+                    let _ = delegate.place(&sig, version);
+                }
+            }
         }
     }
     for mode in [StampMode::Raise, StampMode::Minimize] {

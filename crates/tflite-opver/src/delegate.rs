@@ -40,32 +40,68 @@ impl fmt::Debug for Check {
     }
 }
 
+/// How a delegate words a version refusal: from the highest version it runs and the version
+/// the model asks for.
+pub type VersionWording = fn(max: OpVersion, requested: OpVersion) -> String;
+
+/// How a delegate words its refusal of an operator it has no kernel for: from the operator's
+/// name and the node's index.
+pub type UnsupportedWording = fn(op_name: &str, index: usize) -> String;
+
 /// One row of a delegate's capability table: an operator, the highest version the delegate
 /// runs, and optionally a check on the signature.
 #[derive(Clone, Copy, Debug)]
 pub struct Capability {
     op: OperatorKind<'static>,
     max_version: OpVersion,
+    excluded_version: Option<OpVersion>,
+    version_reason: Option<VersionWording>,
     check: Option<Check>,
 }
 
 impl Capability {
     /// The delegate runs builtin `op` at versions up to `max_version`.
     pub const fn new(op: BuiltinOperator, max_version: i32) -> Self {
-        Self {
-            op: OperatorKind::Builtin(op),
-            max_version: OpVersion::new(max_version),
-            check: None,
-        }
+        Self::row(OperatorKind::Builtin(op), max_version)
     }
 
     /// The delegate runs the custom operator `name` at versions up to `max_version`.
     pub const fn custom(name: &'static str, max_version: i32) -> Self {
+        Self::row(OperatorKind::Custom(name), max_version)
+    }
+
+    /// The delegate runs builtin `op` without looking at its version.
+    pub const fn any_version(op: BuiltinOperator) -> Self {
+        Self::row(OperatorKind::Builtin(op), i32::MAX)
+    }
+
+    /// The delegate runs the custom operator `name` without looking at its version.
+    pub const fn custom_any_version(name: &'static str) -> Self {
+        Self::row(OperatorKind::Custom(name), i32::MAX)
+    }
+
+    const fn row(op: OperatorKind<'static>, max_version: i32) -> Self {
         Self {
-            op: OperatorKind::Custom(name),
+            op,
             max_version: OpVersion::new(max_version),
+            excluded_version: None,
+            version_reason: None,
             check: None,
         }
+    }
+
+    /// The same row, additionally refusing exactly `version` (XNNPACK refuses
+    /// `FULLY_CONNECTED` version 8, sparse weights, and takes every other version).
+    pub const fn excluding_version(mut self, version: i32) -> Self {
+        self.excluded_version = Some(OpVersion::new(version));
+        self
+    }
+
+    /// The same row, wording its version refusals with `reason` instead of the GPU
+    /// delegate's "Max version supported: N. Requested version M."
+    pub const fn with_version_reason(mut self, reason: VersionWording) -> Self {
+        self.version_reason = Some(reason);
+        self
     }
 
     /// The same row, additionally requiring `check` to accept the signature.
@@ -79,9 +115,24 @@ impl Capability {
         self.op
     }
 
-    /// The highest version the delegate runs.
+    /// The highest version the delegate runs (`i32::MAX` when it does not look at versions).
     pub const fn max_version(&self) -> OpVersion {
         self.max_version
+    }
+
+    /// Whether the delegate caps this operator's version at all.
+    pub const fn has_version_ceiling(&self) -> bool {
+        self.max_version.get() != i32::MAX
+    }
+
+    /// The one version the delegate refuses below its ceiling, if any.
+    pub const fn excluded_version(&self) -> Option<OpVersion> {
+        self.excluded_version
+    }
+
+    /// Whether the delegate takes `version` of this operator, judging by version alone.
+    pub fn accepts_version(&self, version: OpVersion) -> bool {
+        version <= self.max_version && self.excluded_version != Some(version)
     }
 
     /// The check on the signature, if any.
@@ -102,11 +153,27 @@ pub enum Refusal {
         /// The version the model's operator code asks for.
         requested: OpVersion,
     },
+    /// The delegate refuses exactly this version of the operator, though it takes others.
+    VersionExcluded {
+        /// The version the model's operator code asks for.
+        version: OpVersion,
+    },
     /// The row's [`Check`] rejected the signature.
     CheckFailed {
         /// The check's reason.
         reason: &'static str,
     },
+}
+
+impl Refusal {
+    /// Whether the refusal is on version grounds ([`Refusal::VersionTooNew`],
+    /// [`Refusal::VersionExcluded`]).
+    pub const fn is_version(&self) -> bool {
+        matches!(
+            self,
+            Self::VersionTooNew { .. } | Self::VersionExcluded { .. }
+        )
+    }
 }
 
 /// Where one operator runs.
@@ -127,11 +194,16 @@ pub struct Decision {
     pub op_name: String,
     /// Where it runs.
     pub placement: Placement,
+    /// The delegate's own wording of the refusal, when it has one.
+    reason_override: Option<String>,
 }
 
 impl Decision {
     /// The reason in TF's words, or `None` when the operator runs on the delegate.
     pub fn reason(&self) -> Option<String> {
+        if let Some(reason) = &self.reason_override {
+            return Some(reason.clone());
+        }
         match &self.placement {
             Placement::Delegate => None,
             Placement::Cpu(Refusal::UnsupportedOp) => {
@@ -139,6 +211,10 @@ impl Decision {
             }
             Placement::Cpu(Refusal::VersionTooNew { max, requested }) => Some(format!(
                 "Max version supported: {max}. Requested version {requested}."
+            )),
+            Placement::Cpu(Refusal::VersionExcluded { version }) => Some(format!(
+                "Unsupported version {version} of {}.",
+                self.op_name
             )),
             Placement::Cpu(Refusal::CheckFailed { reason }) => Some((*reason).to_owned()),
         }
@@ -159,12 +235,18 @@ impl Decision {
 /// judges every operator of a model and returns a [`Partition`]: per operator, delegate or CPU
 /// (with the reason), and a summary in TF's words.
 ///
+/// TensorFlow Lite's own delegates are presets: [`Delegate::gpu`], [`Delegate::nnapi`] and
+/// [`Delegate::xnnpack`] carry the version checks their sources make, operator by operator,
+/// and say in [`Delegate::not_modelled`] what else the real delegate checks.
+///
 /// Facts: wording from TF's GPU delegate: `CheckMaxSupportedOpVersion` in
-/// `tensorflow/lite/delegates/gpu/common/model_builder_helper.cc` ("Max version supported: N.
-/// Requested version M."), unsupported ops ("Not supported op NAME") and the summary
+/// `tensorflow/lite/delegates/gpu/common/operation_parser.cc` (`model_builder_helper.cc` in
+/// older releases; "Max version supported: N. Requested version M."), and the summary
 /// ("Following operations are not supported by GPU delegate:" ... "N operations will run on the
 /// GPU, and the remaining M operations will run on the CPU.") in `GetOpsToReplace`,
-/// `tensorflow/lite/delegates/gpu/common/model_builder.cc`.
+/// `tensorflow/lite/delegates/gpu/common/model_builder.cc`. "Not supported op NAME" is this
+/// crate's default for an operator without a row; the presets use their delegate's own words
+/// ([`Delegate::with_unsupported_reason`]).
 ///
 /// ```
 /// use tflite_opver::{
@@ -210,6 +292,8 @@ impl Decision {
 pub struct Delegate {
     name: String,
     capabilities: HashMap<OperatorKind<'static>, Capability>,
+    not_modelled: Option<&'static str>,
+    unsupported_reason: Option<UnsupportedWording>,
 }
 
 impl Delegate {
@@ -219,7 +303,33 @@ impl Delegate {
         Self {
             name: name.to_owned(),
             capabilities: capabilities.into_iter().map(|c| (c.op, c)).collect(),
+            not_modelled: None,
+            unsupported_reason: None,
         }
+    }
+
+    /// The same delegate, wording its refusal of operators without a row with `reason`
+    /// instead of "Not supported op NAME".
+    pub fn with_unsupported_reason(mut self, reason: UnsupportedWording) -> Self {
+        self.unsupported_reason = Some(reason);
+        self
+    }
+
+    /// The same delegate, noting what else the real delegate checks that its table does not
+    /// model (tensor types, shapes, constness, platform versions...).
+    pub fn with_not_modelled(mut self, note: &'static str) -> Self {
+        self.not_modelled = Some(note);
+        self
+    }
+
+    /// What the real delegate checks beyond this table, when that was noted.
+    pub fn not_modelled(&self) -> Option<&'static str> {
+        self.not_modelled
+    }
+
+    /// The capability rows, in no particular order.
+    pub fn capabilities(&self) -> impl Iterator<Item = &Capability> {
+        self.capabilities.values()
     }
 
     /// The delegate's name.
@@ -246,6 +356,9 @@ impl Delegate {
         let Some(capability) = self.capability(kind_of(signature)) else {
             return Placement::Cpu(Refusal::UnsupportedOp);
         };
+        if capability.excluded_version == Some(version) {
+            return Placement::Cpu(Refusal::VersionExcluded { version });
+        }
         if version > capability.max_version {
             return Placement::Cpu(Refusal::VersionTooNew {
                 max: capability.max_version,
@@ -267,10 +380,29 @@ impl Delegate {
     {
         let decisions = operators
             .into_iter()
-            .map(|(index, signature, version)| Decision {
-                index,
-                op_name: kind_of(signature).to_string(),
-                placement: self.place(signature, version),
+            .map(|(index, signature, version)| {
+                let kind = kind_of(signature);
+                let placement = self.place(signature, version);
+                let reason_override = match &placement {
+                    Placement::Cpu(Refusal::UnsupportedOp) => self
+                        .unsupported_reason
+                        .map(|reason| reason(&kind.to_string(), index)),
+                    Placement::Cpu(Refusal::VersionTooNew { max, requested }) => self
+                        .capability(kind)
+                        .and_then(|c| c.version_reason)
+                        .map(|reason| reason(*max, *requested)),
+                    Placement::Cpu(Refusal::VersionExcluded { version }) => self
+                        .capability(kind)
+                        .and_then(|c| c.version_reason)
+                        .map(|reason| reason(*version, *version)),
+                    _ => None,
+                };
+                Decision {
+                    index,
+                    op_name: kind.to_string(),
+                    placement,
+                    reason_override,
+                }
             })
             .collect();
         Partition {

@@ -91,11 +91,13 @@
 #![warn(missing_docs, unnameable_types)]
 
 mod delegate;
+mod delegate_presets;
 mod error;
 #[rustfmt::skip]
 #[allow(unsafe_code)]
 mod generated;
 mod layout;
+mod limits;
 mod model;
 mod operator;
 mod options;
@@ -135,6 +137,10 @@ pub use stamp::{
     StampMode, Stamped, VersionChange, stamp, stamp_with, stamped_versions, stamped_versions_with,
 };
 pub use writer::ModelBuilder;
+// What TFLite's loader refuses before looking at a kernel: its verifier's limits.
+pub use limits::{
+    LimitWarning, LoaderLimits, VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES, loader_limits,
+};
 // TFLite releases: the (op, version) -> minimum runtime table and the metadata.
 pub use runtime::{
     RuntimeTableEntry, RuntimeVersion, compare_runtime_version, metadata_text,
@@ -142,7 +148,10 @@ pub use runtime::{
     supported_by,
 };
 // Kernel registries and delegates.
-pub use delegate::{Capability, Check, Decision, Delegate, Partition, Placement, Refusal};
+pub use delegate::{
+    Capability, Check, Decision, Delegate, Partition, Placement, Refusal, UnsupportedWording,
+    VersionWording,
+};
 pub use resolver::Resolver;
 // Errors.
 pub use error::{DecodeError, Error, FlatBufferError, ResolveError, StampError};

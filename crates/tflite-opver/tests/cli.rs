@@ -28,11 +28,16 @@ fn run(args: &[&std::ffi::OsStr]) -> Output {
 
 /// `tflite-opver check MODEL --runtime RUNTIME [--json]`.
 fn check(model: &std::path::Path, runtime: &str, json: bool) -> Output {
+    check_against(model, "--runtime", runtime, json)
+}
+
+/// `tflite-opver check MODEL FLAG VALUE [--json]`: `--runtime` or `--delegate`.
+fn check_against(model: &std::path::Path, flag: &str, value: &str, json: bool) -> Output {
     let mut args = vec![
         "check".as_ref(),
         model.as_os_str(),
-        "--runtime".as_ref(),
-        runtime.as_ref(),
+        flag.as_ref(),
+        value.as_ref(),
     ];
     if json {
         args.push("--json".as_ref());
@@ -238,6 +243,11 @@ fn sorted_keys(value: &Value) -> Vec<String> {
 /// The keys of `inspect --json`, exactly; the crate README lists the same.
 const INSPECT_KEYS: &[&str] = &[
     "file",
+    "loader_warnings",
+    "loader_warnings[].limit",
+    "loader_warnings[].max",
+    "loader_warnings[].message",
+    "loader_warnings[].value",
     "min_runtime_version",
     "min_runtime_version.because",
     "min_runtime_version.because.name",
@@ -255,6 +265,7 @@ const INSPECT_KEYS: &[&str] = &[
     "schema_version",
     "subgraphs",
     "unreadable",
+    "verifier_tables",
 ];
 
 /// The keys of `check --json`, exactly; the crate README lists the same.
@@ -308,7 +319,14 @@ fn json_keys_are_pinned() {
     let model = oracle("add__int8.tflite");
     let out = run(&["inspect".as_ref(), model.as_os_str(), "--json".as_ref()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(sorted_keys(&json_of(&out)), INSPECT_KEYS);
+    // No loader warning here, so no `loader_warnings[]` keys: the model built in
+    // `inspect_warns_above_the_verifiers_table_limit` has them all.
+    let without_warnings: Vec<_> = INSPECT_KEYS
+        .iter()
+        .copied()
+        .filter(|key| !key.starts_with("loader_warnings["))
+        .collect();
+    assert_eq!(sorted_keys(&json_of(&out)), without_warnings);
 
     // Rejected, so that `unresolved` has elements whose keys count.
     let out = check(&model, "1.5.0", true);
@@ -530,4 +548,219 @@ fn a_runtime_that_does_not_parse_is_a_usage_error() {
         "{stderr}"
     );
     assert!(out.stdout.is_empty());
+}
+
+/// The keys of `check --delegate NAME --json`, exactly; the crate README lists the same.
+const CHECK_DELEGATE_KEYS: &[&str] = &[
+    "delegate",
+    "file",
+    "no_kernel",
+    "no_kernel_nodes",
+    "not_modelled",
+    "unreadable",
+    "version_refusals",
+    "version_refusals[].max_version",
+    "version_refusals[].name",
+    "version_refusals[].operator",
+    "version_refusals[].reason",
+    "version_refusals[].subgraph",
+    "version_refusals[].version",
+    "versions_accepted",
+];
+
+/// `tflite-opver check MODEL --delegate NAME [--json]`.
+fn check_delegate(model: &std::path::Path, delegate: &str, json: bool) -> Output {
+    check_against(model, "--delegate", delegate, json)
+}
+
+#[test]
+fn delegate_json_keys_are_pinned_and_listed() {
+    assert_eq!(
+        readme_keys("#### `check --delegate --json`"),
+        CHECK_DELEGATE_KEYS
+    );
+    // GATHER v5 (batch_dims): the GPU delegate caps GATHER at 1.
+    let model = oracle("gather_batch_dims__float32.tflite");
+    let out = check_delegate(&model, "gpu", true);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let json = json_of(&out);
+    assert_eq!(sorted_keys(&json), CHECK_DELEGATE_KEYS);
+    assert_eq!(json["delegate"], "GPU");
+    assert_eq!(json["versions_accepted"], false);
+    assert_eq!(
+        json["version_refusals"],
+        serde_json::json!([{
+            "subgraph": 0, "operator": 0, "name": "GATHER", "version": 5, "max_version": 1,
+            "reason": "Max version supported: 1. Requested version 5.",
+        }])
+    );
+    assert!(
+        json["not_modelled"]
+            .as_str()
+            .unwrap()
+            .contains("not modelled")
+    );
+
+    // NNAPI's ExpectOpVersion(version, 2) for GATHER, in its own words.
+    let json = json_of(&check_delegate(&model, "nnapi", true));
+    assert_eq!(json["delegate"], "NNAPI");
+    assert_eq!(json["version_refusals"][0]["max_version"], 2);
+    assert_eq!(
+        json["version_refusals"][0]["reason"],
+        "OP Version different from 2"
+    );
+}
+
+#[test]
+fn check_delegate_lists_refused_nodes_and_what_is_not_modelled() {
+    let model = oracle("fully_connected_keep_dims__dynamic.tflite");
+    let out = check_delegate(&model, "gpu", false);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert_prefixed(&out.stderr);
+    assert!(
+        stderr.contains(
+            "subgraph 0 node 0 (FULLY_CONNECTED v12): Max version supported: 9. Requested version 12.\n"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the GPU delegate refuses 1 of its 1 node(s) on version grounds"));
+    assert!(stderr.contains("tflite-opver: note: the GPU delegate also checks"));
+
+    // XNNPACK takes FULLY_CONNECTED v12; nothing is refused.
+    let out = check_delegate(&model, "xnnpack", false);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("the XNNPACK delegate refuses none of its 1 node(s) on version grounds"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("note: XNNPACK also checks"), "{stdout}");
+}
+
+#[test]
+fn xnnpack_refuses_sparse_fully_connected_and_names_ops_without_a_kernel() {
+    let f32 = TensorSpec::new(ElementType::Float32, &[1, 4]);
+    let fc = OpSignature::new(
+        BuiltinOperator::FULLY_CONNECTED,
+        vec![f32.clone(), f32.clone()],
+        vec![f32.clone()],
+        Params::None,
+    );
+    let lookup = OpSignature::new(
+        BuiltinOperator::EMBEDDING_LOOKUP,
+        vec![f32.clone(), f32.clone()],
+        vec![f32],
+        Params::None,
+    );
+    // Version 8 is what the converter stamps for sparse weights.
+    let bytes = ModelBuilder::new()
+        .signature(&fc, OpVersion::new(8))
+        .signature(&lookup, OpVersion::ONE)
+        .signature(&lookup, OpVersion::ONE)
+        .finish();
+    let path = scratch("xnnpack_fc8").join("fc8.tflite");
+    std::fs::write(&path, bytes).unwrap();
+
+    let out = check_delegate(&path, "xnnpack", false);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "subgraph 0 node 0 (FULLY_CONNECTED v8): Unsupported version 8 of FullyConnected.\n"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "tflite-opver: 2 node(s) have no XNNPACK kernel at all and stay on the CPU: EMBEDDING_LOOKUP\n"
+        ),
+        "{stderr}"
+    );
+    let json = json_of(&check_delegate(&path, "xnnpack", true));
+    assert_eq!(json["version_refusals"][0]["max_version"], Value::Null);
+    assert_eq!(json["no_kernel"], serde_json::json!(["EMBEDDING_LOOKUP"]));
+    assert_eq!(json["no_kernel_nodes"], 2);
+
+    // The GPU delegate takes FULLY_CONNECTED up to version 9.
+    let out = check_delegate(&path, "gpu", false);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn delegate_usage_errors_exit_2() {
+    let model = oracle("add__float32.tflite");
+    let out = check_delegate(&model, "tpu", false);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&[
+        "check".as_ref(),
+        model.as_os_str(),
+        "--delegate".as_ref(),
+        "gpu".as_ref(),
+        "--runtime".as_ref(),
+        "2.3.0".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    // Neither a runtime nor a delegate.
+    let out = run(&["check".as_ref(), model.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A model of `operators` int8 ADDs, each on fresh tensors (two constant inputs, all three
+/// quantized), as converters write them: ten FlatBuffer tables per operator (operator,
+/// AddOptions, 3 tensors, 3 quantization tables, 2 buffers).
+pub(crate) fn int8_adds(operators: usize) -> Vec<u8> {
+    let q = tflite_opver::Quantization::per_tensor(0.5);
+    let t = TensorSpec::new(ElementType::Int8, &[1, 4]).quantized(q);
+    let add = OpSignature::new(
+        BuiltinOperator::ADD,
+        vec![t.clone().constant(), t.clone().constant()],
+        vec![t],
+        Params::Add(tflite_opver::AddParams::default()),
+    );
+    let mut builder = ModelBuilder::new();
+    for _ in 0..operators {
+        builder.signature(&add, OpVersion::new(2));
+    }
+    builder.finish()
+}
+
+#[test]
+fn inspect_warns_above_the_verifiers_table_limit() {
+    let dir = scratch("max_tables");
+    // 100,000 operators: 1,000,004 tables (with the model, its operator code, subgraph and
+    // empty buffer 0), just above flatbuffers' default max_tables.
+    let path = dir.join("adds.tflite");
+    std::fs::write(&path, int8_adds(100_000)).unwrap();
+    let out = run(&["inspect".as_ref(), path.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_prefixed(&out.stderr);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "adds.tflite: the model has 1000004 FlatBuffer tables, above the 1000000 TFLite's \
+             verifier accepts"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("flatbuffers/verifier.h"), "{stderr}");
+    assert!(
+        stderr.contains("\"The model is not a valid Flatbuffer buffer\""),
+        "{stderr}"
+    );
+
+    let out = run(&["inspect".as_ref(), path.as_os_str(), "--json".as_ref()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let json = json_of(&out);
+    assert_eq!(sorted_keys(&json), INSPECT_KEYS);
+    assert_eq!(json["verifier_tables"], 1_000_004);
+    let warnings = json["loader_warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0]["limit"], "max_tables");
+    assert_eq!(warnings[0]["value"], 1_000_004);
+    assert_eq!(warnings[0]["max"], 1_000_000);
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -3,13 +3,17 @@
 //! ```text
 //! tflite-opver inspect MODEL [--json]
 //! tflite-opver check MODEL --runtime VERSION [--custom NAME]... [--json]
+//! tflite-opver check MODEL --delegate gpu|nnapi|xnnpack [--json]
 //! tflite-opver stamp MODEL -o OUT [--minimize]
 //! ```
 //!
-//! Exit status: 0 done (the model runs), 1 the model does not run on the runtime, 2 the input
+//! Exit status: 0 done (the model runs), 1 the model does not run on the runtime (or the
+//! delegate refuses a node on version grounds), 2 the input
 //! could not be read or the usage is wrong. Every message on stderr starts with `tflite-opver: `.
 
+mod delegate;
 mod input;
+mod limits;
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
@@ -34,8 +38,9 @@ const TOOL: &str = "tflite-opver";
     name = TOOL,
     version,
     about = "TensorFlow Lite op versions: inspect, check and re-stamp .tflite models",
-    after_help = "Exit status: 0 done (the model runs), 1 the model does not run on the runtime, \
-                  2 unreadable input or bad usage."
+    after_help = "Exit status: 0 done (the model runs), 1 the model does not run on the runtime \
+                  or the delegate refuses a node on version grounds, 2 unreadable input or bad \
+                  usage."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -46,7 +51,8 @@ struct Cli {
 enum Command {
     /// Operator codes with stored and required versions, custom ops, minimum runtime.
     Inspect(InspectArgs),
-    /// Will the model run on a TFLite release? Lists every operator code it lacks.
+    /// Will the model run on a TFLite release (every operator code it lacks), or which nodes
+    /// would a delegate refuse on version grounds?
     Check(CheckArgs),
     /// Re-stamp operator code versions and the min_runtime_version metadata.
     Stamp(StampArgs),
@@ -66,11 +72,14 @@ struct CheckArgs {
     /// The .tflite model.
     model: PathBuf,
     /// The TFLite runtime release, dot-separated numbers such as 2.3.0.
-    #[arg(long, value_parser = RuntimeVersion::from_str)]
-    runtime: RuntimeVersion,
+    #[arg(long, value_parser = RuntimeVersion::from_str, required_unless_present = "delegate")]
+    runtime: Option<RuntimeVersion>,
     /// A custom op the runtime has (any version); repeatable.
-    #[arg(long = "custom", value_name = "NAME")]
+    #[arg(long = "custom", value_name = "NAME", conflicts_with = "delegate")]
     customs: Vec<String>,
+    /// Instead of a runtime, a TFLite delegate: lists the nodes it refuses on version grounds.
+    #[arg(long, value_enum, conflicts_with = "runtime")]
+    delegate: Option<delegate::DelegateName>,
     /// Print one JSON object instead of text (its keys are listed in the crate's README).
     #[arg(long)]
     json: bool,
@@ -234,10 +243,15 @@ fn inspect(args: &InspectArgs) -> Result<Outcome, CliError> {
     let path = &args.model;
     let bytes = read_model_file(path).map_err(|e| report_unreadable(path, args.json, e))?;
     let model = open(path, &bytes).map_err(|e| report_unreadable(path, args.json, e))?;
+    let loader = tflite_opver::loader_limits(&model);
     if args.json {
-        print_json(&inspect_json(path, &model))?;
+        let mut value = inspect_json(path, &model);
+        value["verifier_tables"] = json!(loader.tables);
+        value["loader_warnings"] = limits::warnings_json(&loader);
+        print_json(&value)?;
     } else {
         print(&inspect_text(path, &model))?;
+        limits::warn(path, &loader);
     }
     Ok(Outcome::Accepted)
 }
@@ -360,7 +374,12 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     let path = &args.model;
     let bytes = read_model_file(path).map_err(|e| report_unreadable(path, args.json, e))?;
     let model = open(path, &bytes).map_err(|e| report_unreadable(path, args.json, e))?;
-    let runtime = &args.runtime;
+    let runtime = match (&args.runtime, args.delegate) {
+        (_, Some(name)) => return delegate::check(path, &model, name, args.json),
+        (Some(runtime), None) => runtime,
+        // clap requires one of the two.
+        (None, None) => return Ok(Outcome::Accepted),
+    };
     let mut resolver = Resolver::for_runtime(runtime);
     for name in &args.customs {
         // Every version of the custom op: the range is never empty, so this cannot fail.

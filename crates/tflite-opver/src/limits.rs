@@ -1,0 +1,228 @@
+//! Loader limits: what TFLite's FlatBuffer verifier refuses before any kernel is looked up.
+//!
+//! Every TFLite loader (`FlatBufferModel::BuildFromFile`, `BuildFromBuffer`,
+//! `tf.lite.Interpreter`) runs `VerifyModelBuffer` on the model with a `flatbuffers::Verifier`
+//! built from default `Verifier::Options()`. Two of its limits are reachable by real models:
+//!
+//! - **tables**: the verifier counts every table it visits and gives up above `max_tables`,
+//!   1,000,000 by default (`flatbuffers/verifier.h`). Every operator is a table, and so is
+//!   its options table, every tensor, buffer, operator code and quantization table: a model
+//!   of about a hundred thousand operators can reach it.
+//! - **size**: TFLite verifies at most `FLATBUFFERS_MAX_BUFFER_SIZE - 1` bytes (2^31 - 2;
+//!   `FLATBUFFERS_MAX_BUFFER_SIZE` is 2^31 - 1 in `flatbuffers/base.h`), so a FlatBuffer of
+//!   2 GiB or more cannot load; the converter keeps larger weights outside the FlatBuffer
+//!   (buffers with an `offset`), which TFLite reads without verifying.
+//!
+//! Either way TFLite answers "The model is not a valid Flatbuffer buffer" and nothing more;
+//! [`loader_limits`] says which limit, before a model ships.
+//!
+//! Facts: `tensorflow/compiler/mlir/lite/core/model_builder_base.h`
+//! (`VerifyAndBuildFromAllocation`, which `tensorflow/lite/core/model_builder.h` uses): the
+//! size truncation to `FLATBUFFERS_MAX_BUFFER_SIZE - 1` and `flatbuffers::Verifier(..,
+//! flatbuffers::Verifier::Options())`; `flatbuffers/verifier.h`: `max_depth = 64`,
+//! `max_tables = 1000000`, and `VerifyComplexity` counting one per table.
+
+use crate::generated::schema::tflite as fb;
+use crate::model::{MAX_MODEL_LEN, Model};
+
+/// The most tables TFLite's verifier accepts in one model: flatbuffers' default `max_tables`
+/// (`flatbuffers/verifier.h`), which TFLite does not change
+/// (`tensorflow/compiler/mlir/lite/core/model_builder_base.h`).
+pub const VERIFIER_MAX_TABLES: usize = 1_000_000;
+
+/// The most bytes TFLite's verifier reads: `FLATBUFFERS_MAX_BUFFER_SIZE - 1`, 2^31 - 2
+/// (`tensorflow/compiler/mlir/lite/core/model_builder_base.h`).
+pub const VERIFIER_MAX_BYTES: usize = MAX_MODEL_LEN - 1;
+
+/// A limit of TFLite's loader that a model exceeds: TFLite would refuse to load it with "The
+/// model is not a valid Flatbuffer buffer".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LimitWarning {
+    /// More tables than the verifier's `max_tables`.
+    #[error(
+        "the model has {tables} FlatBuffer tables, above the {max} TFLite's verifier accepts \
+         (flatbuffers' default max_tables, flatbuffers/verifier.h, kept by \
+         tensorflow/compiler/mlir/lite/core/model_builder_base.h): TFLite will refuse it with \
+         \"The model is not a valid Flatbuffer buffer\"; split it into several models or \
+         share operators"
+    )]
+    TooManyTables {
+        /// The tables the verifier would count (at least).
+        tables: usize,
+        /// [`VERIFIER_MAX_TABLES`].
+        max: usize,
+    },
+    /// The FlatBuffer is larger than the verifier reads.
+    #[error(
+        "the model is {len} bytes and keeps all its data inside the FlatBuffer, above the {max} \
+         bytes TFLite verifies (FLATBUFFERS_MAX_BUFFER_SIZE - 1, \
+         tensorflow/compiler/mlir/lite/core/model_builder_base.h): TFLite will refuse it with \
+         \"The model is not a valid Flatbuffer buffer\"; keep large weights outside the \
+         FlatBuffer, as the converter does above 2 GB"
+    )]
+    TooLarge {
+        /// The model's length in bytes.
+        len: usize,
+        /// [`VERIFIER_MAX_BYTES`].
+        max: usize,
+    },
+}
+
+/// A model measured against TFLite's loader limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoaderLimits {
+    /// The tables TFLite's verifier would count. A lower bound for sparse tensors: the
+    /// crate's schema does not describe `SparsityParameters`' nested tables, so each sparse
+    /// tensor's sparsity counts as one table.
+    pub tables: usize,
+    /// The model's length in bytes.
+    pub len: usize,
+    /// Whether some buffer keeps its data outside the FlatBuffer (which is not verified).
+    pub external_data: bool,
+}
+
+impl LoaderLimits {
+    /// Every limit the model exceeds; empty when TFLite's verifier accepts it on these counts.
+    pub fn warnings(&self) -> Vec<LimitWarning> {
+        let mut warnings = Vec::new();
+        if self.tables > VERIFIER_MAX_TABLES {
+            warnings.push(LimitWarning::TooManyTables {
+                tables: self.tables,
+                max: VERIFIER_MAX_TABLES,
+            });
+        }
+        if self.len > VERIFIER_MAX_BYTES && !self.external_data {
+            warnings.push(LimitWarning::TooLarge {
+                len: self.len,
+                max: VERIFIER_MAX_BYTES,
+            });
+        }
+        warnings
+    }
+}
+
+/// Measures `model` against TFLite's loader limits: counts the FlatBuffer tables its verifier
+/// would visit (the model, each operator code, subgraph, tensor, quantization and sparsity
+/// table, variant subtype, operator, options table, buffer, metadata entry, signature and
+/// tensor map).
+///
+/// ```
+/// use tflite_opver::{
+///     AddParams, BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion,
+///     Params, TensorSpec, loader_limits,
+/// };
+///
+/// let t = TensorSpec::new(ElementType::Float32, &[1, 4]);
+/// let add = OpSignature::new(
+///     BuiltinOperator::ADD,
+///     vec![t.clone(), t.clone()],
+///     vec![t],
+///     Params::Add(AddParams::default()),
+/// );
+/// let bytes = ModelBuilder::new().signature(&add, OpVersion::ONE).finish();
+/// let limits = loader_limits(&Model::from_bytes(&bytes)?);
+/// // Model, operator code, subgraph, 3 tensors, operator, AddOptions, buffer.
+/// assert_eq!(limits.tables, 9);
+/// assert!(limits.warnings().is_empty());
+/// # Ok::<(), tflite_opver::Error>(())
+/// ```
+pub fn loader_limits(model: &Model<'_>) -> LoaderLimits {
+    LoaderLimits {
+        tables: count_tables(model.bytes()).unwrap_or(0),
+        len: model.bytes().len(),
+        external_data: model.has_external_data(),
+    }
+}
+
+/// The length of an optional vector field, 0 when absent.
+fn len_of<T>(field: planus::Result<Option<planus::Vector<'_, T>>>) -> usize {
+    field.ok().flatten().map_or(0, |v| v.len())
+}
+
+/// 1 when an optional table (or a union with a known member) is present. An unknown union
+/// member is not verified by TFLite, so not counted.
+fn present<T>(field: planus::Result<Option<T>>) -> usize {
+    usize::from(matches!(field, Ok(Some(_))))
+}
+
+/// The tables of a model that [`Model::from_bytes`] already validated; `None` only if the
+/// root cannot be read.
+fn count_tables(bytes: &[u8]) -> Option<usize> {
+    use planus::ReadAsRoot;
+    let root = fb::ModelRef::read_as_root(bytes).ok()?;
+    let mut tables = 1 + len_of(root.operator_codes()) + len_of(root.buffers());
+    tables += len_of(root.metadata());
+    if let Ok(Some(signatures)) = root.signature_defs() {
+        for signature in signatures.iter().flatten() {
+            tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
+        }
+    }
+    let Ok(Some(subgraphs)) = root.subgraphs() else {
+        return Some(tables);
+    };
+    for subgraph in subgraphs.iter().flatten() {
+        tables += 1;
+        if let Ok(Some(tensors)) = subgraph.tensors() {
+            for tensor in tensors.iter().flatten() {
+                tables += 1 + present(tensor.sparsity()) + len_of(tensor.variant_tensors());
+                if let Ok(Some(quantization)) = tensor.quantization() {
+                    tables += 1 + present(quantization.details());
+                }
+            }
+        }
+        if let Ok(Some(operators)) = subgraph.operators() {
+            for operator in operators.iter().flatten() {
+                tables +=
+                    1 + present(operator.builtin_options()) + present(operator.builtin_options_2());
+            }
+        }
+    }
+    Some(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(tables: usize, len: usize, external_data: bool) -> LoaderLimits {
+        LoaderLimits {
+            tables,
+            len,
+            external_data,
+        }
+    }
+
+    #[test]
+    fn table_limit_is_strictly_above_a_million() {
+        assert!(limits(1_000_000, 100, false).warnings().is_empty());
+        assert_eq!(
+            limits(1_000_001, 100, false).warnings(),
+            [LimitWarning::TooManyTables {
+                tables: 1_000_001,
+                max: 1_000_000
+            }]
+        );
+    }
+
+    #[test]
+    fn size_limit_is_two_gib_minus_two_without_external_data() {
+        assert_eq!(VERIFIER_MAX_BYTES, (1 << 31) - 2);
+        assert!(limits(1, VERIFIER_MAX_BYTES, false).warnings().is_empty());
+        let too_large = limits(1, VERIFIER_MAX_BYTES + 1, false).warnings();
+        assert_eq!(
+            too_large,
+            [LimitWarning::TooLarge {
+                len: (1 << 31) - 1,
+                max: (1 << 31) - 2
+            }]
+        );
+        assert!(
+            too_large[0]
+                .to_string()
+                .contains("FLATBUFFERS_MAX_BUFFER_SIZE - 1")
+        );
+        // Data kept outside the FlatBuffer is not verified.
+        assert!(limits(1, usize::MAX, true).warnings().is_empty());
+        assert_eq!(limits(2_000_000, usize::MAX, false).warnings().len(), 2);
+    }
+}
