@@ -481,19 +481,29 @@ fn check_hints_when_minimizing_would_fix_it() {
 }
 
 #[test]
-fn a_file_above_the_flatbuffer_limit_is_refused_before_reading() {
-    // A sparse file one byte over 2^31 - 1: nothing is mapped or read.
+fn a_file_over_2_gib_is_read_and_only_an_absurd_one_is_refused_unread() {
+    // Over FlatBuffers' 2 GiB: a model over 2 GB keeps data after its FlatBuffer, and TFLite
+    // loads such files, so the tool reads it (a sparse file of zeros: not a model, by its bytes).
     let dir = scratch("large");
     let path = dir.join("large.tflite");
     let file = std::fs::File::create(&path).unwrap();
-    let len = MAX_MODEL_LEN as u64 + 1;
+    file.set_len(MAX_MODEL_LEN as u64 + 1).unwrap();
+    drop(file);
+    let message = refused(&path);
+    assert!(message.contains("as a TFLite model"), "{message}");
+    assert!(!message.contains("this tool maps"), "{message}");
+
+    // Over 1 TiB (sparse, nothing is written or mapped): refused before reading.
+    let path = dir.join("absurd.tflite");
+    let file = std::fs::File::create(&path).unwrap();
+    let len = (1u64 << 40) + 1;
     file.set_len(len).unwrap();
     drop(file);
     assert_eq!(
         refused(&path),
         format!(
-            "tflite-opver: {} is {len} bytes, above FlatBuffers' limit of 2147483647 bytes (2 GiB) \
-             for one buffer: TensorFlow Lite cannot read it as a model\n",
+            "tflite-opver: {} is {len} bytes, above the 1099511627776 bytes (1 TiB) this tool \
+             maps: no TFLite model is that large\n",
             path.display()
         )
     );

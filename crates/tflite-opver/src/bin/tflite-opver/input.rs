@@ -59,8 +59,8 @@ pub(crate) fn read_input(path: &Path, max: u64) -> Result<Input, CliError> {
     if len == 0 {
         return Ok(Input { map: None });
     }
-    // `len <= max`, and `max` is at most FlatBuffers' 2 GiB limit, so it fits in `usize` on
-    // every platform this tool builds for; a failed conversion reads as an I/O error all the same.
+    // `len <= max` (1 TiB) fits in `usize` on the 64-bit platforms a model that large needs; on
+    // a 32-bit one a failed conversion reads as an I/O error.
     let map_len =
         usize::try_from(len).map_err(|_| cannot_read(std::io::ErrorKind::FileTooLarge.into()))?;
     // SAFETY: `Mmap::map` is unsafe because the mapped file may change while it is mapped: if
