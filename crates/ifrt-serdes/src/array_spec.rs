@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
-    encode_message,
+    decode_message_into, encode_message,
 };
 use crate::dtype::DType;
 use crate::error::{DecodeError, Error};
 use crate::format::Formats;
-use crate::generated::xla::ifrt::ArraySpecProto;
+use crate::generated::xla::ifrt::{ArraySpecProto, DTypeProto, Serialized, ShapeProto};
 use crate::registry::Registry;
 use crate::shape::Shape;
 use crate::spare::Spare;
@@ -78,22 +78,150 @@ impl Codec for ArraySpec {
         options: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
+        // The thread's spare message lends its nested envelope's buffers: the sharding's type
+        // name and bytes are decoded into them instead of into new ones. Its shape (the spare
+        // of `serialize_into`) is set aside meanwhile, so a decoded shape gives its `dims` to
+        // the new `Shape` and the spare keeps its own for the next write.
+        ArraySpecProto::with_spare(|proto| {
+            let kept_shape = proto.shape.take();
+            proto.version_number = 0;
+            proto.dtype = None;
+            let envelope = proto
+                .sharding
+                .get_or_insert_default()
+                .serialized_sharding
+                .get_or_insert_default();
+            envelope.type_name.clear();
+            envelope.data.clear();
+            let decoded = decode_message_into(proto, data, options, "ArraySpecProto");
+            let shape = std::mem::replace(&mut proto.shape, kept_shape);
+            decoded?;
+            let envelope = proto
+                .sharding
+                .as_ref()
+                .and_then(|s| s.serialized_sharding.as_ref())
+                .filter(|e| !e.type_name.is_empty() || !e.data.is_empty());
+            let Some(envelope) = envelope else {
+                // An empty envelope may also be an absent one, which the spare cannot tell
+                // apart: decode afresh, to report exactly what is missing.
+                let proto: ArraySpecProto = decode_message(data, options, "ArraySpecProto")?;
+                let envelope = proto.sharding.and_then(|s| s.serialized_sharding);
+                let parts = (proto.dtype, proto.shape, envelope.as_ref());
+                return Self::read(proto.version_number, parts, options, registry);
+            };
+            let parts = (proto.dtype, shape, Some(envelope));
+            Self::read(proto.version_number, parts, options, registry)
+        })
+    }
+}
+
+impl ArraySpec {
+    /// Reads the fields of a decoded message, each part by its own recorded format.
+    fn read(
+        version_number: i32,
+        (dtype, shape, sharding): (Option<DTypeProto>, Option<ShapeProto>, Option<&Serialized>),
+        options: &DeserializeOptions,
+        registry: &Registry,
+    ) -> Result<Self, Error> {
         const WHAT: &str = "ArraySpec";
-        let proto: ArraySpecProto = decode_message(data, options, "ArraySpecProto")?;
         // Format 0 is the only one; each part is read by its own recorded format.
-        registry.read_format(&Self::FORMATS, proto.version_number)?;
+        registry.read_format(&Self::FORMATS, version_number)?;
         let missing = |field| DecodeError::MissingField { what: WHAT, field };
-        let dtype = DType::from_proto(&proto.dtype.ok_or_else(|| missing("dtype"))?, registry)?;
-        let shape = Shape::from_proto(proto.shape.ok_or_else(|| missing("shape"))?, registry)?;
-        let sharding = proto
-            .sharding
-            .and_then(|s| s.serialized_sharding)
-            .ok_or_else(|| missing("sharding"))?;
-        let sharding = registry.deserialize_sharding(&sharding, options)?;
+        let dtype = DType::from_proto(&dtype.ok_or_else(|| missing("dtype"))?, registry)?;
+        let shape = Shape::from_proto(shape.ok_or_else(|| missing("shape"))?, registry)?;
+        let sharding = sharding.ok_or_else(|| missing("sharding"))?;
+        let sharding = registry.deserialize_sharding(sharding, options)?;
         Ok(ArraySpec {
             dtype,
             shape,
             sharding,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generated::xla::ifrt::{DTypeProto, ShardingProto};
+    use crate::version::SupportedVersions;
+    use prost::Message;
+
+    /// What `deserialize` must give: the message decoded afresh, then read.
+    fn fresh(data: &[u8], registry: &Registry) -> Result<ArraySpec, Error> {
+        let options = DeserializeOptions::default();
+        let proto: ArraySpecProto = decode_message(data, &options, "ArraySpecProto")?;
+        let envelope = proto.sharding.and_then(|s| s.serialized_sharding);
+        let parts = (proto.dtype, proto.shape, envelope.as_ref());
+        ArraySpec::read(proto.version_number, parts, &options, registry)
+    }
+
+    #[test]
+    fn the_spare_reads_as_a_fresh_message_does() {
+        let registry = Registry::with_builtin_types(SupportedVersions::BUILT_IN);
+        let options = SerializeOptions::new(SupportedVersions::BUILT_IN.current());
+        let sharding = crate::sharding::SingleDeviceSharding::new(3, Default::default()).unwrap();
+        let envelope = registry.serialize(&sharding, &options).unwrap();
+        let valid = ArraySpecProto {
+            version_number: 0,
+            dtype: Some(DTypeProto {
+                version_number: 0,
+                kind: DType::F32.kind_number(),
+            }),
+            shape: Some(ShapeProto {
+                version_number: 0,
+                dims: vec![2, 3],
+            }),
+            sharding: Some(ShardingProto {
+                serialized_sharding: Some(envelope.clone()),
+            }),
+        };
+        let with_sharding = |sharding| ArraySpecProto {
+            sharding,
+            ..valid.clone()
+        };
+        let empty = Serialized::default();
+        let unnamed = Serialized {
+            type_name: String::new(),
+            ..envelope.clone()
+        };
+        let mut twice = valid.encode_to_vec();
+        twice.extend(valid.encode_to_vec());
+        let cases = [
+            valid.encode_to_vec(),
+            twice,
+            with_sharding(None).encode_to_vec(),
+            with_sharding(Some(ShardingProto::default())).encode_to_vec(),
+            with_sharding(Some(ShardingProto {
+                serialized_sharding: Some(empty),
+            }))
+            .encode_to_vec(),
+            with_sharding(Some(ShardingProto {
+                serialized_sharding: Some(unnamed),
+            }))
+            .encode_to_vec(),
+            ArraySpecProto {
+                shape: None,
+                ..valid.clone()
+            }
+            .encode_to_vec(),
+            ArraySpecProto::default().encode_to_vec(),
+            vec![0xff],
+        ];
+        // Each case after every other, so the spare holds what any case left in it.
+        for before in &cases {
+            for case in &cases {
+                let _ = ArraySpec::deserialize(before, &DeserializeOptions::default(), &registry);
+                let read = ArraySpec::deserialize(case, &DeserializeOptions::default(), &registry);
+                assert_eq!(read, fresh(case, &registry), "{case:?} after {before:?}");
+            }
+        }
+        // Writing after reading leaves the bytes as they were.
+        let spec = ArraySpec::deserialize(&cases[0], &DeserializeOptions::default(), &registry);
+        let spec = spec.unwrap();
+        let written = registry.serialize(&spec, &options).unwrap();
+        for case in &cases {
+            let _ = ArraySpec::deserialize(case, &DeserializeOptions::default(), &registry);
+            assert_eq!(registry.serialize(&spec, &options).unwrap(), written);
+        }
     }
 }

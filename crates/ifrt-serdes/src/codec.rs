@@ -120,6 +120,20 @@ pub(crate) fn decode_message<M: Message + Default>(
     M::decode(bytes).map_err(|source| DecodeError::Malformed { what, source }.into())
 }
 
+/// [`decode_message`] into an existing message, which must hold the default values (its
+/// buffers may keep their capacity): the same result and the same errors as decoding afresh.
+pub(crate) fn decode_message_into<M: Message>(
+    message: &mut M,
+    bytes: &[u8],
+    options: &DeserializeOptions,
+    what: &'static str,
+) -> Result<(), Error> {
+    check_size(bytes, options)?;
+    message
+        .merge(bytes)
+        .map_err(|source| DecodeError::Malformed { what, source }.into())
+}
+
 /// Refuses inputs over the caller's limit, before anything is parsed.
 pub(crate) fn check_size(bytes: &[u8], options: &DeserializeOptions) -> Result<(), Error> {
     if bytes.len() > options.max_bytes {

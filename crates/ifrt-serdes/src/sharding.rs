@@ -13,12 +13,13 @@
 
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
-    encode_message,
+    decode_message_into, encode_message,
 };
 use crate::error::{DecodeError, Error, Incompatible, InvalidValue};
 use crate::format::Formats;
 use crate::generated::xla::ifrt::{
-    MemoryKindId, ShardingParamProto, ShardingParamShardingProto, SingleDeviceShardingProto,
+    DeviceListProto, MemoryKindId, ShardingParamProto, ShardingParamShardingProto,
+    SingleDeviceShardingProto,
 };
 use crate::registry::Registry;
 use crate::spare::{Spare, refill};
@@ -265,21 +266,27 @@ impl ShardingParam {
         Ok(())
     }
 
-    /// Reads a message by its own recorded format.
-    pub fn from_proto(proto: ShardingParamProto, registry: &Registry) -> Result<Self, Error> {
+    /// [`ShardingParam::from_proto`] of a borrowed message, copying its lists at their exact
+    /// sizes.
+    fn read(proto: &ShardingParamProto, registry: &Registry) -> Result<Self, Error> {
         let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
         let unreduced_axes = if format >= UNREDUCED_AXES_SINCE {
-            proto.unreduced_axes
+            proto.unreduced_axes.to_vec()
         } else {
             // Format 0 had no such field; a reader of that era would not see it.
             Vec::new()
         };
         ShardingParam::new(
-            proto.dim_shards,
-            proto.permutation,
-            proto.axis_sizes,
+            proto.dim_shards.to_vec(),
+            proto.permutation.to_vec(),
+            proto.axis_sizes.to_vec(),
             unreduced_axes,
         )
+    }
+
+    /// Reads a message by its own recorded format.
+    pub fn from_proto(proto: ShardingParamProto, registry: &Registry) -> Result<Self, Error> {
+        Self::read(&proto, registry)
     }
 }
 
@@ -533,25 +540,147 @@ impl Codec for ShardingParamSharding {
         options: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
+        // Decoded into the thread's spare message, whose lists already have room (a fresh
+        // message grows its device list one reallocation at a time); each list is then copied
+        // out at its exact size.
+        ShardingParamShardingProto::with_spare(|proto| {
+            proto.version_number = 0;
+            proto.memory_kind = None;
+            proto.memory_kind_id = 0;
+            let param = proto.sharding_param.get_or_insert_default();
+            param.version_number = 0;
+            param.dim_shards.clear();
+            param.permutation.clear();
+            param.axis_sizes.clear();
+            param.unreduced_axes.clear();
+            let devices = proto.devices.get_or_insert_default();
+            devices.version_number = 0;
+            devices.device_ids.clear();
+            decode_message_into(proto, data, options, "ShardingParamShardingProto")?;
+            let empty_param = proto.sharding_param.as_ref() == Some(&ShardingParamProto::default());
+            let empty_devices = proto.devices.as_ref() == Some(&DeviceListProto::default());
+            if empty_param || empty_devices {
+                // An empty part may also be an absent one, which the spare cannot tell apart:
+                // decode afresh, to report exactly what is missing.
+                let proto: ShardingParamShardingProto =
+                    decode_message(data, options, "ShardingParamShardingProto")?;
+                return Self::read(&proto, registry);
+            }
+            Self::read(proto, registry)
+        })
+    }
+}
+
+impl ShardingParamSharding {
+    /// Reads a decoded message by its recorded format, its parts by their own.
+    fn read(proto: &ShardingParamShardingProto, registry: &Registry) -> Result<Self, Error> {
         const WHAT: &str = "ShardingParamSharding";
-        let proto: ShardingParamShardingProto =
-            decode_message(data, options, "ShardingParamShardingProto")?;
         let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
         // Nested values are read by their own recorded formats.
-        let param = ShardingParam::from_proto(
-            proto.sharding_param.ok_or(DecodeError::MissingField {
-                what: WHAT,
-                field: "sharding_param",
-            })?,
+        let param = ShardingParam::read(
+            proto
+                .sharding_param
+                .as_ref()
+                .ok_or(DecodeError::MissingField {
+                    what: WHAT,
+                    field: "sharding_param",
+                })?,
             registry,
         )?;
-        let devices = proto.devices.ok_or(DecodeError::MissingField {
+        let devices = proto.devices.as_ref().ok_or(DecodeError::MissingField {
             what: WHAT,
             field: "devices",
         })?;
         registry.read_format(&DEVICE_LIST, devices.version_number)?;
-        let memory_kind =
-            MemoryKind::decode(format, proto.memory_kind, proto.memory_kind_id, WHAT)?;
-        ShardingParamSharding::new(param, devices.device_ids, memory_kind)
+        let memory_kind = MemoryKind::decode(
+            format,
+            proto.memory_kind.clone(),
+            proto.memory_kind_id,
+            WHAT,
+        )?;
+        ShardingParamSharding::new(param, devices.device_ids.to_vec(), memory_kind)
+    }
+}
+
+#[cfg(test)]
+mod spare_tests {
+    use super::*;
+    use crate::generated::xla::ifrt::DeviceListProto;
+    use crate::version::SupportedVersions;
+    use prost::Message;
+
+    #[test]
+    fn the_spare_reads_as_a_fresh_message_does() {
+        let registry = Registry::with_builtin_types(SupportedVersions::BUILT_IN);
+        let options = DeserializeOptions::default();
+        let fresh = |data: &[u8]| {
+            let proto: ShardingParamShardingProto =
+                decode_message(data, &options, "ShardingParamShardingProto")?;
+            ShardingParamSharding::read(&proto, &registry)
+        };
+        let valid = ShardingParamShardingProto {
+            version_number: 2,
+            sharding_param: Some(ShardingParamProto {
+                version_number: 1,
+                dim_shards: vec![2, 1],
+                permutation: vec![1, 0],
+                axis_sizes: vec![2, 2],
+                unreduced_axes: vec![0],
+            }),
+            devices: Some(DeviceListProto {
+                version_number: 0,
+                device_ids: vec![0, 1, 2, 3],
+            }),
+            memory_kind: None,
+            memory_kind_id: MemoryKindId::Device as i32,
+        };
+        let one_device = ShardingParamShardingProto {
+            sharding_param: Some(ShardingParamProto::default()),
+            devices: Some(DeviceListProto {
+                version_number: 0,
+                device_ids: vec![5],
+            }),
+            memory_kind: Some("device".into()),
+            memory_kind_id: 0,
+            ..valid.clone()
+        };
+        let mut twice = valid.encode_to_vec();
+        twice.extend(one_device.encode_to_vec());
+        let cases = [
+            valid.encode_to_vec(),
+            one_device.encode_to_vec(),
+            twice,
+            ShardingParamShardingProto {
+                sharding_param: None,
+                ..valid.clone()
+            }
+            .encode_to_vec(),
+            ShardingParamShardingProto {
+                devices: None,
+                ..valid.clone()
+            }
+            .encode_to_vec(),
+            ShardingParamShardingProto {
+                devices: Some(DeviceListProto::default()),
+                ..one_device.clone()
+            }
+            .encode_to_vec(),
+            ShardingParamShardingProto {
+                memory_kind: Some("pinned_host".into()),
+                ..valid.clone()
+            }
+            .encode_to_vec(),
+            ShardingParamShardingProto::default().encode_to_vec(),
+            vec![0xff],
+        ];
+        // Each case after every other, so the spare holds what any case left in it.
+        for before in &cases {
+            for case in &cases {
+                let _ = ShardingParamSharding::deserialize(before, &options, &registry);
+                let read = ShardingParamSharding::deserialize(case, &options, &registry);
+                assert_eq!(read, fresh(case), "{case:?} after {before:?}");
+            }
+        }
+        assert!(fresh(&cases[0]).is_ok() && fresh(&cases[1]).is_ok());
     }
 }
