@@ -69,8 +69,14 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
     for target in TARGETS {
         let schema_dir = root.join(target.schema_dir);
         let schemas = find_files(&schema_dir, target.kind.extension())?;
+        // A missing schema folder is a broken checkout (or a wrong root), never "nothing to
+        // generate": `--check` must not pass by reading nothing.
         if schemas.is_empty() {
-            continue;
+            return Err(format!(
+                "no .{} schema in {}: is this the workspace root?",
+                target.kind.extension(),
+                schema_dir.display()
+            ));
         }
         let files = match target.kind {
             SchemaKind::Protobuf => generate_protobuf(root, &schema_dir, &schemas, target.extra)?,

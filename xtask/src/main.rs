@@ -15,7 +15,7 @@ mod codegen;
 mod demo;
 mod tf_releases;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -93,8 +93,15 @@ fn main() -> ExitCode {
 }
 
 /// The workspace root: the parent of this package's manifest directory.
+///
+/// Cargo sets `CARGO_MANIFEST_DIR` when it runs the binary (`cargo xtask` is `cargo run`); that
+/// is the checkout being worked on. The path compiled in is only a fallback: a binary built by
+/// another checkout sharing the target directory (CI's fresh clone does) would point there.
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest_dir
         .parent()
         .expect("xtask lives one level below the workspace root")
         .to_path_buf()
