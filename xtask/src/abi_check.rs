@@ -154,16 +154,26 @@ fn declarations(root: &Path, cargo: &Command) -> Result<Vec<StructLayout>, Strin
         .args(["se-abi-layouts", "--message-format=json"])
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let messages: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .collect();
     if !output.status.success() {
+        // With `--message-format=json` the compiler's own diagnostics go to stdout; without
+        // them the failure would only say "could not compile `x` due to 1 previous error".
+        let diagnostics: String = messages
+            .iter()
+            .filter(|message| message["reason"] == "compiler-message")
+            .filter_map(|message| message["message"]["rendered"].as_str())
+            .collect();
         return Err(format!(
-            "building se-abi's `se-abi-layouts` example failed ({}):\n{}",
+            "building se-abi's `se-abi-layouts` example failed ({}):\n{diagnostics}{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let executable = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+    let executable = messages
+        .iter()
         .filter(|message| message["target"]["name"] == "se-abi-layouts")
         .find_map(|message| message["executable"].as_str().map(PathBuf::from))
         .ok_or("cargo built no `se-abi-layouts` executable")?;
