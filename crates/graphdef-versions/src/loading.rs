@@ -30,8 +30,10 @@
 //! it runs. The host name in `Op type not registered ... in binary running on HOST` is the
 //! machine's that loads the graph; [`ReleaseJudge::with_host`] sets it.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::error::Error;
 use crate::releases::TfRelease;
@@ -230,8 +232,28 @@ impl ReleaseJudge {
 
     /// Every release's verdict on `graph` imported with `import_graph_def`.
     pub fn judge_graph_def(&self, graph: &GraphDef) -> ReleaseReport {
+        // Releases that define every op the graph names by the same OpDef import it alike, up
+        // to the wording of a refusal: one import per such group says whether all of its
+        // releases accept; only a refusing group is replayed release by release, for each
+        // release's own message.
+        let names = op_names(graph);
+        let prepared = Prepared::new(&graph.node);
+        let mut accepted_by: HashMap<Vec<Option<*const OpDef>>, bool> = HashMap::new();
         self.report(Loader::ImportGraphDef, |release| {
-            self.import_graph_def(graph, release)
+            let versions = graph.versions.clone().unwrap_or_default();
+            if release.consumer(Scheme::GraphDef).check(&versions).is_err() {
+                return self.import_graph_def_prepared(graph, &prepared, release);
+            }
+            let key: Vec<Option<*const OpDef>> = names
+                .iter()
+                .map(|name| release.op(name).map(|op| op as *const OpDef))
+                .collect();
+            if accepted_by.get(&key) == Some(&true) {
+                return None;
+            }
+            let refusal = self.import_graph_def_prepared(graph, &prepared, release);
+            accepted_by.insert(key, refusal.is_none());
+            refusal
         })
     }
 
@@ -246,7 +268,7 @@ impl ReleaseJudge {
     fn report(
         &self,
         loader: Loader,
-        judge: impl Fn(TfRelease) -> Option<ReleaseRefusal>,
+        mut judge: impl FnMut(TfRelease) -> Option<ReleaseRefusal>,
     ) -> ReleaseReport {
         let verdicts = TfRelease::all()
             .map(|release| ReleaseVerdict {
@@ -259,6 +281,16 @@ impl ReleaseJudge {
 
     /// `import_graph_def` in one release.
     pub fn import_graph_def(&self, graph: &GraphDef, release: TfRelease) -> Option<ReleaseRefusal> {
+        self.import_graph_def_prepared(graph, &Prepared::new(&graph.node), release)
+    }
+
+    /// [`Self::import_graph_def`] of a graph whose nodes were indexed already.
+    fn import_graph_def_prepared(
+        &self,
+        graph: &GraphDef,
+        prepared: &Result<Prepared<'_>, Failure>,
+        release: TfRelease,
+    ) -> Option<ReleaseRefusal> {
         let versions = graph.versions.clone().unwrap_or_default();
         if let Err(refusal) = release.consumer(Scheme::GraphDef).check(&versions) {
             return Some(ReleaseRefusal {
@@ -267,9 +299,11 @@ impl ReleaseJudge {
             });
         }
         let importer = Importer::new(self, release, graph.library.as_ref());
-        let failure = importer
-            .import(&graph.node, Some(versions.producer))
-            .err()?;
+        let failure = match prepared {
+            Ok(prepared) => importer.import_prepared(prepared, Some(versions.producer)),
+            Err(failure) => Err(failure.clone()),
+        }
+        .err()?;
         let current = release.graph_def().current.get();
         let message = if i64::from(versions.producer) - i64::from(current) > 21 {
             // MaybeAppendVersionWarning (graph_constructor.cc): TensorFlow promises three weeks
@@ -322,6 +356,34 @@ impl ReleaseJudge {
         }
         Ok(())
     }
+}
+
+/// Every op and function name a graph mentions, at the top level and in its library.
+fn op_names(graph: &GraphDef) -> Vec<&str> {
+    let mut names: HashSet<&str> = graph.node.iter().map(|n| n.op.as_str()).collect();
+    if let Some(library) = &graph.library {
+        for function in &library.function {
+            if let Some(signature) = &function.signature {
+                names.insert(&signature.name);
+            }
+            names.extend(function.node_def.iter().map(|n| n.op.as_str()));
+            for node in &function.node_def {
+                for value in node.attr.values() {
+                    if let Some(Value::Func(f)) = &value.value {
+                        names.insert(&f.name);
+                    }
+                }
+            }
+        }
+    }
+    for node in &graph.node {
+        if let Some(Value::Func(f)) = node.attr.get("f").and_then(|v| v.value.as_ref()) {
+            names.insert(&f.name);
+        }
+    }
+    let mut names: Vec<&str> = names.into_iter().collect();
+    names.sort_unstable();
+    names
 }
 
 fn with_device_advice(message: String) -> String {
@@ -568,82 +630,31 @@ impl<'a> Importer<'a> {
 
     /// `GraphConstructor::TryImport` of `nodes`, judging deprecations by `producer`.
     fn import(&self, nodes: &'a [NodeDef], producer: Option<i32>) -> Result<(), Failure> {
-        // BuildNodeIndex.
-        let mut index: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
-        for (i, node) in nodes.iter().enumerate() {
-            if !valid_node_name(&node.name) {
-                return Err(Failure::invalid(format!(
-                    "Node '{}': Node name contains invalid characters",
-                    node.name
-                )));
-            }
-            if index.insert(&node.name, i).is_some() {
-                return Err(Failure::invalid(format!(
-                    "Node '{}' is not unique",
-                    node.name
-                )));
-            }
-            if node.op.is_empty() {
-                return Err(Failure::invalid(format!(
-                    "Node '{}' does not specify an operation",
-                    node.name
-                )));
-            }
-            let mut in_control = false;
-            for input in &node.input {
-                if input.starts_with('^') {
-                    in_control = true;
-                } else if in_control {
-                    return Err(Failure::invalid(format!(
-                        "Node '{}': Control dependencies must come after regular dependencies",
-                        node.name
-                    )));
-                }
-            }
-        }
-        // InitFromEdges.
-        let next_iterations: HashSet<&str> = nodes
-            .iter()
-            .filter(|n| n.op == "NextIteration" || n.op == "RefNextIteration")
-            .map(|n| n.name.as_str())
-            .collect();
-        let mut pending = Vec::with_capacity(nodes.len());
-        let mut outputs: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-        let mut ready = BTreeSet::new();
-        for (i, node) in nodes.iter().enumerate() {
-            let mut count = node.input.len();
-            if is_merge(node) {
-                let controls = node.input.iter().filter(|s| s.starts_with('^')).count();
-                let back = node
-                    .input
-                    .iter()
-                    .filter(|s| !s.starts_with('^'))
-                    .any(|s| next_iterations.contains(tensor_id(s).0));
-                if back {
-                    count = controls + 1;
-                }
-            }
-            for input in &node.input {
-                let name = tensor_id(input).0;
-                let Some(&src) = index.get(name) else {
-                    return Err(Failure::invalid(format!(
-                        "Node '{}': Unknown input node '{input}'",
-                        node.name
-                    )));
-                };
-                outputs[src].push(i);
-            }
-            if count == 0 {
-                ready.insert(i);
-            }
-            pending.push(count);
-        }
+        self.import_prepared(&Prepared::new(nodes)?, producer)
+    }
+
+    /// The part of `TryImport` that depends on the release: `Convert` onwards.
+    fn import_prepared(&self, graph: &Prepared<'a>, producer: Option<i32>) -> Result<(), Failure> {
+        let Prepared {
+            nodes,
+            index,
+            next_iterations,
+            pending,
+            outputs,
+            ready,
+        } = graph;
+        let nodes: &'a [NodeDef] = nodes;
+        let mut pending = pending.clone();
+        let mut ready = ready.clone();
         // Convert.
         self.add_function_library()?;
         let mut types: Vec<Option<(Vec<i32>, Vec<i32>)>> = vec![None; nodes.len()];
+        // The last node of each op that passed validation, and its types: a node with the same
+        // op, attrs and input count passes alike (its name only matters in a refusal).
+        let mut accepted: HashMap<*const OpDef, (&NodeDef, Vec<i32>, Vec<i32>)> = HashMap::new();
         let mut back_edges = Vec::new();
         let mut processed = 0;
-        while let Some(o) = ready.pop_first() {
+        while let Some(Reverse(o)) = ready.pop() {
             processed += 1;
             let node = &nodes[o];
             let mut data_inputs = Vec::new();
@@ -685,12 +696,24 @@ impl<'a> Importer<'a> {
             // ModifyNodeDefForImport.
             let op = self.lookup(&node.op)?;
             let attrs = with_defaults(node, op);
-            validate_node_def(&self.d, node, op, &attrs)?;
+            let memo_key = op as *const OpDef;
+            let known = matches!(
+                accepted.get(&memo_key),
+                Some((seen, _, _)) if seen.attr == node.attr && seen.input.len() == node.input.len()
+            );
+            let (in_types, out_types) = if known {
+                let (_, in_types, out_types) = &accepted[&memo_key];
+                (in_types.clone(), out_types.clone())
+            } else {
+                validate_node_def(&self.d, node, op, &attrs)?;
+                // MakeNode.
+                let types = in_out_types(&attrs, op).map_err(Failure::invalid)?;
+                accepted.insert(memo_key, (node, types.0.clone(), types.1.clone()));
+                types
+            };
             if let Some(producer) = producer {
                 check_deprecation(op, producer)?;
             }
-            // MakeNode.
-            let (in_types, out_types) = in_out_types(&attrs, op).map_err(Failure::invalid)?;
             // MakeEdge, for each data input.
             for (i, &(src, slot)) in data_inputs.iter().enumerate() {
                 match &types[src] {
@@ -716,10 +739,12 @@ impl<'a> Importer<'a> {
             for &next in &outputs[o] {
                 let next_iteration_to_merge =
                     next_iterations.contains(node.name.as_str()) && is_merge(&nodes[next]);
-                if !next_iteration_to_merge {
+                // A Merge fed by more forward inputs than it waits for would count below
+                // zero; TensorFlow's CHECK stops the process there, this ignores the extra.
+                if !next_iteration_to_merge && pending[next] > 0 {
                     pending[next] -= 1;
                     if pending[next] == 0 {
-                        ready.insert(next);
+                        ready.push(Reverse(next));
                     }
                 }
             }
@@ -1055,6 +1080,128 @@ impl<'a> Importer<'a> {
             nodes.push(node);
         }
         Ok(nodes)
+    }
+}
+
+/// Node names to their position. Names come from the graph, and a graph that collides them
+/// on purpose only slows its own judging down, so a plain FNV-1a hash serves.
+type NameMap<'a> = HashMap<&'a str, usize, BuildHasherDefault<Fnv>>;
+
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+/// What importing a graph's nodes needs before any release is asked: the node index and the
+/// edges (`BuildNodeIndex` and `InitFromEdges`), the same for every release.
+struct Prepared<'a> {
+    nodes: &'a [NodeDef],
+    index: NameMap<'a>,
+    next_iterations: HashSet<&'a str>,
+    pending: Vec<usize>,
+    outputs: Vec<Vec<usize>>,
+    /// Nodes with no pending input, smallest index first (TensorFlow's `std::set`).
+    ready: BinaryHeap<Reverse<usize>>,
+}
+
+impl<'a> Prepared<'a> {
+    fn new(nodes: &'a [NodeDef]) -> Result<Self, Failure> {
+        // BuildNodeIndex.
+        let mut index: NameMap<'a> =
+            NameMap::with_capacity_and_hasher(nodes.len(), Default::default());
+        for (i, node) in nodes.iter().enumerate() {
+            if !valid_node_name(&node.name) {
+                return Err(Failure::invalid(format!(
+                    "Node '{}': Node name contains invalid characters",
+                    node.name
+                )));
+            }
+            if index.insert(&node.name, i).is_some() {
+                return Err(Failure::invalid(format!(
+                    "Node '{}' is not unique",
+                    node.name
+                )));
+            }
+            if node.op.is_empty() {
+                return Err(Failure::invalid(format!(
+                    "Node '{}' does not specify an operation",
+                    node.name
+                )));
+            }
+            let mut in_control = false;
+            for input in &node.input {
+                if input.starts_with('^') {
+                    in_control = true;
+                } else if in_control {
+                    return Err(Failure::invalid(format!(
+                        "Node '{}': Control dependencies must come after regular dependencies",
+                        node.name
+                    )));
+                }
+            }
+        }
+        // InitFromEdges.
+        let next_iterations: HashSet<&str> = nodes
+            .iter()
+            .filter(|n| n.op == "NextIteration" || n.op == "RefNextIteration")
+            .map(|n| n.name.as_str())
+            .collect();
+        let mut pending = Vec::with_capacity(nodes.len());
+        let mut outputs: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        let mut ready = BinaryHeap::new();
+        for (i, node) in nodes.iter().enumerate() {
+            let mut count = node.input.len();
+            if is_merge(node) {
+                let controls = node.input.iter().filter(|s| s.starts_with('^')).count();
+                let back = node
+                    .input
+                    .iter()
+                    .filter(|s| !s.starts_with('^'))
+                    .any(|s| next_iterations.contains(tensor_id(s).0));
+                if back {
+                    count = controls + 1;
+                }
+            }
+            for input in &node.input {
+                let name = tensor_id(input).0;
+                let Some(&src) = index.get(name) else {
+                    return Err(Failure::invalid(format!(
+                        "Node '{}': Unknown input node '{input}'",
+                        node.name
+                    )));
+                };
+                outputs[src].push(i);
+            }
+            if count == 0 {
+                ready.push(Reverse(i));
+            }
+            pending.push(count);
+        }
+        Ok(Prepared {
+            nodes,
+            index,
+            next_iterations,
+            pending,
+            outputs,
+            ready,
+        })
     }
 }
 
