@@ -257,6 +257,8 @@ fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
         Err(error) if args.json => {
             print_json(&json!({
                 "file": args.path.display().to_string(),
+                "oldest_release": null,
+                "unreadable": true,
                 "error": chain(&error),
             }))?;
             return Err(error);
@@ -282,6 +284,7 @@ fn releases_json(file: &str, report: &ReleaseReport) -> Value {
         "file": file,
         "loader": report.loader().as_str(),
         "oldest_release": report.oldest_release().map(|r| r.name()),
+        "unreadable": false,
         "releases": report.verdicts().iter().map(|verdict| json!({
             "release": verdict.release().name(),
             "accepted": verdict.accepted(),
