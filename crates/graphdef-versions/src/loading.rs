@@ -149,7 +149,18 @@ impl ReleaseReport {
     }
 }
 
-/// Replays each release's loader on a file. See the [module documentation](self).
+/// Replays each release's loader on a file, with that release's ops and constants, and
+/// reports its first refusal in its own words.
+///
+/// A GraphDef is judged as `tf.graph_util.import_graph_def` imports it: its VersionDef; then,
+/// node by node in topological order, the op lookup, the node's attrs against the op (type,
+/// allowed values, minimum, required attrs), the op's deprecation by the graph's producer, every
+/// edge's type, and the functions a node calls (directly or through `PartitionedCall`),
+/// instantiated with their ops and types. A library function nothing calls is not looked at.
+/// A TensorFlow 2 SavedModel is judged as `tf.saved_model.load` loads it: every library
+/// function, in dependency order, becomes a graph of its own and is imported. An attr the
+/// release does not know is not a refusal; its effect on types and values is. Shape functions
+/// and kernels are not replayed.
 ///
 /// ```
 /// use graphdef_versions::{ReleaseJudge, TfRelease, schema::{GraphDef, NodeDef, VersionDef}};
