@@ -1359,9 +1359,12 @@ fn validate_node_def(
         }
         seen.insert(name);
     }
+    // TensorFlow lists them in its `std::unordered_map`'s order, which for a handful of attrs
+    // is the reverse of the op's (each new entry goes to the front of libstdc++'s list).
     let missing: Vec<&str> = op
         .attr
         .iter()
+        .rev()
         .map(|a| a.name.as_str())
         .filter(|name| !seen.contains(name))
         .collect();

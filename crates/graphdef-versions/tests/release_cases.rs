@@ -101,3 +101,27 @@ fn every_case_every_release_as_tensorflow_said() {
         differences.join("\n")
     );
 }
+
+/// Cases built here around each kind of refusal the importer makes (`tests/data/release_extra/`,
+/// made by its `make_cases.py` and judged by the ten real releases with `run_release.py`).
+#[test]
+fn extra_cases_every_release_as_tensorflow_said() {
+    let verdicts = data_json("release_extra/verdicts.json");
+    let judge = ReleaseJudge::with_host("vm");
+    let mut differences = Vec::new();
+    let cases = verdicts.as_object().expect("verdicts.json is an object");
+    assert_eq!(cases.len(), 15);
+    for (file, expected) in cases {
+        let bytes = data_bytes(&format!("release_extra/cases/{file}"));
+        let report = judge
+            .judge(&bytes)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        compare(file, &report, expected, |v| v, &mut differences);
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}
