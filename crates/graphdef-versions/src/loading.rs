@@ -668,6 +668,21 @@ impl<'a> Importer<'a> {
         while let Some(Reverse(o)) = ready.pop() {
             processed += 1;
             let node = &nodes[o];
+            // ValidateColocationConstraints: `loc:@NAME` in `_class` must name a node here.
+            if let Some(Value::List(list)) = node.attr.get("_class").and_then(|v| v.value.as_ref())
+            {
+                for class in &list.s {
+                    if let Some(target) = class.strip_prefix(b"loc:@") {
+                        let target = String::from_utf8_lossy(target);
+                        if !index.contains_key(target.as_ref()) {
+                            return Err(Failure::invalid(format!(
+                                "Node '{}' expects to be colocated with unknown node '{target}'",
+                                node.name
+                            )));
+                        }
+                    }
+                }
+            }
             let mut data_inputs = Vec::new();
             let mut has_back_edge = false;
             for input in node.input.iter().filter(|s| !s.starts_with('^')) {
@@ -745,6 +760,27 @@ impl<'a> Importer<'a> {
             // ValidateShape: shape inference instantiates the functions a node calls.
             if let Some((function, call_attrs)) = self.called_function(node, &attrs) {
                 self.instantiate(function, &call_attrs, &mut Vec::new())?;
+            }
+            if let Some(Value::List(list)) = node
+                .attr
+                .get("_output_shapes")
+                .and_then(|v| v.value.as_ref())
+                && list.shape.len() < out_types.len()
+                && list.s.is_empty()
+                && list.i.is_empty()
+                && list.f.is_empty()
+                && list.b.is_empty()
+                && list.r#type.is_empty()
+                && list.tensor.is_empty()
+                && list.func.is_empty()
+            {
+                return Err(Failure::invalid(format!(
+                    "Node '{}' has {} outputs but the _output_shapes attribute specifies shapes \
+                     for {} outputs",
+                    node.name,
+                    out_types.len(),
+                    list.shape.len()
+                )));
             }
             types[o] = Some((in_types, out_types));
             for &next in &outputs[o] {
@@ -1287,18 +1323,16 @@ fn tensor_id(input: &str) -> (&str, usize) {
     (input, 0)
 }
 
-/// `IsValidNodeName` with internal ops allowed: `[A-Za-z0-9._][A-Za-z0-9_./-]*` segments
-/// joined by `>`.
+/// `IsValidNodeName` as an import checks it (internal ops not allowed): segments joined by
+/// `>`, each `[A-Za-z0-9.][A-Za-z0-9_./-]*`.
 fn valid_node_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.split('>').all(|part| {
-            let mut bytes = part.bytes();
-            bytes
-                .next()
-                .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_')
-                && bytes
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/'))
-        })
+    name.split('>').all(|part| {
+        let mut bytes = part.bytes();
+        bytes
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
+            && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/'))
+    })
 }
 
 /// The node's attrs with the op's defaults added (`AddDefaultsToNodeDef`).

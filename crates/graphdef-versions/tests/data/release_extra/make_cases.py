@@ -85,6 +85,43 @@ g = graph(1000); placeholder(g, "x"); node(g, "n", "Identity", ["x"], T=F)
 n = node(g, "m", "BatchMatrixDiag", ["x"], T=F)
 cases["deprecated_batch_op_producer_1000"] = g
 
+g = graph(); placeholder(g, "_x")
+cases["internal_node_name"] = g
+
+g = graph(); placeholder(g, "x"); n = node(g, "n", "Identity", ["x"], T=F)
+n.attr["_class"].list.s.append(b"loc:@nowhere")
+cases["colocated_with_unknown_node"] = g
+
+# A branch function that uses CheckPinned (registered from 2.18): If does not instantiate its
+# branches on import.
+g = graph(); placeholder(g, "c", types_pb2.DT_BOOL); placeholder(g, "x")
+for name, op in [("then_fn", "CheckPinned"), ("else_fn", "Identity")]:
+    f = g.library.function.add(); f.signature.name = name
+    a = f.signature.input_arg.add(); a.name = "a"; a.type = F
+    o = f.signature.output_arg.add(); o.name = "y"; o.type = F
+    b = f.node_def.add(); b.name = "i"; b.op = op; b.input.append("a"); b.attr["T"].type = F
+    f.ret["y"] = "i:output:0"
+n = node(g, "n", "StatelessIf", ["c", "x"], Tcond=types_pb2.DT_BOOL)
+n.attr["Tin"].list.type.append(F); n.attr["Tout"].list.type.append(F)
+n.attr["then_branch"].func.name = "then_fn"; n.attr["else_branch"].func.name = "else_fn"
+cases["if_branch_with_new_op"] = g
+
+# The same function called directly: instantiated, so 2.12 to 2.17 refuse it.
+g = graph(); placeholder(g, "x")
+f = g.library.function.add(); f.signature.name = "then_fn"
+a = f.signature.input_arg.add(); a.name = "a"; a.type = F
+o = f.signature.output_arg.add(); o.name = "y"; o.type = F
+b = f.node_def.add(); b.name = "i"; b.op = "CheckPinned"; b.input.append("a"); b.attr["T"].type = F
+f.ret["y"] = "i:output:0"
+node(g, "n", "then_fn", ["x"])
+cases["direct_call_with_new_op"] = g
+
+g = graph(); placeholder(g, "x"); n = node(g, "n", "Identity", ["x"], T=F)
+n.attr["_output_shapes"].list.shape.add(); n.attr["_output_shapes"].list.shape.add()
+m = node(g, "m", "Unique", ["x"], T=F); m.attr["out_idx"].type = I32
+m.attr["_output_shapes"].list.shape.add()
+cases["output_shapes_too_few"] = g
+
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 for name, g in cases.items():

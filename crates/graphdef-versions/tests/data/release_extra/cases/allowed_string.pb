@@ -6,8 +6,8 @@
 fPlaceholder*
 dtype0
 A
-nConv2Dxf*
-T0*
+nConv2Dxf*
 strides
-*
+*
+T0*
 paddingFOO"ª

@@ -3,13 +3,13 @@
 xPlaceholder*
 dtype0
 I
-nStatefulPartitionedCallx*
+nStatefulPartitionedCallx*
+fR
+fn*
 Tin
 2*
 Tout
-2*
-fR
-fnB
+2B
 @
 
 fn
