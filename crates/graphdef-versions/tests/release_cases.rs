@@ -169,3 +169,30 @@ mod hostile {
         }
     }
 }
+
+/// SavedModels saved here by TensorFlow 2.21 (`tests/data/release_extra/saved_models/`, made by
+/// `make_saved_models.py`): nested functions, and two problems in two functions, loaded with
+/// `tf.saved_model.load` by the ten releases (`run_release_saved_models.py`).
+#[test]
+fn extra_saved_models_every_release_as_tensorflow_said() {
+    let verdicts = data_json("release_extra/saved_model_verdicts.json");
+    let judge = ReleaseJudge::with_host("vm");
+    let mut differences = Vec::new();
+    let cases = verdicts
+        .as_object()
+        .expect("saved_model_verdicts.json is an object");
+    assert_eq!(cases.len(), 3);
+    for (name, expected) in cases {
+        let bytes = data_bytes(&format!("release_extra/saved_models/{name}/saved_model.pb"));
+        let report = judge
+            .judge(&bytes)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        compare(name, &report, expected, |v| v, &mut differences);
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}
