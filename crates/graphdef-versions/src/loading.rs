@@ -30,10 +30,12 @@
 //! it runs. The host name in `Op type not registered ... in binary running on HOST` is the
 //! machine's that loads the graph; [`ReleaseJudge::with_host`] sets it.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 
 use crate::error::Error;
 use crate::releases::TfRelease;
@@ -363,7 +365,8 @@ impl ReleaseJudge {
         let current = release.graph_def().current.get();
         for function in load_order(library) {
             let body = importer.function_graph(function)?;
-            importer.import(&body, Some(current))?;
+            // An importer of its own: it remembers the op names of the body it imports.
+            Importer::new(self, release, library).import(&body, Some(current))?;
         }
         Ok(())
     }
@@ -551,7 +554,9 @@ struct Importer<'a> {
     release: TfRelease,
     d: Dialect,
     host: &'a str,
-    functions: HashMap<&'a str, &'a FunctionDef>,
+    functions: FnvMap<&'a str, &'a FunctionDef>,
+    /// Ops looked up so far, by name.
+    looked_up: RefCell<FnvMap<&'a str, &'a OpDef>>,
     library: Option<&'a FunctionDefLibrary>,
 }
 
@@ -574,6 +579,7 @@ impl<'a> Importer<'a> {
             d: dialect(release),
             host: &judge.host,
             functions,
+            looked_up: RefCell::default(),
             library,
         }
     }
@@ -602,14 +608,19 @@ impl<'a> Importer<'a> {
 
     /// The op (or function signature) named `name`: functions first, as the graph's function
     /// library does, then the release's registry.
-    fn lookup(&self, name: &str) -> Result<&'a OpDef, Failure> {
-        if let Some(signature) = self.functions.get(name).and_then(|f| f.signature.as_ref()) {
-            return Ok(signature);
+    fn lookup(&self, name: &'a str) -> Result<&'a OpDef, Failure> {
+        if let Some(op) = self.looked_up.borrow().get(name) {
+            return Ok(op);
         }
-        self.release.op(name).ok_or_else(|| Failure {
-            code: Code::NotFound,
-            message: self.not_registered(name),
-        })
+        let op = match self.functions.get(name).and_then(|f| f.signature.as_ref()) {
+            Some(signature) => signature,
+            None => self.release.op(name).ok_or_else(|| Failure {
+                code: Code::NotFound,
+                message: self.not_registered(name),
+            })?,
+        };
+        self.looked_up.borrow_mut().insert(name, op);
+        Ok(op)
     }
 
     /// `FunctionLibraryDefinition::AddLibrary`: a function may not share its name with an op.
@@ -659,10 +670,11 @@ impl<'a> Importer<'a> {
         let mut ready = ready.clone();
         // Convert.
         self.add_function_library()?;
-        let mut types: Vec<Option<(Vec<i32>, Vec<i32>)>> = vec![None; nodes.len()];
+        let mut types: Vec<Option<(Types, Types)>> = vec![None; nodes.len()];
         // The last node of each op that passed validation, and its types: a node with the same
         // op, attrs and input count passes alike (its name only matters in a refusal).
-        let mut accepted: HashMap<*const OpDef, (&NodeDef, Vec<i32>, Vec<i32>)> = HashMap::new();
+        let mut accepted: FnvMap<*const OpDef, (&NodeDef, Types, Types)> = FnvMap::default();
+        let mut data_inputs = Vec::new();
         let mut back_edges = Vec::new();
         let mut processed = 0;
         while let Some(Reverse(o)) = ready.pop() {
@@ -683,7 +695,7 @@ impl<'a> Importer<'a> {
                     }
                 }
             }
-            let mut data_inputs = Vec::new();
+            data_inputs.clear();
             let mut has_back_edge = false;
             for input in node.input.iter().filter(|s| !s.starts_with('^')) {
                 let (name, slot) = tensor_id(input);
@@ -721,21 +733,23 @@ impl<'a> Importer<'a> {
             }
             // ModifyNodeDefForImport.
             let op = self.lookup(&node.op)?;
-            let attrs = with_defaults(node, op);
             let memo_key = op as *const OpDef;
-            let known = matches!(
-                accepted.get(&memo_key),
-                Some((seen, _, _)) if seen.attr == node.attr && seen.input.len() == node.input.len()
-            );
-            let (in_types, out_types) = if known {
-                let (_, in_types, out_types) = &accepted[&memo_key];
-                (in_types.clone(), out_types.clone())
-            } else {
-                validate_node_def(&self.d, node, op, &attrs)?;
-                // MakeNode.
-                let types = in_out_types(&attrs, op).map_err(Failure::invalid)?;
-                accepted.insert(memo_key, (node, types.0.clone(), types.1.clone()));
-                types
+            let (in_types, out_types) = match accepted.get(&memo_key) {
+                Some((seen, in_types, out_types))
+                    if seen.input.len() == node.input.len() && seen.attr == node.attr =>
+                {
+                    (Rc::clone(in_types), Rc::clone(out_types))
+                }
+                _ => {
+                    let attrs = with_defaults(node, op);
+                    validate_node_def(&self.d, node, op, &attrs)?;
+                    // MakeNode.
+                    let (in_types, out_types) =
+                        in_out_types(&attrs, op).map_err(Failure::invalid)?;
+                    let types: (Types, Types) = (in_types.into(), out_types.into());
+                    accepted.insert(memo_key, (node, Rc::clone(&types.0), Rc::clone(&types.1)));
+                    types
+                }
             };
             if let Some(producer) = producer {
                 check_deprecation(op, producer)?;
@@ -758,8 +772,14 @@ impl<'a> Importer<'a> {
                 }
             }
             // ValidateShape: shape inference instantiates the functions a node calls.
-            if let Some((function, call_attrs)) = self.called_function(node, &attrs) {
-                self.instantiate(function, &call_attrs, &mut Vec::new())?;
+            if self.functions.contains_key(node.op.as_str())
+                || node.op == "PartitionedCall"
+                || node.op == "StatefulPartitionedCall"
+            {
+                let attrs = with_defaults(node, op);
+                if let Some((function, call_attrs)) = self.called_function(node, &attrs) {
+                    self.instantiate(function, &call_attrs, &mut Vec::new())?;
+                }
             }
             if let Some(Value::List(list)) = node
                 .attr
@@ -1130,9 +1150,15 @@ impl<'a> Importer<'a> {
     }
 }
 
-/// Node names to their position. Names come from the graph, and a graph that collides them
-/// on purpose only slows its own judging down, so a plain FNV-1a hash serves.
-type NameMap<'a> = HashMap<&'a str, usize, BuildHasherDefault<Fnv>>;
+/// A map hashed with FNV-1a. Its keys come from the graph, and a graph that collides them on
+/// purpose only slows its own judging down, so a plain fast hash serves.
+type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+/// Node names to their position.
+type NameMap<'a> = FnvMap<&'a str, usize>;
+
+/// A node's input or output types, shared by the nodes that have the same.
+type Types = Rc<[i32]>;
 
 #[derive(Default)]
 struct Fnv(u64);
