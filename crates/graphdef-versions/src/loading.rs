@@ -30,6 +30,7 @@
 //! it runs. The host name in `Op type not registered ... in binary running on HOST` is the
 //! machine's that loads the graph; [`ReleaseJudge::with_host`] sets it.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
@@ -44,7 +45,9 @@ use crate::schema::op_def::{ArgDef, AttrDef};
 use crate::schema::{AttrValue, FunctionDef, FunctionDefLibrary, GraphDef, NodeDef, OpDef};
 use crate::summary::{Dialect, base_type, is_ref, node_for_error, types_compatible};
 use crate::version::Scheme;
+use crate::wire::Fields;
 use crate::{Artifact, Kind};
+use prost::Message;
 
 /// More than this many values of one input or output (a `number_attr` or a type list) is
 /// refused before anything is allocated for them.
@@ -220,6 +223,13 @@ impl ReleaseJudge {
     /// meta graph, as `tf.saved_model.load` does).
     pub fn judge(&self, bytes: &[u8]) -> Result<ReleaseReport, Error> {
         let artifact = Artifact::open(bytes)?;
+        if artifact.kind() == Kind::GraphDef {
+            // A GraphDef is read in place, its nodes decoded only where their attrs must be
+            // looked at; anything unusual in its bytes is left to the full decoder.
+            if let Some(views) = GraphViews::read(bytes) {
+                return Ok(self.judge_nodes(&views.views(), &views.rest));
+            }
+        }
         let graph = artifact
             .graphs()
             .first()
@@ -245,12 +255,18 @@ impl ReleaseJudge {
 
     /// Every release's verdict on `graph` imported with `import_graph_def`.
     pub fn judge_graph_def(&self, graph: &GraphDef) -> ReleaseReport {
+        self.judge_nodes(&graph.node, graph)
+    }
+
+    /// `import_graph_def` in every release of `nodes`, with the versions and library of
+    /// `graph` (whose own nodes are not read).
+    fn judge_nodes<N: GraphNode>(&self, nodes: &[N], graph: &GraphDef) -> ReleaseReport {
         // Releases that define every op the graph names by the same OpDef import it alike, up
         // to the wording of a refusal: one import per such group says whether all of its
         // releases accept; only a refusing group is replayed release by release, for each
         // release's own message.
-        let names = op_names(graph);
-        let prepared = Prepared::new(&graph.node);
+        let names = op_names(nodes, graph.library.as_ref());
+        let prepared = Prepared::new(nodes);
         let mut accepted_by: HashMap<Vec<Option<*const OpDef>>, bool> = HashMap::new();
         self.report(Loader::ImportGraphDef, |release| {
             let versions = graph.versions.clone().unwrap_or_default();
@@ -298,10 +314,10 @@ impl ReleaseJudge {
     }
 
     /// [`Self::import_graph_def`] of a graph whose nodes were indexed already.
-    fn import_graph_def_prepared(
+    fn import_graph_def_prepared<N: GraphNode>(
         &self,
         graph: &GraphDef,
-        prepared: &Result<Prepared<'_>, Failure>,
+        prepared: &Result<Prepared<'_, N>, Failure>,
         release: TfRelease,
     ) -> Option<ReleaseRefusal> {
         let versions = graph.versions.clone().unwrap_or_default();
@@ -372,10 +388,14 @@ impl ReleaseJudge {
     }
 }
 
-/// Every op and function name a graph mentions, at the top level and in its library.
-fn op_names(graph: &GraphDef) -> Vec<&str> {
-    let mut names: HashSet<&str> = graph.node.iter().map(|n| n.op.as_str()).collect();
-    if let Some(library) = &graph.library {
+/// Every op and function name a graph mentions, at the top level and in its library (a
+/// function only a top-level `f` attr names is in the library, or is never instantiated).
+fn op_names<'a, N: GraphNode>(
+    nodes: &'a [N],
+    library: Option<&'a FunctionDefLibrary>,
+) -> Vec<&'a str> {
+    let mut names: HashSet<&str, BuildHasherDefault<Fnv>> = nodes.iter().map(|n| n.op()).collect();
+    if let Some(library) = library {
         for function in &library.function {
             if let Some(signature) = &function.signature {
                 names.insert(&signature.name);
@@ -388,11 +408,6 @@ fn op_names(graph: &GraphDef) -> Vec<&str> {
                     }
                 }
             }
-        }
-    }
-    for node in &graph.node {
-        if let Some(Value::Func(f)) = node.attr.get("f").and_then(|v| v.value.as_ref()) {
-            names.insert(&f.name);
         }
     }
     let mut names: Vec<&str> = names.into_iter().collect();
@@ -651,12 +666,16 @@ impl<'a> Importer<'a> {
     }
 
     /// `GraphConstructor::TryImport` of `nodes`, judging deprecations by `producer`.
-    fn import(&self, nodes: &'a [NodeDef], producer: Option<i32>) -> Result<(), Failure> {
+    fn import<N: GraphNode>(&self, nodes: &'a [N], producer: Option<i32>) -> Result<(), Failure> {
         self.import_prepared(&Prepared::new(nodes)?, producer)
     }
 
     /// The part of `TryImport` that depends on the release: `Convert` onwards.
-    fn import_prepared(&self, graph: &Prepared<'a>, producer: Option<i32>) -> Result<(), Failure> {
+    fn import_prepared<N: GraphNode>(
+        &self,
+        graph: &Prepared<'a, N>,
+        producer: Option<i32>,
+    ) -> Result<(), Failure> {
         let Prepared {
             nodes,
             index,
@@ -665,7 +684,7 @@ impl<'a> Importer<'a> {
             outputs,
             ready,
         } = graph;
-        let nodes: &'a [NodeDef] = nodes;
+        let nodes: &'a [N] = nodes;
         let mut pending = pending.clone();
         let mut ready = ready.clone();
         // Convert.
@@ -673,7 +692,7 @@ impl<'a> Importer<'a> {
         let mut types: Vec<Option<(Types, Types)>> = vec![None; nodes.len()];
         // The last node of each op that passed validation, and its types: a node with the same
         // op, attrs and input count passes alike (its name only matters in a refusal).
-        let mut accepted: FnvMap<*const OpDef, (&NodeDef, Types, Types)> = FnvMap::default();
+        let mut accepted: FnvMap<*const OpDef, (&N, Types, Types)> = FnvMap::default();
         let mut data_inputs = Vec::new();
         let mut back_edges = Vec::new();
         let mut processed = 0;
@@ -681,7 +700,11 @@ impl<'a> Importer<'a> {
             processed += 1;
             let node = &nodes[o];
             // ValidateColocationConstraints: `loc:@NAME` in `_class` must name a node here.
-            if let Some(Value::List(list)) = node.attr.get("_class").and_then(|v| v.value.as_ref())
+            let class = node.has_attr("_class").then(|| node.full());
+            if let Some(Value::List(list)) = class
+                .as_ref()
+                .and_then(|full| full.attr.get("_class"))
+                .and_then(|v| v.value.as_ref())
             {
                 for class in &list.s {
                     if let Some(target) = class.strip_prefix(b"loc:@") {
@@ -689,7 +712,7 @@ impl<'a> Importer<'a> {
                         if !index.contains_key(target.as_ref()) {
                             return Err(Failure::invalid(format!(
                                 "Node '{}' expects to be colocated with unknown node '{target}'",
-                                node.name
+                                node.name()
                             )));
                         }
                     }
@@ -697,7 +720,7 @@ impl<'a> Importer<'a> {
             }
             data_inputs.clear();
             let mut has_back_edge = false;
-            for input in node.input.iter().filter(|s| !s.starts_with('^')) {
+            for input in node.inputs().filter(|s| !s.starts_with('^')) {
                 let (name, slot) = tensor_id(input);
                 let src = index[name];
                 match &types[src] {
@@ -706,11 +729,11 @@ impl<'a> Importer<'a> {
                             let mut message = format!(
                                 "Node '{}': Connecting to invalid output {slot} of source node \
                                  {name} which has {} outputs.",
-                                node.name,
+                                node.name(),
                                 src_outputs.len()
                             );
                             if matches!(
-                                nodes[src].op.as_str(),
+                                nodes[src].op(),
                                 "If" | "StatelessIf" | "While" | "StatelessWhile"
                             ) {
                                 message.push_str(
@@ -725,24 +748,25 @@ impl<'a> Importer<'a> {
                 }
                 data_inputs.push((src, slot));
             }
-            if has_back_edge && !is_merge(node) {
+            if has_back_edge && !is_merge(node.op()) {
                 return Err(Failure::invalid(format!(
                     "Node '{}' had a back edge, but only Merge nodes can have back edges.",
-                    node.name
+                    node.name()
                 )));
             }
             // ModifyNodeDefForImport.
-            let op = self.lookup(&node.op)?;
+            let op = self.lookup(node.op())?;
             let memo_key = op as *const OpDef;
             let (in_types, out_types) = match accepted.get(&memo_key) {
                 Some((seen, in_types, out_types))
-                    if seen.input.len() == node.input.len() && seen.attr == node.attr =>
+                    if seen.input_len() == node.input_len() && seen.same_attrs(node) =>
                 {
                     (Rc::clone(in_types), Rc::clone(out_types))
                 }
                 _ => {
-                    let attrs = with_defaults(node, op);
-                    validate_node_def(&self.d, node, op, &attrs)?;
+                    let full = node.full();
+                    let attrs = with_defaults(&full, op);
+                    validate_node_def(&self.d, &full, op, &attrs)?;
                     // MakeNode.
                     let (in_types, out_types) =
                         in_out_types(&attrs, op).map_err(Failure::invalid)?;
@@ -760,10 +784,10 @@ impl<'a> Importer<'a> {
                     Some((_, src_outputs)) => {
                         make_edge(
                             &self.d,
-                            &nodes[src].name,
+                            nodes[src].name(),
                             src_outputs,
                             slot,
-                            node,
+                            node.name(),
                             &in_types,
                             i,
                         )?;
@@ -772,18 +796,20 @@ impl<'a> Importer<'a> {
                 }
             }
             // ValidateShape: shape inference instantiates the functions a node calls.
-            if self.functions.contains_key(node.op.as_str())
-                || node.op == "PartitionedCall"
-                || node.op == "StatefulPartitionedCall"
+            if self.functions.contains_key(node.op())
+                || node.op() == "PartitionedCall"
+                || node.op() == "StatefulPartitionedCall"
             {
-                let attrs = with_defaults(node, op);
-                if let Some((function, call_attrs)) = self.called_function(node, &attrs) {
+                let full = node.full();
+                let attrs = with_defaults(&full, op);
+                if let Some((function, call_attrs)) = self.called_function(&full, &attrs) {
                     self.instantiate(function, &call_attrs, &mut Vec::new())?;
                 }
             }
-            if let Some(Value::List(list)) = node
-                .attr
-                .get("_output_shapes")
+            let shapes = node.has_attr("_output_shapes").then(|| node.full());
+            if let Some(Value::List(list)) = shapes
+                .as_ref()
+                .and_then(|full| full.attr.get("_output_shapes"))
                 .and_then(|v| v.value.as_ref())
                 && list.shape.len() < out_types.len()
                 && list.s.is_empty()
@@ -797,15 +823,15 @@ impl<'a> Importer<'a> {
                 return Err(Failure::invalid(format!(
                     "Node '{}' has {} outputs but the _output_shapes attribute specifies shapes \
                      for {} outputs",
-                    node.name,
+                    node.name(),
                     out_types.len(),
                     list.shape.len()
                 )));
             }
             types[o] = Some((in_types, out_types));
-            for &next in &outputs[o] {
+            for &next in &outputs.1[outputs.0[o]..outputs.0[o + 1]] {
                 let next_iteration_to_merge =
-                    next_iterations.contains(node.name.as_str()) && is_merge(&nodes[next]);
+                    next_iterations.contains(node.name()) && is_merge(nodes[next].op());
                 // A Merge fed by more forward inputs than it waits for would count below
                 // zero; TensorFlow's CHECK stops the process there, this ignores the extra.
                 if !next_iteration_to_merge && pending[next] > 0 {
@@ -827,10 +853,10 @@ impl<'a> Importer<'a> {
             if let (Some((_, src_outputs)), Some((in_types, _))) = (&types[src], &types[dst]) {
                 make_edge(
                     &self.d,
-                    &nodes[src].name,
+                    nodes[src].name(),
                     src_outputs,
                     slot,
-                    &nodes[dst],
+                    nodes[dst].name(),
                     in_types,
                     i,
                 )?;
@@ -843,11 +869,14 @@ impl<'a> Importer<'a> {
     /// `NameAndAttrsFromFunctionCall`): the node's op when that is a library function, or the
     /// `f` attr of `PartitionedCall`/`StatefulPartitionedCall`. None when the call disables
     /// shape inference or names no library function.
-    fn called_function(
+    fn called_function<'n>(
         &self,
-        node: &'a NodeDef,
-        attrs: &Attrs<'a>,
-    ) -> Option<(&'a FunctionDef, Attrs<'a>)> {
+        node: &'n NodeDef,
+        attrs: &Attrs<'n>,
+    ) -> Option<(&'a FunctionDef, Attrs<'n>)>
+    where
+        'a: 'n,
+    {
         if let Some(Value::B(true)) = attrs
             .get("_disable_call_shape_inference")
             .and_then(|v| v.value.as_ref())
@@ -871,12 +900,15 @@ impl<'a> Importer<'a> {
     }
 
     /// `InstantiateFunction`, then the same for the functions its body calls.
-    fn instantiate(
+    fn instantiate<'n>(
         &self,
         function: &'a FunctionDef,
-        attr_values: &Attrs<'a>,
+        attr_values: &Attrs<'n>,
         stack: &mut Vec<&'a str>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Failure>
+    where
+        'a: 'n,
+    {
         let Some(signature) = function.signature.as_ref() else {
             return Ok(());
         };
@@ -929,10 +961,10 @@ impl<'a> Importer<'a> {
             }
         }
         // Bind placeholders and add defaults, node by node.
-        let mut node_attrs: Vec<Attrs<'a>> = Vec::with_capacity(function.node_def.len());
+        let mut node_attrs: Vec<Attrs<'n>> = Vec::with_capacity(function.node_def.len());
         let mut node_ops: Vec<&'a OpDef> = Vec::with_capacity(function.node_def.len());
         for node in &function.node_def {
-            let mut attrs: Attrs<'a> = HashMap::new();
+            let mut attrs: Attrs<'n> = HashMap::new();
             for (name, value) in &node.attr {
                 let bound = match &value.value {
                     Some(Value::Placeholder(placeholder)) => attr_values
@@ -1184,48 +1216,49 @@ impl Hasher for Fnv {
 
 /// What importing a graph's nodes needs before any release is asked: the node index and the
 /// edges (`BuildNodeIndex` and `InitFromEdges`), the same for every release.
-struct Prepared<'a> {
-    nodes: &'a [NodeDef],
+struct Prepared<'a, N> {
+    nodes: &'a [N],
     index: NameMap<'a>,
     next_iterations: HashSet<&'a str>,
     pending: Vec<usize>,
-    outputs: Vec<Vec<usize>>,
+    /// The nodes each node feeds: `targets[starts[n]..starts[n + 1]]`.
+    outputs: (Vec<usize>, Vec<usize>),
     /// Nodes with no pending input, smallest index first (TensorFlow's `std::set`).
     ready: BinaryHeap<Reverse<usize>>,
 }
 
-impl<'a> Prepared<'a> {
-    fn new(nodes: &'a [NodeDef]) -> Result<Self, Failure> {
+impl<'a, N: GraphNode> Prepared<'a, N> {
+    fn new(nodes: &'a [N]) -> Result<Self, Failure> {
         // BuildNodeIndex.
         let mut index: NameMap<'a> =
             NameMap::with_capacity_and_hasher(nodes.len(), Default::default());
         for (i, node) in nodes.iter().enumerate() {
-            if !valid_node_name(&node.name) {
+            if !valid_node_name(node.name()) {
                 return Err(Failure::invalid(format!(
                     "Node '{}': Node name contains invalid characters",
-                    node.name
+                    node.name()
                 )));
             }
-            if index.insert(&node.name, i).is_some() {
+            if index.insert(node.name(), i).is_some() {
                 return Err(Failure::invalid(format!(
                     "Node '{}' is not unique",
-                    node.name
+                    node.name()
                 )));
             }
-            if node.op.is_empty() {
+            if node.op().is_empty() {
                 return Err(Failure::invalid(format!(
                     "Node '{}' does not specify an operation",
-                    node.name
+                    node.name()
                 )));
             }
             let mut in_control = false;
-            for input in &node.input {
+            for input in node.inputs() {
                 if input.starts_with('^') {
                     in_control = true;
                 } else if in_control {
                     return Err(Failure::invalid(format!(
                         "Node '{}': Control dependencies must come after regular dependencies",
-                        node.name
+                        node.name()
                     )));
                 }
             }
@@ -1233,40 +1266,53 @@ impl<'a> Prepared<'a> {
         // InitFromEdges.
         let next_iterations: HashSet<&str> = nodes
             .iter()
-            .filter(|n| n.op == "NextIteration" || n.op == "RefNextIteration")
-            .map(|n| n.name.as_str())
+            .filter(|n| n.op() == "NextIteration" || n.op() == "RefNextIteration")
+            .map(|n| n.name())
             .collect();
         let mut pending = Vec::with_capacity(nodes.len());
-        let mut outputs: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        let mut edges: Vec<(usize, usize)> = Vec::with_capacity(nodes.len());
         let mut ready = BinaryHeap::new();
         for (i, node) in nodes.iter().enumerate() {
-            let mut count = node.input.len();
-            if is_merge(node) {
-                let controls = node.input.iter().filter(|s| s.starts_with('^')).count();
+            let mut count = node.input_len();
+            if is_merge(node.op()) {
+                let controls = node.inputs().filter(|s| s.starts_with('^')).count();
                 let back = node
-                    .input
-                    .iter()
+                    .inputs()
                     .filter(|s| !s.starts_with('^'))
                     .any(|s| next_iterations.contains(tensor_id(s).0));
                 if back {
                     count = controls + 1;
                 }
             }
-            for input in &node.input {
+            for input in node.inputs() {
                 let name = tensor_id(input).0;
                 let Some(&src) = index.get(name) else {
                     return Err(Failure::invalid(format!(
                         "Node '{}': Unknown input node '{input}'",
-                        node.name
+                        node.name()
                     )));
                 };
-                outputs[src].push(i);
+                edges.push((src, i));
             }
             if count == 0 {
                 ready.push(Reverse(i));
             }
             pending.push(count);
         }
+        let mut starts = vec![0usize; nodes.len() + 1];
+        for &(src, _) in &edges {
+            starts[src + 1] += 1;
+        }
+        for k in 0..nodes.len() {
+            starts[k + 1] += starts[k];
+        }
+        let mut fill = starts.clone();
+        let mut targets = vec![0usize; edges.len()];
+        for &(src, dst) in &edges {
+            targets[fill[src]] = dst;
+            fill[src] += 1;
+        }
+        let outputs = (starts, targets);
         Ok(Prepared {
             nodes,
             index,
@@ -1275,6 +1321,204 @@ impl<'a> Prepared<'a> {
             outputs,
             ready,
         })
+    }
+}
+
+/// A node as the importer reads it: a decoded [`NodeDef`], or a view of one in the file's bytes
+/// that is decoded only when its attrs must be looked at.
+trait GraphNode {
+    fn name(&self) -> &str;
+    fn op(&self) -> &str;
+    fn inputs(&self) -> impl Iterator<Item = &str>;
+    fn input_len(&self) -> usize;
+    fn has_attr(&self, key: &str) -> bool;
+    /// Whether the two nodes' attrs are the same (a view compares them as written).
+    fn same_attrs(&self, other: &Self) -> bool;
+    /// The node decoded.
+    fn full(&self) -> Cow<'_, NodeDef>;
+}
+
+impl GraphNode for NodeDef {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn op(&self) -> &str {
+        &self.op
+    }
+
+    fn inputs(&self) -> impl Iterator<Item = &str> {
+        self.input.iter().map(String::as_str)
+    }
+
+    fn input_len(&self) -> usize {
+        self.input.len()
+    }
+
+    fn has_attr(&self, key: &str) -> bool {
+        self.attr.contains_key(key)
+    }
+
+    fn same_attrs(&self, other: &Self) -> bool {
+        self.attr == other.attr
+    }
+
+    fn full(&self) -> Cow<'_, NodeDef> {
+        Cow::Borrowed(self)
+    }
+}
+
+/// A NodeDef read in place: its name, op and inputs, and each attr entry's key and bytes.
+struct NodeView<'a> {
+    raw: &'a [u8],
+    name: &'a str,
+    op: &'a str,
+    inputs: &'a [&'a str],
+    attrs: &'a [(&'a str, &'a [u8])],
+}
+
+impl GraphNode for NodeView<'_> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn op(&self) -> &str {
+        self.op
+    }
+
+    fn inputs(&self) -> impl Iterator<Item = &str> {
+        self.inputs.iter().copied()
+    }
+
+    fn input_len(&self) -> usize {
+        self.inputs.len()
+    }
+
+    fn has_attr(&self, key: &str) -> bool {
+        self.attrs.iter().any(|(k, _)| *k == key)
+    }
+
+    fn same_attrs(&self, other: &Self) -> bool {
+        self.attrs == other.attrs
+    }
+
+    fn full(&self) -> Cow<'_, NodeDef> {
+        // The view was only made of bytes prost reads (see `GraphViews::read`).
+        Cow::Owned(NodeDef::decode(self.raw).unwrap_or_default())
+    }
+}
+
+/// One node of a GraphDef's bytes: its bytes, name and op, and where its inputs and attr
+/// entries are in [`GraphViews`]' lists.
+struct NodeSpan<'a> {
+    raw: &'a [u8],
+    name: &'a str,
+    op: &'a str,
+    inputs: std::ops::Range<usize>,
+    attrs: std::ops::Range<usize>,
+}
+
+/// Where each node of a GraphDef's bytes is, and the rest of the graph decoded.
+struct GraphViews<'a> {
+    nodes: Vec<NodeSpan<'a>>,
+    inputs: Vec<&'a str>,
+    attrs: Vec<(&'a str, &'a [u8])>,
+    /// Attr entries whose value was decoded once already.
+    checked: HashSet<&'a [u8], BuildHasherDefault<Fnv>>,
+    /// The GraphDef without its nodes: versions and library.
+    rest: GraphDef,
+}
+
+impl<'a> GraphViews<'a> {
+    /// Reads a GraphDef's nodes in place. `None` for anything a plain reading might get wrong
+    /// (a known field with another wire type, text that is not UTF-8, a repeated name or op):
+    /// the caller then decodes the whole graph instead.
+    fn read(bytes: &'a [u8]) -> Option<GraphViews<'a>> {
+        let mut views = GraphViews {
+            nodes: Vec::new(),
+            inputs: Vec::new(),
+            attrs: Vec::new(),
+            checked: HashSet::default(),
+            rest: GraphDef::default(),
+        };
+        let mut rest = Vec::new();
+        for field in Fields::new(bytes, 0, "GraphDef") {
+            let field = field.ok()?;
+            if field.number == 1 {
+                let (node, _) = field.payload()?;
+                views.read_node(node)?;
+            } else {
+                rest.extend_from_slice(bytes.get(field.start..field.end)?);
+            }
+        }
+        views.rest = GraphDef::decode(rest.as_slice()).ok()?;
+        Some(views)
+    }
+
+    fn read_node(&mut self, node: &'a [u8]) -> Option<()> {
+        let (mut name, mut op) = (None, None);
+        let (input_start, attr_start) = (self.inputs.len(), self.attrs.len());
+        for field in Fields::new(node, 0, "NodeDef") {
+            let field = field.ok()?;
+            let text = || {
+                field
+                    .payload()
+                    .and_then(|(b, _)| std::str::from_utf8(b).ok())
+            };
+            match field.number {
+                1 if name.is_none() => name = Some(text()?),
+                2 if op.is_none() => op = Some(text()?),
+                3 => self.inputs.push(text()?),
+                4 => {
+                    text()?;
+                }
+                5 => {
+                    let (entry, _) = field.payload()?;
+                    let (mut key, mut value) = (None, None);
+                    for item in Fields::new(entry, 0, "AttrValue entry") {
+                        let item = item.ok()?;
+                        match item.number {
+                            1 if key.is_none() => {
+                                key = Some(std::str::from_utf8(item.payload()?.0).ok()?);
+                            }
+                            1 => return None,
+                            2 if value.is_none() => value = Some(item.payload()?.0),
+                            2 => return None,
+                            _ => {}
+                        }
+                    }
+                    // Each distinct value is decoded once, so that a file prost would refuse
+                    // is refused here too (by the full decoder the caller falls back to).
+                    if self.checked.insert(entry) {
+                        AttrValue::decode(value.unwrap_or_default()).ok()?;
+                    }
+                    self.attrs.push((key.unwrap_or(""), entry));
+                }
+                1 | 2 => return None,
+                _ => {}
+            }
+        }
+        self.nodes.push(NodeSpan {
+            raw: node,
+            name: name.unwrap_or(""),
+            op: op.unwrap_or(""),
+            inputs: input_start..self.inputs.len(),
+            attrs: attr_start..self.attrs.len(),
+        });
+        Some(())
+    }
+
+    fn views(&self) -> Vec<NodeView<'_>> {
+        self.nodes
+            .iter()
+            .map(|span| NodeView {
+                raw: span.raw,
+                name: span.name,
+                op: span.op,
+                inputs: &self.inputs[span.inputs.clone()],
+                attrs: &self.attrs[span.attrs.clone()],
+            })
+            .collect()
     }
 }
 
@@ -1332,8 +1576,8 @@ fn print_arg(d: &Dialect, arg: &ArgDef) -> String {
     out
 }
 
-fn is_merge(node: &NodeDef) -> bool {
-    node.op == "Merge" || node.op == "RefMerge" || node.op == "_XlaMerge"
+fn is_merge(op: &str) -> bool {
+    op == "Merge" || op == "RefMerge" || op == "_XlaMerge"
 }
 
 /// `ParseTensorName`: `name:3` is output 3 of `name`, `name` output 0, `^name` a control input.
@@ -1713,7 +1957,7 @@ fn make_edge(
     src: &str,
     src_outputs: &[i32],
     slot: usize,
-    dst: &NodeDef,
+    dst: &str,
     dst_inputs: &[i32],
     input: usize,
 ) -> Result<(), Failure> {
@@ -1725,16 +1969,14 @@ fn make_edge(
     };
     let Some(&expected) = dst_inputs.get(input) else {
         return Err(Failure::invalid(format!(
-            "Input {input} of node {} does not exist. Node only has {} inputs.",
-            dst.name,
+            "Input {input} of node {dst} does not exist. Node only has {} inputs.",
             dst_inputs.len()
         )));
     };
     if !types_compatible(expected, actual) {
         return Err(Failure::invalid(format!(
-            "Input {input} of node {} was passed {} from {src}:{slot} incompatible with \
+            "Input {input} of node {dst} was passed {} from {src}:{slot} incompatible with \
              expected {}.",
-            dst.name,
             d.dtype_string(actual),
             d.dtype_string(expected)
         )));
