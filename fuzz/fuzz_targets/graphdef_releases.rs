@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let decoded = decode_graphs(data);
     if Kind::detect(data) == Ok(Kind::GraphDef) {
         match &decoded {
-            Ok((_, graphs)) => assert_eq!(report.as_ref().ok(), Some(&judge.judge_graph_def(&graphs[0]))),
+            Ok((_, graphs)) => assert_eq!(
+                report.as_ref().ok(),
+                Some(&judge.judge_graph_def(&graphs[0]))
+            ),
             Err(_) => assert!(report.is_err(), "read in place, refused whole"),
         }
     }
