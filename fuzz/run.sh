@@ -23,6 +23,7 @@ for target in $(cargo +nightly fuzz list); do
   seeds=()
   case "$target" in
     graphdef_checkpoint*) seeds=("$crates/graphdef-versions/tests/data/checkpoint") ;;
+    graphdef_releases) seeds=("$crates/graphdef-versions/tests/data/release_cases/cases" "$crates/graphdef-versions/tests/data/graphdef") ;;
     graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef" "$crates/graphdef-versions/tests/data/findings") ;;
     tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig") ;;
     ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden") ;;

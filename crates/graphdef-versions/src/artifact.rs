@@ -19,6 +19,7 @@ const SAVED_MODEL_META_GRAPHS: u32 = 2;
 /// `MetaGraphDef` fields (`tensorflow/core/protobuf/meta_graph.proto`).
 const META_GRAPH_META_INFO_DEF: u32 = 1;
 const META_GRAPH_GRAPH_DEF: u32 = 2;
+const META_GRAPH_OBJECT_GRAPH_DEF: u32 = 7;
 /// `MetaGraphDef.MetaInfoDef` fields.
 const META_INFO_TAGS: u32 = 4;
 const META_INFO_TENSORFLOW_VERSION: u32 = 5;
@@ -120,6 +121,10 @@ pub struct MetaGraphInfo<'a> {
     pub tags: Vec<&'a str>,
     /// The TensorFlow release that wrote it, for example `"2.21.0"`, when recorded.
     pub tensorflow_version: Option<&'a str>,
+    /// Whether it holds a `SavedObjectGraph` (field 7): a TensorFlow 2 SavedModel, which
+    /// `tf.saved_model.load` restores function by function. Without one (a TF1 SavedModel) it
+    /// imports the graph instead.
+    pub has_object_graph: bool,
 }
 
 impl<'a> Artifact<'a> {
@@ -265,6 +270,7 @@ fn open_meta_graph(bytes: &[u8], offset: usize, index: usize) -> Result<GraphByt
         };
         match field.number {
             META_GRAPH_GRAPH_DEF => parts.push((payload, at)),
+            META_GRAPH_OBJECT_GRAPH_DEF => info.has_object_graph = true,
             META_GRAPH_META_INFO_DEF => {
                 for item in Fields::new(payload, at, "MetaInfoDef") {
                     let item = item?;

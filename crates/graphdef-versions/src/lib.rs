@@ -68,7 +68,10 @@
 //! [`TfRelease`] holds ten real TensorFlow releases, 2.12.1 to 2.21.0: each one's GraphDef and
 //! checkpoint constants and every op it registers (its `OpDef`: inputs, outputs, attrs with
 //! their types, defaults, allowed values and minimums, deprecation), dumped from the real wheels
-//! by `cargo xtask tf-releases` and compiled in (0.5 MB).
+//! by `cargo xtask tf-releases` and compiled in (0.5 MB). [`ReleaseJudge`] uses them to say
+//! which of those releases load a GraphDef or SavedModel, and why the others do not, in each
+//! release's own words: it replays each release's importer (`import_graph_def`) or loader
+//! (`tf.saved_model.load`) with that release's ops ([`ReleaseReport::oldest_release`]).
 //!
 //! Every fallible function returns the one [`Error`]. Its variants group the causes as families
 //! to match on: [`DecodeError`] for bytes that are not a readable GraphDef, SavedModel or bundle
@@ -86,10 +89,12 @@ mod error;
 #[rustfmt::skip]
 mod generated;
 pub mod history;
+mod loading;
 mod policy;
 mod producer;
 mod releases;
 mod sniff;
+mod summary;
 mod table;
 mod verdict;
 mod version;
@@ -112,6 +117,7 @@ pub use wire::MAX_MESSAGE_LEN;
 pub use checkpoint::{check_bundle_header, check_checkpoint_index, read_checkpoint_header};
 pub use table::{bundle_header, looks_like_index};
 // Ten real TensorFlow releases (2.12 to 2.21): their constants and registered ops.
+pub use loading::{Loader, ReleaseJudge, ReleaseRefusal, ReleaseReport, ReleaseVerdict};
 pub use releases::TfRelease;
 // The next release: the compatibility policy for moving to new constants.
 pub use policy::{

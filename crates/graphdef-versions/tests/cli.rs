@@ -524,3 +524,84 @@ fn the_readme_lists_every_checkpoint_json_key() {
         CHECKPOINT_KEYS
     );
 }
+
+// --- releases ---------------------------------------------------------------------------------
+
+/// The keys of `releases --json`, exactly; the crate README lists the same.
+const RELEASES_KEYS: &[&str] = &[
+    "file",
+    "loader",
+    "oldest_release",
+    "releases",
+    "releases[].accepted",
+    "releases[].error_class",
+    "releases[].errors",
+    "releases[].release",
+    "unreadable",
+];
+
+const RELEASES_UNREADABLE_KEYS: &[&str] = &["error", "file", "oldest_release", "unreadable"];
+
+#[test]
+fn releases_json_keys_are_pinned_and_listed() {
+    let mut keys = readme_keys("#### `releases --json`, when the file was read (exit 0 or 1)");
+    keys.sort();
+    assert_eq!(keys, RELEASES_KEYS);
+    assert_eq!(
+        readme_keys("#### `releases --json`, when the file could not be read (exit 2)"),
+        RELEASES_UNREADABLE_KEYS
+    );
+    let path = data("release_cases/cases/b_2.14.1_attr_ConcatOffset_shape_type_nondefault.pb");
+    let output = run(&["releases", path.to_str().unwrap(), "--json", "--host", "vm"]);
+    assert_eq!(output.status.code(), Some(0));
+    let json = json_of(&output);
+    assert_eq!(sorted_keys(&json), RELEASES_KEYS);
+    assert_eq!(json["loader"], "import_graph_def");
+    assert_eq!(json["oldest_release"], "2.14.1");
+    assert_eq!(json["releases"].as_array().unwrap().len(), 10);
+    assert_eq!(json["releases"][0]["release"], "2.12.1");
+    assert_eq!(json["releases"][0]["accepted"], false);
+    assert_eq!(json["releases"][0]["error_class"], "ValueError");
+    assert!(
+        json["releases"][0]["errors"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("Converting GraphDef to Graph has failed with an error: 'Input 1 of node n was passed int64 from n_shape_0:0 incompatible with expected int32.'")
+    );
+    assert_eq!(json["releases"][2]["accepted"], true);
+    assert_eq!(json["releases"][2]["errors"], serde_json::json!([]));
+
+    let output = run(&["releases", "/nonexistent/graph.pb", "--json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(sorted_keys(&json_of(&output)), RELEASES_UNREADABLE_KEYS);
+}
+
+#[test]
+fn releases_reads_a_saved_model_directory_as_tf_saved_model_load() {
+    let dir = data("release_cases/cases/e_2.21.0_new_CheckPinned");
+    let output = run(&["releases", dir.to_str().unwrap(), "--host", "vm"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("as tf.saved_model.load loads it"), "{text}");
+    assert!(text.contains("  2.17.1  refuses: RuntimeError: Op type not registered 'CheckPinned' in binary running on vm."), "{text}");
+    assert!(text.contains("  2.18.1  loads"), "{text}");
+    assert!(
+        text.ends_with("oldest release that loads it: 2.18.1\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn releases_exits_1_when_no_release_loads_it() {
+    // min_consumer above every release's GraphDef version.
+    let bytes = graph(&["NoOp"], &[], Some(versions(2474, 2475, &[]))).encode_to_vec();
+    let path = temp_file("too_new.pb", &bytes);
+    let output = run(&["releases", path.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let json = json_of(&output);
+    assert_eq!(json["oldest_release"], Value::Null);
+    assert_eq!(
+        json["releases"][9]["errors"][0],
+        "GraphDef min consumer version 2475 above current version 2474 for TensorFlow 2.21.0.  Please upgrade TensorFlow."
+    );
+}

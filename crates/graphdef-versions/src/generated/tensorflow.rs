@@ -259,6 +259,8 @@ pub struct OpDef {
     pub is_stateful: bool,
     #[prost(bool, tag = "19")]
     pub allows_uninitialized_input: bool,
+    #[prost(bool, tag = "21")]
+    pub is_distributed_communication: bool,
 }
 /// Nested message and enum types in `OpDef`.
 pub mod op_def {

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! graphdef-versions check FILE [--consumer VERSION] [--min-producer VERSION] [--tf-version RELEASE] [--json]
+//! graphdef-versions releases PATH [--json] [--host HOST]
 //! graphdef-versions history [--on YYYY-MM-DD]
 //! ```
 //!
@@ -20,9 +21,9 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand};
 use graphdef_versions::schema::BundleHeaderProto;
 use graphdef_versions::{
-    CHECKPOINT, CivilDate, Constants, Consumer, Error, GRAPH_DEF, GraphVerdict, MAX_MESSAGE_LEN,
-    Registry, ReleaseNumber, TF_VERSION, Verdict, Version, history, judge, looks_like_index,
-    read_checkpoint_header,
+    CHECKPOINT, CivilDate, Constants, Consumer, Error, GRAPH_DEF, GraphVerdict, Loader,
+    MAX_MESSAGE_LEN, Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, TF_VERSION, Verdict,
+    Version, history, judge, looks_like_index, read_checkpoint_header,
 };
 use serde_json::{Value, json};
 
@@ -48,6 +49,9 @@ enum Command {
     /// Judge a binary GraphDef, a saved_model.pb or a checkpoint (its .index file or its
     /// prefix), told apart by their bytes, as a consumer would.
     Check(CheckArgs),
+    /// Which TensorFlow releases (2.12 to 2.21) load a GraphDef or SavedModel, each refusal in
+    /// that release's own words, and the oldest release that loads it.
+    Releases(ReleasesArgs),
     /// Show the GraphDef version history, or the version TensorFlow had on a date.
     History(HistoryArgs),
 }
@@ -74,6 +78,19 @@ struct CheckArgs {
     /// Print one JSON object instead of text (its keys are listed in the crate's README).
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Args)]
+struct ReleasesArgs {
+    /// A binary GraphDef (as `tf.graph_util.import_graph_def` imports it), or a SavedModel: its
+    /// directory or its saved_model.pb (as `tf.saved_model.load` loads it).
+    path: PathBuf,
+    /// Print one JSON object instead of text (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
+    /// The host name the messages give in `binary running on HOST` (default: this machine's).
+    #[arg(long)]
+    host: Option<String>,
 }
 
 #[derive(Args)]
@@ -147,6 +164,7 @@ enum CliError {
 fn run(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {
         Command::Check(args) => check(&args),
+        Command::Releases(args) => releases(&args),
         Command::History(args) => show_history(&args),
     }
 }
@@ -216,6 +234,98 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     } else {
         Outcome::Rejected
     })
+}
+
+fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
+    let path = if args.path.is_dir() {
+        args.path.join("saved_model.pb")
+    } else {
+        args.path.clone()
+    };
+    let report = read_input(&path, MAX_MESSAGE_LEN as u64).and_then(|bytes| {
+        let judge = match &args.host {
+            Some(host) => ReleaseJudge::with_host(host.clone()),
+            None => ReleaseJudge::new(),
+        };
+        judge.judge(&bytes).map_err(|source| CliError::Input {
+            path: path.clone(),
+            source,
+        })
+    });
+    let report = match report {
+        Ok(report) => report,
+        Err(error) if args.json => {
+            print_json(&json!({
+                "file": args.path.display().to_string(),
+                "oldest_release": null,
+                "unreadable": true,
+                "error": chain(&error),
+            }))?;
+            return Err(error);
+        }
+        Err(error) => return Err(error),
+    };
+    let file = args.path.display().to_string();
+    if args.json {
+        print_json(&releases_json(&file, &report))?;
+    } else {
+        print(&releases_text(&file, &report))?;
+    }
+    Ok(if report.oldest_release().is_some() {
+        Outcome::Accepted
+    } else {
+        Outcome::Rejected
+    })
+}
+
+/// The `releases --json` object; the README lists its keys.
+fn releases_json(file: &str, report: &ReleaseReport) -> Value {
+    json!({
+        "file": file,
+        "loader": report.loader().as_str(),
+        "oldest_release": report.oldest_release().map(|r| r.name()),
+        "unreadable": false,
+        "releases": report.verdicts().iter().map(|verdict| json!({
+            "release": verdict.release().name(),
+            "accepted": verdict.accepted(),
+            "error_class": verdict.errors().first().map(|e| e.python_class()),
+            "errors": verdict.errors().iter().map(|e| e.message()).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn releases_text(file: &str, report: &ReleaseReport) -> String {
+    let mut out = String::new();
+    let how = match report.loader() {
+        Loader::ImportGraphDef => "tf.graph_util.import_graph_def",
+        _ => "tf.saved_model.load",
+    };
+    let _ = writeln!(out, "{file}: as {how} loads it");
+    for verdict in report.verdicts() {
+        let name = verdict.release().name();
+        match verdict.errors().first() {
+            None => {
+                let _ = writeln!(out, "  {name:<7} loads");
+            }
+            Some(error) => {
+                let first = error.message().lines().next().unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "  {name:<7} refuses: {}: {first}",
+                    error.python_class()
+                );
+            }
+        }
+    }
+    match report.oldest_release() {
+        Some(release) => {
+            let _ = writeln!(out, "oldest release that loads it: {}", release.name());
+        }
+        None => {
+            let _ = writeln!(out, "no release from 2.12 to 2.21 loads it");
+        }
+    }
+    out
 }
 
 /// A checkpoint is named by its prefix (`ckpt-1` for `ckpt-1.index` and its data shards), as

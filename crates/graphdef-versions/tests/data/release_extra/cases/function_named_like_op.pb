@@ -1,0 +1,11 @@
+
+
+xPlaceholder*
+dtype0
+
+nIdentityx*
+T0
+
+
+
+Identity"ª

@@ -1,0 +1,4 @@
+
+
+_xPlaceholder*
+dtype0"ª

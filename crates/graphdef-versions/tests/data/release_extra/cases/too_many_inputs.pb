@@ -1,0 +1,7 @@
+
+
+xPlaceholder*
+dtype0
+
+nAddV2xxx*
+T0"ª
