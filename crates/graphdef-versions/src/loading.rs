@@ -689,10 +689,14 @@ impl<'a> Importer<'a> {
         let mut ready = ready.clone();
         // Convert.
         self.add_function_library()?;
-        let mut types: Vec<Option<(Types, Types)>> = vec![None; nodes.len()];
+        // Each node's input and output types, as an index into `signatures` (`NOT_YET` until
+        // the node is made), so that a million nodes cost four bytes each.
+        const NOT_YET: u32 = u32::MAX;
+        let mut types: Vec<u32> = vec![NOT_YET; nodes.len()];
+        let mut signatures: Vec<(Types, Types)> = Vec::new();
         // The last node of each op that passed validation, and its types: a node with the same
         // op, attrs and input count passes alike (its name only matters in a refusal).
-        let mut accepted: FnvMap<*const OpDef, (&N, Types, Types)> = FnvMap::default();
+        let mut accepted: FnvMap<*const OpDef, (&N, u32)> = FnvMap::default();
         let mut data_inputs = Vec::new();
         let mut back_edges = Vec::new();
         let mut processed = 0;
@@ -723,7 +727,7 @@ impl<'a> Importer<'a> {
             for input in node.inputs().filter(|s| !s.starts_with('^')) {
                 let (name, slot) = tensor_id(input);
                 let src = index[name];
-                match &types[src] {
+                match signatures.get(types[src] as usize) {
                     Some((_, src_outputs)) => {
                         if slot >= src_outputs.len() {
                             let mut message = format!(
@@ -757,11 +761,11 @@ impl<'a> Importer<'a> {
             // ModifyNodeDefForImport.
             let op = self.lookup(node.op())?;
             let memo_key = op as *const OpDef;
-            let (in_types, out_types) = match accepted.get(&memo_key) {
-                Some((seen, in_types, out_types))
+            let signature = match accepted.get(&memo_key) {
+                Some(&(seen, signature))
                     if seen.input_len() == node.input_len() && seen.same_attrs(node) =>
                 {
-                    (Rc::clone(in_types), Rc::clone(out_types))
+                    signature
                 }
                 _ => {
                     let full = node.full();
@@ -770,17 +774,19 @@ impl<'a> Importer<'a> {
                     // MakeNode.
                     let (in_types, out_types) =
                         in_out_types(&attrs, op).map_err(Failure::invalid)?;
-                    let types: (Types, Types) = (in_types.into(), out_types.into());
-                    accepted.insert(memo_key, (node, Rc::clone(&types.0), Rc::clone(&types.1)));
-                    types
+                    signatures.push((in_types.into(), out_types.into()));
+                    let signature = (signatures.len() - 1) as u32;
+                    accepted.insert(memo_key, (node, signature));
+                    signature
                 }
             };
+            let (in_types, out_types) = signatures[signature as usize].clone();
             if let Some(producer) = producer {
                 check_deprecation(op, producer)?;
             }
             // MakeEdge, for each data input.
             for (i, &(src, slot)) in data_inputs.iter().enumerate() {
-                match &types[src] {
+                match signatures.get(types[src] as usize) {
                     Some((_, src_outputs)) => {
                         make_edge(
                             &self.d,
@@ -828,7 +834,7 @@ impl<'a> Importer<'a> {
                     list.shape.len()
                 )));
             }
-            types[o] = Some((in_types, out_types));
+            types[o] = signature;
             for &next in &outputs.1[outputs.0[o]..outputs.0[o + 1]] {
                 let next_iteration_to_merge =
                     next_iterations.contains(node.name()) && is_merge(nodes[next].op());
@@ -850,7 +856,10 @@ impl<'a> Importer<'a> {
         }
         // AddBackEdges.
         for (src, slot, dst, i) in back_edges {
-            if let (Some((_, src_outputs)), Some((in_types, _))) = (&types[src], &types[dst]) {
+            if let (Some((_, src_outputs)), Some((in_types, _))) = (
+                signatures.get(types[src] as usize),
+                signatures.get(types[dst] as usize),
+            ) {
                 make_edge(
                     &self.d,
                     nodes[src].name(),
