@@ -8,6 +8,11 @@
 //! at every operator. The goal: a full version recompute (validate, build every signature,
 //! apply TF's rules) at 20 M operators/s or more. Its two halves are measured on their own
 //! too: reading and validating the model, and the recompute on a model already read.
+//!
+//! The CLI is timed as a whole process on the same model: with `TFLITE_1M_OPS_FILE=PATH` in
+//! the environment, the bench also writes the model it generates to `PATH`
+//! (`TFLITE_1M_OPS_FILE=/tmp/1m.tflite cargo bench -p benches --bench tflite_opver -- baseline`
+//! writes it and runs only the baseline), for `/usr/bin/time tflite-opver inspect PATH`.
 
 use std::hint::black_box;
 
@@ -128,6 +133,9 @@ fn plain_walk(bytes: &[u8]) -> Result<u64, Box<dyn std::error::Error>> {
 
 fn million_operators(c: &mut Criterion) {
     let bytes = million_operator_model();
+    if let Some(path) = std::env::var_os("TFLITE_1M_OPS_FILE") {
+        std::fs::write(&path, &bytes).expect("TFLITE_1M_OPS_FILE names a writable path");
+    }
     let parsed = Model::from_bytes(&bytes).expect("valid");
     assert_eq!(parsed.operator_count(), OPERATORS);
 
