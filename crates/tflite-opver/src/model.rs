@@ -202,6 +202,7 @@ pub struct Model<'a> {
     codes: Vec<OperatorCode<'a>>,
     subgraphs: Vec<Subgraph>,
     runtime_metadata: Option<RuntimeMetadata<'a>>,
+    has_metadata: bool,
     schema_version: u32,
     external_data: bool,
 }
@@ -291,7 +292,8 @@ impl<'a> Model<'a> {
         }
 
         let mut runtime_metadata = None;
-        if let Some(list) = root.metadata().map_err(malformed)? {
+        let metadata = root.metadata().map_err(malformed)?;
+        if let Some(list) = metadata {
             for entry in list {
                 let entry = entry.map_err(malformed)?;
                 if entry.name().map_err(malformed)? == Some(RuntimeVersion::METADATA_NAME) {
@@ -310,6 +312,7 @@ impl<'a> Model<'a> {
             codes,
             subgraphs,
             runtime_metadata,
+            has_metadata: metadata.is_some(),
             schema_version,
             external_data,
         })
@@ -361,6 +364,13 @@ impl<'a> Model<'a> {
     /// The `min_runtime_version` metadata entry, if the model has one.
     pub fn runtime_metadata(&self) -> Option<RuntimeMetadata<'a>> {
         self.runtime_metadata
+    }
+
+    /// Whether the model has a `metadata` vector at all (perhaps empty, perhaps without a
+    /// `min_runtime_version` entry). TF's `UpdateMinimumRuntimeVersionForModel` crashes on a
+    /// model without one; see [`StampWarning::NoMetadata`](crate::StampWarning::NoMetadata).
+    pub fn has_metadata(&self) -> bool {
+        self.has_metadata
     }
 
     /// The stored minimum runtime version text (up to the first NUL), if any.
