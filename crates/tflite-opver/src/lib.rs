@@ -101,6 +101,7 @@ mod layout;
 mod limits;
 mod model;
 mod operator;
+mod operator_table;
 mod options;
 mod params;
 mod resolver;

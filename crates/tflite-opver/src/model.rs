@@ -4,7 +4,9 @@ use planus::ReadAsRoot;
 
 use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
+use crate::layout::layout_error;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
+use crate::operator_table::{RawOperator, i32s, operators_vector};
 use crate::options;
 use crate::params::{OptionsKind, Params};
 use crate::rules::{Judge, TfRules, VersionRules};
@@ -125,29 +127,60 @@ impl Subgraph {
     /// Reads and validates the subgraph's operators (its tensors already read); returns
     /// whether any keeps custom options outside the FlatBuffer.
     ///
+    /// Each operator is read by hand ([`RawOperator`]) where the subgraph's operators vector
+    /// was found by hand too (`raw`: its length and first element), and by planus otherwise
+    /// or when the hand reader gives up, so planus' error names whatever is malformed.
+    ///
     /// A loop of its own: inside [`Model::from_bytes`], planus' iterator over the operators
     /// was not inlined and handed each operator back through memory (perf, bench model).
     fn read_operators(
         &mut self,
+        bytes: &[u8],
+        raw: Option<(usize, usize)>,
         list: planus::Vector<'_, planus::Result<fb::OperatorRef<'_>>>,
         subgraph: usize,
         codes: &[OperatorCode<'_>],
     ) -> Result<bool, Error> {
         self.operators.reserve(list.len());
+        let first = raw
+            .filter(|&(len, _)| len == list.len())
+            .map(|(_, first)| first);
         let mut external_data = false;
-        for (operator, o) in list.into_iter().zip(0..) {
+        for o in 0..list.len() {
             let at = OperatorLocation {
                 subgraph,
                 operator: o,
             };
-            external_data |= digest_operator(
-                operator.map_err(malformed)?,
-                at,
-                codes,
-                self.tensors.len(),
-                &mut self.operators,
-                &mut self.indices,
-            )?;
+            let by_hand = first
+                .and_then(|first| RawOperator::read(bytes, first + 4 * o))
+                .map(|raw| {
+                    digest_raw_operator(
+                        bytes,
+                        &raw,
+                        at,
+                        codes,
+                        self.tensors.len(),
+                        &mut self.operators,
+                        &mut self.indices,
+                    )
+                })
+                .transpose()?
+                .flatten();
+            external_data |= match by_hand {
+                Some(external) => external,
+                None => {
+                    // `o` is below the vector's length.
+                    let operator = list.get(o).ok_or_else(|| layout_error("an operator"))?;
+                    digest_operator(
+                        operator.map_err(malformed)?,
+                        at,
+                        codes,
+                        self.tensors.len(),
+                        &mut self.operators,
+                        &mut self.indices,
+                    )?
+                }
+            };
         }
         Ok(external_data)
     }
@@ -217,6 +250,11 @@ fn unknown_union_tag(error: &planus::Error) -> bool {
 impl<'a> Model<'a> {
     /// Reads and validates a model. Every structural problem is an [`Error`]; no input panics.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::read(bytes, true)
+    }
+
+    /// [`Model::from_bytes`], reading operators by hand (`by_hand`) or through planus alone.
+    fn read(bytes: &'a [u8], by_hand: bool) -> Result<Self, Error> {
         if bytes.len() < 8 {
             return Err(DecodeError::TooShort { len: bytes.len() }.into());
         }
@@ -285,7 +323,8 @@ impl<'a> Model<'a> {
                     ..Subgraph::default()
                 };
                 if let Some(list) = subgraph.operators().map_err(malformed)? {
-                    external_data |= graph.read_operators(list, s, &codes)?;
+                    let raw = operators_vector(bytes, s).filter(|_| by_hand);
+                    external_data |= graph.read_operators(bytes, raw, list, s, &codes)?;
                 }
                 subgraphs.push(graph);
             }
@@ -782,6 +821,117 @@ fn too_many_indices() -> Error {
     DecodeError::TooManyTensorIndices.into()
 }
 
+/// [`digest_operator`] from the hand reader's fields: `Ok(None)` (nothing appended) when
+/// planus must read the operator instead; the same typed errors otherwise.
+#[inline(never)] // for the reason given at `digest_operator`
+fn digest_raw_operator(
+    bytes: &[u8],
+    raw: &RawOperator<'_>,
+    at: OperatorLocation,
+    codes: &[OperatorCode<'_>],
+    tensors: usize,
+    operators: &mut Vec<OperatorFacts>,
+    pool: &mut Vec<i32>,
+) -> Result<Option<bool>, Error> {
+    let opcode_index = raw.opcode_index;
+    let code = usize::try_from(opcode_index)
+        .ok()
+        .and_then(|i| codes.get(i));
+    let Some(code) = code else {
+        return Err(DecodeError::OpcodeIndexOutOfRange {
+            subgraph: at.subgraph,
+            operator: at.operator,
+            opcode_index,
+            codes: codes.len(),
+        }
+        .into());
+    };
+    let start = pool.len();
+    raw_tensor_indices(raw.inputs, at, tensors, pool)?;
+    let (start_mark, split) = (pool_mark(start)?, pool_mark(pool.len())?);
+    raw_tensor_indices(raw.outputs, at, tensors, pool)?;
+    let end = pool_mark(pool.len())?;
+    let kind = OptionsKind::of(code.builtin);
+    let (params, options_present) = if code.is_custom() {
+        (Params::None, false)
+    } else if kind == OptionsKind::None {
+        (Params::None, true)
+    } else {
+        let options = match raw.options {
+            None => None,
+            Some((tag, table, slot)) => {
+                let Some(buffer) = bytes.get(table..) else {
+                    pool.truncate(start);
+                    return Ok(None);
+                };
+                let object = planus::SliceWithStartOffset {
+                    buffer,
+                    offset_from_start: table,
+                };
+                match <fb::BuiltinOptionsRef<'_> as planus::TableReadUnion<'_>>::from_buffer(
+                    object, tag, slot,
+                ) {
+                    Ok(options) => Some(options),
+                    // A union member newer than our schema: TF's `builtin_options_as_X()`
+                    // gives null.
+                    Err(planus::errors::ErrorKind::UnknownUnionTag { .. }) => None,
+                    Err(_) => {
+                        pool.truncate(start);
+                        return Ok(None);
+                    }
+                }
+            }
+        };
+        options::read(code.builtin, kind, options)?
+    };
+    // Only custom options live outside the FlatBuffer in large models.
+    let external = if code.is_custom() {
+        match raw.large_custom_options_offset(bytes) {
+            Some(offset) => offset > 1,
+            None => {
+                pool.truncate(start);
+                return Ok(None);
+            }
+        }
+    } else {
+        false
+    };
+    operators.push(OperatorFacts {
+        opcode_index,
+        tensors: [start_mark, split, end],
+        params,
+        options_present,
+    });
+    Ok(Some(external))
+}
+
+/// [`tensor_indices`] from a vector's bytes.
+#[inline(always)] // into `digest_raw_operator`
+fn raw_tensor_indices(
+    list: &[u8],
+    at: OperatorLocation,
+    tensors: usize,
+    pool: &mut Vec<i32>,
+) -> Result<(), Error> {
+    // Bounded: the hand reader checked the vector's length against the buffer.
+    pool.reserve(list.len() / 4);
+    for index in i32s(list) {
+        // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
+        let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
+        if !valid {
+            return Err(DecodeError::TensorIndexOutOfRange {
+                subgraph: at.subgraph,
+                operator: at.operator,
+                index,
+                tensors,
+            }
+            .into());
+        }
+        pool.push(index);
+    }
+    Ok(())
+}
+
 /// Reads and validates one operator, appending its facts to `operators` and its tensor
 /// indices to `pool`; returns whether it keeps custom options outside the FlatBuffer.
 ///
@@ -841,4 +991,80 @@ fn digest_operator(
         options_present,
     });
     Ok(external)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{AddParams, Conv2DParams};
+    use crate::writer::ModelBuilder;
+
+    /// A model whose operators exercise every field the hand reader reads: options of two
+    /// kinds, none, a custom op, absent inputs.
+    fn sample() -> Vec<u8> {
+        let mut b = ModelBuilder::new();
+        let t = |dims: &[i32]| {
+            TensorSpec::new(ElementType::Int8, dims).quantized(Quantization::per_tensor(0.5))
+        };
+        let x = b.tensor(&t(&[1, 4, 4, 2]));
+        let w = b.tensor(&t(&[2, 3, 3, 2]).constant());
+        let y = b.tensor(&t(&[1, 4, 4, 2]));
+        let conv = b.operator_code(BuiltinOperator::CONV_2D, OpVersion::ONE);
+        let add = b.operator_code(BuiltinOperator::ADD, OpVersion::new(2));
+        let relu = b.operator_code(BuiltinOperator::RELU, OpVersion::ONE);
+        let custom = b.custom_code("MyOp", OpVersion::new(3));
+        b.operator(
+            conv,
+            &[x, w, -1],
+            &[y],
+            Some(&Params::Conv2D(Conv2DParams::default())),
+        );
+        b.operator(add, &[x, y], &[x], Some(&Params::Add(AddParams::default())));
+        b.operator(add, &[x, y], &[y], None);
+        b.operator(relu, &[y], &[x], None);
+        b.operator(custom, &[x], &[y], None);
+        b.finish()
+    }
+
+    fn outcome(bytes: &[u8], by_hand: bool) -> String {
+        match Model::read(bytes, by_hand) {
+            Ok(model) => format!("{:?}", (model.codes, model.subgraphs, model.external_data)),
+            Err(error) => format!("error: {error}"),
+        }
+    }
+
+    /// The hand reader and planus agree on every model, valid or not: every byte of the
+    /// sample set to each of a few values that break offsets, lengths and vtables.
+    #[test]
+    fn hand_reader_agrees_with_planus_on_every_corruption() {
+        let bytes = sample();
+        assert_eq!(outcome(&bytes, true), outcome(&bytes, false));
+        assert!(!outcome(&bytes, true).starts_with("error"));
+        let mut errors = 0;
+        for at in 0..bytes.len() {
+            for value in [0x00, 0x01, 0x03, 0x7f, 0x80, 0xff] {
+                let mut corrupt = bytes.clone();
+                corrupt[at] = value;
+                let hand = outcome(&corrupt, true);
+                assert_eq!(
+                    hand,
+                    outcome(&corrupt, false),
+                    "byte {at} set to {value:#x}"
+                );
+                errors += usize::from(hand.starts_with("error"));
+            }
+        }
+        assert!(
+            errors > 100,
+            "the corruptions reach the operators: {errors} errors"
+        );
+        // Truncations too.
+        for len in 0..bytes.len() {
+            assert_eq!(
+                outcome(&bytes[..len], true),
+                outcome(&bytes[..len], false),
+                "{len}"
+            );
+        }
+    }
 }

@@ -1,0 +1,191 @@
+//! The operator tables of a model, read by hand: the hot loop of [`Model::from_bytes`].
+//!
+//! planus reads every field through a general table reader that re-derives the vtable and
+//! builds a rich error value at each access; on the bench's model of a million operators,
+//! walking each operator's opcode index and tensor indices that way took 49 ms, and this
+//! reader, which locates the vtable once per operator, 10 ms. It reads only what
+//! [`Model::from_bytes`](crate::Model::from_bytes) needs from an operator (opcode index,
+//! input and output tensor indices, where the options union sits, the large custom options
+//! offset), with exactly planus' checks for those fields: an offset stays inside the buffer,
+//! a vtable is at least 4 bytes and of even length, a vector's elements fit in the buffer.
+//! Whatever it cannot read (`None`) is read again by planus, whose error then reports it, so
+//! the two readers never disagree about a model. The options tables themselves are read by
+//! planus' generated readers, from the position found here.
+
+use crate::layout::{
+    MODEL_SUBGRAPHS, OPERATOR_BUILTIN_OPTIONS_TYPE, OPERATOR_INPUTS, OPERATOR_LARGE_CUSTOM_OPTIONS,
+    OPERATOR_OPCODE_INDEX, OPERATOR_OUTPUTS, SUBGRAPH_OPERATORS,
+};
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    let bytes = b.get(at..at.checked_add(2)?)?;
+    Some(u16::from_le_bytes([bytes[0], bytes[1]]))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let bytes = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+}
+
+/// A table located in the buffer: its position and its vtable's field slots (after the two
+/// size fields), as planus' `Table::from_buffer` checks them.
+#[derive(Clone, Copy)]
+pub(crate) struct RawTable<'a> {
+    /// Position of the table (its signed offset to the vtable).
+    pub(crate) at: usize,
+    /// The vtable's field slots: two bytes each.
+    slots: &'a [u8],
+}
+
+impl<'a> RawTable<'a> {
+    /// The table an offset stored at `field` points to.
+    #[inline]
+    pub(crate) fn at_offset(b: &'a [u8], field: usize) -> Option<Self> {
+        let at = field.checked_add(u32_at(b, field)? as usize)?;
+        // planus: the table (its start) must be inside the buffer.
+        if at > b.len() {
+            return None;
+        }
+        let relative = u32_at(b, at)? as i32;
+        let vtable = usize::try_from((at as i64).checked_sub(i64::from(relative))?).ok()?;
+        let size = usize::from(u16_at(b, vtable)?);
+        if size < 4 || size % 2 != 0 {
+            return None;
+        }
+        let slots = b.get(vtable..vtable.checked_add(size)?)?.get(4..)?;
+        Some(Self { at, slots })
+    }
+
+    /// The offset of field slot `id` within the table; 0 when absent.
+    #[inline]
+    fn slot(&self, id: usize) -> usize {
+        match self.slots.get(2 * id..2 * id + 2) {
+            Some(s) => usize::from(u16::from_le_bytes([s[0], s[1]])),
+            None => 0,
+        }
+    }
+
+    /// Whether the vtable has slot `id` at all.
+    #[inline]
+    fn has_slot(&self, id: usize) -> bool {
+        self.slots.len() > 2 * id
+    }
+
+    /// A `uint32` field (`default` when absent).
+    #[inline]
+    fn u32(&self, b: &[u8], id: usize, default: u32) -> Option<u32> {
+        match self.slot(id) {
+            0 => Some(default),
+            o => u32_at(b, self.at.checked_add(o)?),
+        }
+    }
+
+    /// A `uint64` field (0 when absent).
+    #[inline]
+    fn u64(&self, b: &[u8], id: usize) -> Option<u64> {
+        match self.slot(id) {
+            0 => Some(0),
+            o => {
+                let at = self.at.checked_add(o)?;
+                let bytes: [u8; 8] = b.get(at..at.checked_add(8)?)?.try_into().ok()?;
+                Some(u64::from_le_bytes(bytes))
+            }
+        }
+    }
+
+    /// A vector field of 4-byte elements (offsets or `int32`s): its length and the position
+    /// of its first element, `Some(None)` when absent. planus' checks: the vector's header is
+    /// inside the buffer, and so are its elements.
+    #[inline]
+    fn vector(&self, b: &[u8], id: usize) -> Option<Option<(usize, usize)>> {
+        match self.slot(id) {
+            0 => Some(None),
+            o => {
+                let field = self.at.checked_add(o)?;
+                let vector = field.checked_add(u32_at(b, field)? as usize)?;
+                let len = u32_at(b, vector)? as usize;
+                let first = vector + 4;
+                let end = first.checked_add(len.checked_mul(4)?)?;
+                (end <= b.len()).then_some(Some((len, first)))
+            }
+        }
+    }
+
+    /// The bytes of a vector of `int32`s (empty when absent).
+    #[inline]
+    fn int32s(&self, b: &'a [u8], id: usize) -> Option<&'a [u8]> {
+        match self.vector(b, id)? {
+            None => Some(&[]),
+            Some((len, first)) => b.get(first..first + 4 * len),
+        }
+    }
+}
+
+/// Where subgraph `s`'s operators vector is: (length, position of the first offset).
+pub(crate) fn operators_vector(b: &[u8], s: usize) -> Option<(usize, usize)> {
+    let root = RawTable::at_offset(b, 0)?;
+    let (count, first) = root.vector(b, MODEL_SUBGRAPHS)??;
+    if s >= count {
+        return None;
+    }
+    let subgraph = RawTable::at_offset(b, first + 4 * s)?;
+    subgraph.vector(b, SUBGRAPH_OPERATORS)?
+}
+
+/// An operator's fields that [`Model::from_bytes`](crate::Model::from_bytes) reads.
+pub(crate) struct RawOperator<'a> {
+    pub(crate) opcode_index: u32,
+    /// The input tensor indices' bytes (little-endian `int32`s); empty when absent.
+    pub(crate) inputs: &'a [u8],
+    /// The output tensor indices' bytes.
+    pub(crate) outputs: &'a [u8],
+    /// The options union: its tag and where planus reads its value from (the operator table
+    /// and the value's slot offset), when present with a non-zero tag.
+    pub(crate) options: Option<(u8, usize, usize)>,
+    pub(crate) table: RawTable<'a>,
+}
+
+impl<'a> RawOperator<'a> {
+    /// Reads the operator whose offset is stored at `element`; `None` on anything planus
+    /// would refuse (or anything this reader does not handle).
+    #[inline]
+    pub(crate) fn read(b: &'a [u8], element: usize) -> Option<Self> {
+        let table = RawTable::at_offset(b, element)?;
+        let opcode_index = table.u32(b, OPERATOR_OPCODE_INDEX, 0)?;
+        let inputs = table.int32s(b, OPERATOR_INPUTS)?;
+        let outputs = table.int32s(b, OPERATOR_OUTPUTS)?;
+        // planus' `access_union`: both slots present, tag read at its slot (at the table's
+        // start when absent), a value only for a non-zero tag with both slots set; a vtable
+        // with the tag slot but not the value slot is an error.
+        let id = OPERATOR_BUILTIN_OPTIONS_TYPE;
+        let options = if table.has_slot(id + 1) {
+            let (tag_slot, value_slot) = (table.slot(id), table.slot(id + 1));
+            let tag = *b.get(table.at.checked_add(tag_slot)?)?;
+            (tag_slot != 0 && value_slot != 0 && tag != 0).then_some((tag, table.at, value_slot))
+        } else if table.has_slot(id) {
+            return None;
+        } else {
+            None
+        };
+        Some(Self {
+            opcode_index,
+            inputs,
+            outputs,
+            options,
+            table,
+        })
+    }
+
+    /// `large_custom_options_offset` (0 when absent); `None` when unreadable.
+    pub(crate) fn large_custom_options_offset(&self, b: &[u8]) -> Option<u64> {
+        self.table.u64(b, OPERATOR_LARGE_CUSTOM_OPTIONS)
+    }
+}
+
+/// The `int32`s of a vector's bytes.
+#[inline]
+pub(crate) fn i32s(bytes: &[u8]) -> impl Iterator<Item = i32> + '_ {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+}
