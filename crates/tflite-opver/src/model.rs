@@ -98,7 +98,10 @@ struct OperatorFacts {
     /// subgraph instead of two vectors per operator keeps a model of a million operators to
     /// a few allocations.
     tensors: [u32; 3],
-    params: Params,
+    /// Its params: an index into `Subgraph::params`, where operators of one code with the
+    /// same options share an entry (most do), which keeps the facts of an operator to 20
+    /// bytes.
+    params: u32,
     options_present: bool,
 }
 
@@ -112,8 +115,78 @@ impl OperatorFacts {
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Subgraph {
     tensors: Vec<TensorFacts>,
+    /// Each tensor's class: tensors that read the same to TF's rules (all of
+    /// [`TensorFacts`]) share one, in order of first appearance.
+    classes: Vec<u32>,
     operators: Vec<OperatorFacts>,
     indices: Vec<i32>,
+    params: Vec<Params>,
+}
+
+/// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
+/// the params, interned: an operator whose params equal those of the last operator of its
+/// code shares that entry.
+struct Digested<'p> {
+    operators: &'p mut Vec<OperatorFacts>,
+    pool: &'p mut Vec<i32>,
+    params: &'p mut Vec<Params>,
+    /// Per operator code, the params entry of its last operator (`u32::MAX`: none yet).
+    last: Vec<u32>,
+}
+
+impl Digested<'_> {
+    #[inline(always)] // into the digest functions, for the reason given at `digest_operator`
+    fn intern(&mut self, code: usize, params: Params) -> Result<u32, Error> {
+        if let Some(&last) = self.last.get(code)
+            && let Some(found) = self.params.get(last as usize)
+            && *found == params
+        {
+            return Ok(last);
+        }
+        let entry = pool_mark(self.params.len())?;
+        self.params.push(params);
+        if let Some(slot) = self.last.get_mut(code) {
+            *slot = entry;
+        }
+        Ok(entry)
+    }
+}
+
+/// The class of an absent optional input (tensor index -1).
+const ABSENT_CLASS: u32 = u32::MAX;
+
+/// [`TensorFacts`] as a hash key: floats by their bits.
+#[derive(PartialEq, Eq, Hash)]
+struct TensorKey<'a> {
+    element_type: ElementType,
+    dims: &'a [i32],
+    flags: [bool; 4],
+    quantization: Option<(usize, Option<u32>, i32)>,
+}
+
+/// The class of every tensor ([`Subgraph::classes`]).
+fn tensor_classes(tensors: &[TensorFacts]) -> Vec<u32> {
+    let mut seen = std::collections::HashMap::with_capacity(tensors.len().min(1 << 16));
+    tensors
+        .iter()
+        .map(|t| {
+            let key = TensorKey {
+                element_type: t.element_type,
+                dims: &t.dims,
+                flags: [t.is_const, t.is_shape_dynamic, t.is_variable, t.is_sparse],
+                quantization: t.quantization.map(|q| {
+                    (
+                        q.scale_count,
+                        q.first_scale.map(f32::to_bits),
+                        q.quantized_dimension,
+                    )
+                }),
+            };
+            // At most one class per tensor, and tensors are counted in `u32` by the schema.
+            let next = u32::try_from(seen.len()).unwrap_or(ABSENT_CLASS - 1);
+            *seen.entry(key).or_insert(next)
+        })
+        .collect()
 }
 
 impl Subgraph {
@@ -142,6 +215,13 @@ impl Subgraph {
         codes: &[OperatorCode<'_>],
     ) -> Result<bool, Error> {
         self.operators.reserve(list.len());
+        let tensors = self.tensors.len();
+        let mut out = Digested {
+            operators: &mut self.operators,
+            pool: &mut self.indices,
+            params: &mut self.params,
+            last: vec![u32::MAX; codes.len()],
+        };
         let first = raw
             .filter(|&(len, _)| len == list.len())
             .map(|(_, first)| first);
@@ -153,17 +233,7 @@ impl Subgraph {
             };
             let by_hand = first
                 .and_then(|first| RawOperator::read(bytes, first + 4 * o))
-                .map(|raw| {
-                    digest_raw_operator(
-                        bytes,
-                        &raw,
-                        at,
-                        codes,
-                        self.tensors.len(),
-                        &mut self.operators,
-                        &mut self.indices,
-                    )
-                })
+                .map(|raw| digest_raw_operator(bytes, &raw, at, codes, tensors, &mut out))
                 .transpose()?
                 .flatten();
             external_data |= match by_hand {
@@ -171,18 +241,28 @@ impl Subgraph {
                 None => {
                     // `o` is below the vector's length.
                     let operator = list.get(o).ok_or_else(|| layout_error("an operator"))?;
-                    digest_operator(
-                        operator.map_err(malformed)?,
-                        at,
-                        codes,
-                        self.tensors.len(),
-                        &mut self.operators,
-                        &mut self.indices,
-                    )?
+                    digest_operator(operator.map_err(malformed)?, at, codes, tensors, &mut out)?
                 }
             };
         }
         Ok(external_data)
+    }
+
+    /// The class of tensor `index` ([`ABSENT_CLASS`] for -1; indices were validated).
+    fn class(&self, index: i32) -> u32 {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.classes.get(i))
+            .copied()
+            .unwrap_or(ABSENT_CLASS)
+    }
+
+    /// The params of `operator` (interned when the model was read).
+    fn params(&self, operator: &OperatorFacts) -> Params {
+        self.params
+            .get(operator.params as usize)
+            .copied()
+            .unwrap_or_default()
     }
 
     fn inputs(&self, operator: &OperatorFacts) -> &[i32] {
@@ -319,6 +399,7 @@ impl<'a> Model<'a> {
                     }
                 }
                 let mut graph = Subgraph {
+                    classes: tensor_classes(&tensors),
                     tensors,
                     ..Subgraph::default()
                 };
@@ -474,7 +555,7 @@ impl<'a> Model<'a> {
             subgraph.outputs(operator),
             &subgraph.tensors,
         );
-        sig.params = operator.params;
+        sig.params = subgraph.params(operator);
         sig.options_present = operator.options_present;
         sig.facts = SignatureFacts::derive(sig.op, &sig.inputs, &sig.outputs);
     }
@@ -511,20 +592,39 @@ impl<'a> Model<'a> {
             Params::None,
         );
         let mut spare = Vec::new();
+        // Per operator code, the last operator judged: its tensors' classes (inputs, then
+        // outputs), input count, params, options presence, and version. An operator that
+        // reads the same is not judged again: TF's rules see nothing else (not even the
+        // tensor indices). User rules might, so they judge every operator.
+        let mut memo: Vec<Option<Memo>> = vec![None; self.codes.len()];
         for (s, subgraph) in self.subgraphs.iter().enumerate() {
             for (o, operator) in subgraph.operators.iter().enumerate() {
                 let at = OperatorLocation {
                     subgraph: s,
                     operator: o,
                 };
-                let code = &self.codes[operator.opcode_index()];
+                let index = operator.opcode_index();
+                let code = &self.codes[index];
                 let version = if code.is_custom() && !judge.judges_custom(code.custom_code) {
                     code.version
+                } else if J::SEES_ONLY_TENSOR_FACTS {
+                    match memo.get_mut(index) {
+                        Some(Some(m)) if m.same(subgraph, operator) => m.version,
+                        slot => {
+                            self.fill_signature(subgraph, operator, &mut sig, &mut spare);
+                            let version = judge.version(&sig);
+                            if let Some(slot) = slot {
+                                slot.get_or_insert_with(Memo::default)
+                                    .remember(subgraph, operator, version);
+                            }
+                            version
+                        }
+                    }
                 } else {
                     self.fill_signature(subgraph, operator, &mut sig, &mut spare);
                     judge.version(&sig)
                 };
-                f(at, operator.opcode_index(), version);
+                f(at, index, version);
             }
         }
     }
@@ -696,6 +796,52 @@ impl<'a> Model<'a> {
     }
 }
 
+/// The last operator of an operator code judged, in [`Model::for_each_version`].
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    key: Vec<u32>,
+    inputs: usize,
+    params: Params,
+    options_present: bool,
+    version: OpVersion,
+}
+
+impl Memo {
+    /// Whether `operator` reads the same to TF's rules: its tensors' classes, input count,
+    /// options presence and params. Params compare with `==`: a NaN option never matches,
+    /// and is judged anew.
+    #[inline]
+    fn same(&self, subgraph: &Subgraph, operator: &OperatorFacts) -> bool {
+        let inputs = subgraph.inputs(operator);
+        let outputs = subgraph.outputs(operator);
+        self.inputs == inputs.len()
+            && self.key.len() == inputs.len() + outputs.len()
+            && self.options_present == operator.options_present
+            && self
+                .key
+                .iter()
+                .zip(inputs.iter().chain(outputs))
+                .all(|(&class, &index)| class == subgraph.class(index))
+            && self.params == subgraph.params(operator)
+    }
+
+    /// Remembers `operator` and its version.
+    fn remember(&mut self, subgraph: &Subgraph, operator: &OperatorFacts, version: OpVersion) {
+        let inputs = subgraph.inputs(operator);
+        self.key.clear();
+        self.key.extend(
+            inputs
+                .iter()
+                .chain(subgraph.outputs(operator))
+                .map(|&index| subgraph.class(index)),
+        );
+        self.inputs = inputs.len();
+        self.params = subgraph.params(operator);
+        self.options_present = operator.options_present;
+        self.version = version;
+    }
+}
+
 /// The reason given for a custom operator's version.
 const CUSTOM_REASON: &str = "custom op: its stored version is kept (no TF rule judges it)";
 
@@ -830,8 +976,7 @@ fn digest_raw_operator(
     at: OperatorLocation,
     codes: &[OperatorCode<'_>],
     tensors: usize,
-    operators: &mut Vec<OperatorFacts>,
-    pool: &mut Vec<i32>,
+    out: &mut Digested<'_>,
 ) -> Result<Option<bool>, Error> {
     let opcode_index = raw.opcode_index;
     let code = usize::try_from(opcode_index)
@@ -846,6 +991,7 @@ fn digest_raw_operator(
         }
         .into());
     };
+    let pool = &mut *out.pool;
     let start = pool.len();
     raw_tensor_indices(raw.inputs, at, tensors, pool)?;
     let (start_mark, split) = (pool_mark(start)?, pool_mark(pool.len())?);
@@ -896,7 +1042,8 @@ fn digest_raw_operator(
     } else {
         false
     };
-    operators.push(OperatorFacts {
+    let params = out.intern(opcode_index as usize, params)?;
+    out.operators.push(OperatorFacts {
         opcode_index,
         tensors: [start_mark, split, end],
         params,
@@ -945,8 +1092,7 @@ fn digest_operator(
     at: OperatorLocation,
     codes: &[OperatorCode<'_>],
     tensors: usize,
-    operators: &mut Vec<OperatorFacts>,
-    pool: &mut Vec<i32>,
+    out: &mut Digested<'_>,
 ) -> Result<bool, Error> {
     let opcode_index = operator.opcode_index().map_err(malformed)?;
     let code = usize::try_from(opcode_index)
@@ -961,6 +1107,7 @@ fn digest_operator(
         }
         .into());
     };
+    let pool = &mut *out.pool;
     let start = pool.len();
     tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
     let (start, split) = (pool_mark(start)?, pool_mark(pool.len())?);
@@ -984,7 +1131,8 @@ fn digest_operator(
     // Only custom options live outside the FlatBuffer in large models.
     let external =
         code.is_custom() && operator.large_custom_options_offset().map_err(malformed)? > 1;
-    operators.push(OperatorFacts {
+    let params = out.intern(opcode_index as usize, params)?;
+    out.operators.push(OperatorFacts {
         opcode_index,
         tensors: [start, split, end],
         params,
