@@ -31,6 +31,7 @@ pub(crate) const OPERATOR_OUTPUTS: usize = 2;
 /// The union's tag; its value is the next slot.
 pub(crate) const OPERATOR_BUILTIN_OPTIONS_TYPE: usize = 3;
 pub(crate) const OPERATOR_LARGE_CUSTOM_OPTIONS: usize = 9;
+pub(crate) const OPERATOR_BUILTIN_OPTIONS_2_TYPE: usize = 11;
 
 pub(crate) fn layout_error(what: &'static str) -> Error {
     DecodeError::OutOfBounds { what }.into()

@@ -6,7 +6,7 @@ use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
 use crate::layout::layout_error;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use crate::operator_table::{RawOperator, i32s, operators_vector};
+use crate::operator_table::{RawOperator, i32s, operators_vector, union_value};
 use crate::options;
 use crate::params::{OptionsKind, Params};
 use crate::rules::{Judge, TfRules, VersionRules};
@@ -132,6 +132,9 @@ struct Digested<'p> {
     params: &'p mut Vec<Params>,
     /// Per operator code, the params entry of its last operator (`u32::MAX`: none yet).
     last: Vec<u32>,
+    /// The FlatBuffer tables of the operators read: each operator and its options tables
+    /// ([`Model::flatbuffer_tables`]).
+    tables: usize,
 }
 
 impl Digested<'_> {
@@ -198,7 +201,7 @@ impl Subgraph {
     }
 
     /// Reads and validates the subgraph's operators (its tensors already read); returns
-    /// whether any keeps custom options outside the FlatBuffer.
+    /// whether any keeps custom options outside the FlatBuffer, and their FlatBuffer tables.
     ///
     /// Each operator is read by hand ([`RawOperator`]) where the subgraph's operators vector
     /// was found by hand too (`raw`: its length and first element), and by planus otherwise
@@ -213,7 +216,7 @@ impl Subgraph {
         list: planus::Vector<'_, planus::Result<fb::OperatorRef<'_>>>,
         subgraph: usize,
         codes: &[OperatorCode<'_>],
-    ) -> Result<bool, Error> {
+    ) -> Result<(bool, usize), Error> {
         self.operators.reserve(list.len());
         let tensors = self.tensors.len();
         let mut out = Digested {
@@ -221,6 +224,7 @@ impl Subgraph {
             pool: &mut self.indices,
             params: &mut self.params,
             last: vec![u32::MAX; codes.len()],
+            tables: 0,
         };
         let first = raw
             .filter(|&(len, _)| len == list.len())
@@ -245,7 +249,7 @@ impl Subgraph {
                 }
             };
         }
-        Ok(external_data)
+        Ok((external_data, out.tables))
     }
 
     /// The class of tensor `index` ([`ABSENT_CLASS`] for -1; indices were validated).
@@ -318,6 +322,8 @@ pub struct Model<'a> {
     has_metadata: bool,
     schema_version: u32,
     external_data: bool,
+    /// The FlatBuffer tables TFLite's verifier counts, counted while reading.
+    tables: usize,
 }
 
 fn unknown_union_tag(error: &planus::Error) -> bool {
@@ -386,16 +392,28 @@ impl<'a> Model<'a> {
             }
         };
 
+        // TFLite's verifier counts every table it visits (`loader_limits`): the model, its
+        // operator codes, buffers, metadata entries and signatures here, then each subgraph,
+        // tensor and operator with the tables they hold.
+        let mut tables = 1 + codes.len() + buffers.map_or(0, |b| b.len());
+        tables += len_of(root.metadata());
+        if let Ok(Some(signatures)) = root.signature_defs() {
+            for signature in signatures.iter().flatten() {
+                tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
+            }
+        }
         let mut subgraphs = Vec::new();
         if let Some(list) = root.subgraphs().map_err(malformed)? {
             subgraphs.reserve(list.len());
             for (s, subgraph) in list.into_iter().enumerate() {
                 let subgraph = subgraph.map_err(malformed)?;
+                tables += 1;
                 let mut tensors = Vec::new();
                 if let Some(list) = subgraph.tensors().map_err(malformed)? {
                     tensors.reserve(list.len());
                     for tensor in list {
-                        tensors.push(digest_tensor(tensor.map_err(malformed)?, &buffer_data)?);
+                        let tensor = tensor.map_err(malformed)?;
+                        tensors.push(digest_tensor(tensor, &buffer_data, &mut tables)?);
                     }
                 }
                 let mut graph = Subgraph {
@@ -405,7 +423,10 @@ impl<'a> Model<'a> {
                 };
                 if let Some(list) = subgraph.operators().map_err(malformed)? {
                     let raw = operators_vector(bytes, s).filter(|_| by_hand);
-                    external_data |= graph.read_operators(bytes, raw, list, s, &codes)?;
+                    let (external, operator_tables) =
+                        graph.read_operators(bytes, raw, list, s, &codes)?;
+                    external_data |= external;
+                    tables += operator_tables;
                 }
                 subgraphs.push(graph);
             }
@@ -435,7 +456,13 @@ impl<'a> Model<'a> {
             has_metadata: metadata.is_some(),
             schema_version,
             external_data,
+            tables,
         })
+    }
+
+    /// The FlatBuffer tables TFLite's verifier would count ([`loader_limits`](crate::loader_limits)).
+    pub(crate) fn flatbuffer_tables(&self) -> usize {
+        self.tables
     }
 
     /// The model's bytes.
@@ -842,6 +869,17 @@ impl Memo {
     }
 }
 
+/// The length of an optional vector field, 0 when absent or unreadable.
+fn len_of<T>(field: planus::Result<Option<planus::Vector<'_, T>>>) -> usize {
+    field.ok().flatten().map_or(0, |v| v.len())
+}
+
+/// 1 when an optional table (or a union with a known member) is present. An unknown union
+/// member is not verified by TFLite, so not counted.
+fn present<T>(field: planus::Result<Option<T>>) -> usize {
+    usize::from(matches!(field, Ok(Some(_))))
+}
+
 /// The reason given for a custom operator's version.
 const CUSTOM_REASON: &str = "custom op: its stored version is kept (no TF rule judges it)";
 
@@ -888,10 +926,14 @@ fn fill_specs(
     }
 }
 
+/// Digests a tensor, and adds its FlatBuffer tables to `tables`: itself, its quantization
+/// table (and that table's details), its sparsity table, its variant tensors.
 fn digest_tensor<'a>(
     tensor: fb::TensorRef<'a>,
     buffer_data: &impl Fn(u32) -> Result<Option<&'a [u8]>, Error>,
+    tables: &mut usize,
 ) -> Result<TensorFacts, Error> {
+    *tables += 1 + len_of(tensor.variant_tensors());
     let dims = match tensor.shape().map_err(malformed)? {
         Some(shape) => shape.iter().collect(),
         None => Vec::new(),
@@ -906,6 +948,7 @@ fn digest_tensor<'a>(
     let quantization = match tensor.quantization().map_err(malformed)? {
         None => None,
         Some(q) => {
+            *tables += 1 + present(q.details());
             let scales = q.scale().map_err(malformed)?;
             Some(Quantization {
                 scale_count: scales.map_or(0, |s| s.len()),
@@ -922,7 +965,11 @@ fn digest_tensor<'a>(
         is_shape_dynamic,
         is_variable: tensor.is_variable().map_err(malformed)?,
         quantization,
-        is_sparse: tensor.sparsity().map_err(malformed)?.is_some(),
+        is_sparse: {
+            let sparse = tensor.sparsity().map_err(malformed)?.is_some();
+            *tables += usize::from(sparse);
+            sparse
+        },
     })
 }
 
@@ -998,36 +1045,28 @@ fn digest_raw_operator(
     raw_tensor_indices(raw.outputs, at, tensors, pool)?;
     let end = pool_mark(pool.len())?;
     let kind = OptionsKind::of(code.builtin);
-    let (params, options_present) = if code.is_custom() {
-        (Params::None, false)
-    } else if kind == OptionsKind::None {
-        (Params::None, true)
+    // Like TF's `ParseOpData`, read the options table only for ops that have options; for the
+    // others, only whether it is there (a table TFLite's verifier counts).
+    let mut tables = 1 + raw.options_2.map_or(0, |at| {
+        usize::from(union_value::<fb::BuiltinOptions2Ref<'_>>(bytes, at).is_ok())
+    });
+    let (params, options_present) = if code.is_custom() || kind == OptionsKind::None {
+        tables += raw.options.map_or(0, |at| {
+            usize::from(union_value::<fb::BuiltinOptionsRef<'_>>(bytes, at).is_ok())
+        });
+        (Params::None, !code.is_custom())
     } else {
-        let options = match raw.options {
+        let options = match raw.options.map(|at| union_value(bytes, at)) {
             None => None,
-            Some((tag, table, slot)) => {
-                let Some(buffer) = bytes.get(table..) else {
-                    pool.truncate(start);
-                    return Ok(None);
-                };
-                let object = planus::SliceWithStartOffset {
-                    buffer,
-                    offset_from_start: table,
-                };
-                match <fb::BuiltinOptionsRef<'_> as planus::TableReadUnion<'_>>::from_buffer(
-                    object, tag, slot,
-                ) {
-                    Ok(options) => Some(options),
-                    // A union member newer than our schema: TF's `builtin_options_as_X()`
-                    // gives null.
-                    Err(planus::errors::ErrorKind::UnknownUnionTag { .. }) => None,
-                    Err(_) => {
-                        pool.truncate(start);
-                        return Ok(None);
-                    }
-                }
+            Some(Ok(options)) => Some(options),
+            // A union member newer than our schema: TF's `builtin_options_as_X()` gives null.
+            Some(Err(planus::errors::ErrorKind::UnknownUnionTag { .. })) => None,
+            Some(Err(_)) => {
+                pool.truncate(start);
+                return Ok(None);
             }
         };
+        tables += usize::from(options.is_some());
         options::read(code.builtin, kind, options)?
     };
     // Only custom options live outside the FlatBuffer in large models.
@@ -1043,6 +1082,7 @@ fn digest_raw_operator(
         false
     };
     let params = out.intern(opcode_index as usize, params)?;
+    out.tables += tables;
     out.operators.push(OperatorFacts {
         opcode_index,
         tensors: [start_mark, split, end],
@@ -1132,6 +1172,7 @@ fn digest_operator(
     let external =
         code.is_custom() && operator.large_custom_options_offset().map_err(malformed)? > 1;
     let params = out.intern(opcode_index as usize, params)?;
+    out.tables += 1 + present(operator.builtin_options()) + present(operator.builtin_options_2());
     out.operators.push(OperatorFacts {
         opcode_index,
         tensors: [start, split, end],
@@ -1176,7 +1217,15 @@ mod tests {
 
     fn outcome(bytes: &[u8], by_hand: bool) -> String {
         match Model::read(bytes, by_hand) {
-            Ok(model) => format!("{:?}", (model.codes, model.subgraphs, model.external_data)),
+            Ok(model) => format!(
+                "{:?}",
+                (
+                    model.codes,
+                    model.subgraphs,
+                    model.external_data,
+                    model.tables
+                )
+            ),
             Err(error) => format!("error: {error}"),
         }
     }

@@ -13,8 +13,9 @@
 //! planus' generated readers, from the position found here.
 
 use crate::layout::{
-    MODEL_SUBGRAPHS, OPERATOR_BUILTIN_OPTIONS_TYPE, OPERATOR_INPUTS, OPERATOR_LARGE_CUSTOM_OPTIONS,
-    OPERATOR_OPCODE_INDEX, OPERATOR_OUTPUTS, SUBGRAPH_OPERATORS,
+    MODEL_SUBGRAPHS, OPERATOR_BUILTIN_OPTIONS_2_TYPE, OPERATOR_BUILTIN_OPTIONS_TYPE,
+    OPERATOR_INPUTS, OPERATOR_LARGE_CUSTOM_OPTIONS, OPERATOR_OPCODE_INDEX, OPERATOR_OUTPUTS,
+    SUBGRAPH_OPERATORS,
 };
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
@@ -142,6 +143,9 @@ pub(crate) struct RawOperator<'a> {
     /// The options union: its tag and where planus reads its value from (the operator table
     /// and the value's slot offset), when present with a non-zero tag.
     pub(crate) options: Option<(u8, usize, usize)>,
+    /// The second options union (`builtin_options_2`), the same way; `None` also when its
+    /// vtable entry is cut in half (planus refuses it, and it is then not counted).
+    pub(crate) options_2: Option<(u8, usize, usize)>,
     pub(crate) table: RawTable<'a>,
 }
 
@@ -154,24 +158,17 @@ impl<'a> RawOperator<'a> {
         let opcode_index = table.u32(b, OPERATOR_OPCODE_INDEX, 0)?;
         let inputs = table.int32s(b, OPERATOR_INPUTS)?;
         let outputs = table.int32s(b, OPERATOR_OUTPUTS)?;
-        // planus' `access_union`: both slots present, tag read at its slot (at the table's
-        // start when absent), a value only for a non-zero tag with both slots set; a vtable
-        // with the tag slot but not the value slot is an error.
-        let id = OPERATOR_BUILTIN_OPTIONS_TYPE;
-        let options = if table.has_slot(id + 1) {
-            let (tag_slot, value_slot) = (table.slot(id), table.slot(id + 1));
-            let tag = *b.get(table.at.checked_add(tag_slot)?)?;
-            (tag_slot != 0 && value_slot != 0 && tag != 0).then_some((tag, table.at, value_slot))
-        } else if table.has_slot(id) {
-            return None;
-        } else {
-            None
-        };
+        // A cut union entry in the first options is an error planus reports.
+        let options = union(b, &table, OPERATOR_BUILTIN_OPTIONS_TYPE).ok()?;
+        let options_2 = union(b, &table, OPERATOR_BUILTIN_OPTIONS_2_TYPE)
+            .ok()
+            .flatten();
         Some(Self {
             opcode_index,
             inputs,
             outputs,
             options,
+            options_2,
             table,
         })
     }
@@ -180,6 +177,38 @@ impl<'a> RawOperator<'a> {
     pub(crate) fn large_custom_options_offset(&self, b: &[u8]) -> Option<u64> {
         self.table.u64(b, OPERATOR_LARGE_CUSTOM_OPTIONS)
     }
+}
+
+/// A union field whose tag is slot `id` (its value the next slot), as planus'
+/// `access_union` reads it: both slots present, the tag read at its slot (at the table's
+/// start when absent), a value only for a non-zero tag with both slots set. `Err` for a vtable
+/// with the tag slot but not the value slot, or a tag outside the buffer.
+fn union(b: &[u8], table: &RawTable<'_>, id: usize) -> Result<Option<(u8, usize, usize)>, ()> {
+    if table.has_slot(id + 1) {
+        let (tag_slot, value_slot) = (table.slot(id), table.slot(id + 1));
+        let at = table.at.checked_add(tag_slot).ok_or(())?;
+        let tag = *b.get(at).ok_or(())?;
+        Ok((tag_slot != 0 && value_slot != 0 && tag != 0).then_some((tag, table.at, value_slot)))
+    } else if table.has_slot(id) {
+        Err(())
+    } else {
+        Ok(None)
+    }
+}
+
+/// Reads a union value `U` the hand reader located: `(tag, table, slot)`.
+pub(crate) fn union_value<'a, U: planus::TableReadUnion<'a>>(
+    b: &'a [u8],
+    (tag, table, slot): (u8, usize, usize),
+) -> Result<U, planus::errors::ErrorKind> {
+    let buffer = b
+        .get(table..)
+        .ok_or(planus::errors::ErrorKind::InvalidOffset)?;
+    let object = planus::SliceWithStartOffset {
+        buffer,
+        offset_from_start: table,
+    };
+    U::from_buffer(object, tag, slot)
 }
 
 /// The `int32`s of a vector's bytes.
