@@ -6,7 +6,7 @@ use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
 use crate::layout::layout_error;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use crate::operator_table::{RawOperator, i32s, operators_vector, union_value};
+use crate::operator_table::{RawOperator, i32s, operators_vector, options_bytes, union_value};
 use crate::options;
 use crate::params::{OptionsKind, Params};
 use crate::rules::{Judge, TfRules, VersionRules};
@@ -112,7 +112,10 @@ impl OperatorFacts {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A subgraph's tensors and operators, digested. Which params entry an operator points at
+/// depends on how it was read (entries are shared where the reader noticed equal params), so
+/// two subgraphs compare by [`Subgraph::reads_the_same`], not field by field.
+#[derive(Clone, Debug, Default)]
 struct Subgraph {
     tensors: Vec<TensorFacts>,
     /// Each tensor's class: tensors that read the same to TF's rules (all of
@@ -126,18 +129,33 @@ struct Subgraph {
 /// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
 /// the params, interned: an operator whose params equal those of the last operator of its
 /// code shares that entry.
-struct Digested<'p> {
+struct Digested<'p, 'b> {
     operators: &'p mut Vec<OperatorFacts>,
     pool: &'p mut Vec<i32>,
     params: &'p mut Vec<Params>,
     /// Per operator code, the params entry of its last operator (`u32::MAX`: none yet).
     last: Vec<u32>,
+    /// Per operator code, the options table of its last operator read by hand: an operator
+    /// whose options table has the same bytes has the same params, without reading them.
+    last_options: Vec<Option<OptionsMemo<'b>>>,
     /// The FlatBuffer tables of the operators read: each operator and its options tables
     /// ([`Model::flatbuffer_tables`]).
     tables: usize,
 }
 
-impl Digested<'_> {
+/// An options table already read: its union tag, bytes ([`options_bytes`]) and params.
+#[derive(Clone, Copy)]
+struct OptionsMemo<'b> {
+    tag: u8,
+    bytes: (&'b [u8], &'b [u8]),
+    params: u32,
+    options_present: bool,
+    /// Whether planus read the table (a member of our schema's union), so that TFLite's
+    /// verifier counts it.
+    counted: bool,
+}
+
+impl Digested<'_, '_> {
     #[inline(always)] // into the digest functions, for the reason given at `digest_operator`
     fn intern(&mut self, code: usize, params: Params) -> Result<u32, Error> {
         if let Some(&last) = self.last.get(code)
@@ -224,6 +242,7 @@ impl Subgraph {
             pool: &mut self.indices,
             params: &mut self.params,
             last: vec![u32::MAX; codes.len()],
+            last_options: vec![None; codes.len()],
             tables: 0,
         };
         let first = raw
@@ -259,6 +278,33 @@ impl Subgraph {
             .and_then(|i| self.classes.get(i))
             .copied()
             .unwrap_or(ABSENT_CLASS)
+    }
+
+    /// Each operator as its facts read: opcode index, inputs, outputs, params, options
+    /// presence.
+    fn resolved(&self) -> impl Iterator<Item = (u32, &[i32], &[i32], Params, bool)> + '_ {
+        self.operators.iter().map(|o| {
+            (
+                o.opcode_index,
+                self.inputs(o),
+                self.outputs(o),
+                self.params(o),
+                o.options_present,
+            )
+        })
+    }
+
+    /// Whether `other` has the same tensors and operators. Floats compare by value, and NaN
+    /// equals NaN here (their printed forms match).
+    fn reads_the_same(&self, other: &Subgraph) -> bool {
+        let tensors = self.tensors == other.tensors
+            || format!("{:?}", self.tensors) == format!("{:?}", other.tensors);
+        tensors
+            && self.operators.len() == other.operators.len()
+            && self
+                .resolved()
+                .zip(other.resolved())
+                .all(|(a, b)| a == b || format!("{a:?}") == format!("{b:?}"))
     }
 
     /// The params of `operator` (interned when the model was read).
@@ -591,10 +637,11 @@ impl<'a> Model<'a> {
     /// codes and metadata aside). Floats compare by value, and NaN equals NaN here.
     pub(crate) fn same_graph(&self, other: &Model<'_>) -> bool {
         self.subgraphs.len() == other.subgraphs.len()
-            && self.subgraphs.iter().zip(&other.subgraphs).all(|(a, b)| {
-                // `==` is false for NaN scales or options; their printed forms still match.
-                a == b || format!("{a:?}") == format!("{b:?}")
-            })
+            && self
+                .subgraphs
+                .iter()
+                .zip(&other.subgraphs)
+                .all(|(a, b)| a.reads_the_same(b))
     }
 
     /// Every operator's own required version (custom operators: their code's stored version),
@@ -1017,13 +1064,13 @@ fn too_many_indices() -> Error {
 /// [`digest_operator`] from the hand reader's fields: `Ok(None)` (nothing appended) when
 /// planus must read the operator instead; the same typed errors otherwise.
 #[inline(never)] // for the reason given at `digest_operator`
-fn digest_raw_operator(
-    bytes: &[u8],
+fn digest_raw_operator<'b>(
+    bytes: &'b [u8],
     raw: &RawOperator<'_>,
     at: OperatorLocation,
     codes: &[OperatorCode<'_>],
     tensors: usize,
-    out: &mut Digested<'_>,
+    out: &mut Digested<'_, 'b>,
 ) -> Result<Option<bool>, Error> {
     let opcode_index = raw.opcode_index;
     let code = usize::try_from(opcode_index)
@@ -1050,6 +1097,31 @@ fn digest_raw_operator(
     let mut tables = 1 + raw.options_2.map_or(0, |at| {
         usize::from(union_value::<fb::BuiltinOptions2Ref<'_>>(bytes, at).is_ok())
     });
+    // An options table with the same bytes as the last one of this code reads the same.
+    let located = raw
+        .options
+        .and_then(|at| Some((at.0, options_bytes(bytes, at)?)));
+    let memo = out
+        .last_options
+        .get(opcode_index as usize)
+        .copied()
+        .flatten();
+    if let (Some((tag, found)), Some(memo)) = (located, memo)
+        && memo.tag == tag
+        && memo.bytes == found
+        && !code.is_custom()
+        && kind != OptionsKind::None
+    {
+        out.tables += tables + usize::from(memo.counted);
+        out.operators.push(OperatorFacts {
+            opcode_index,
+            tensors: [start_mark, split, end],
+            params: memo.params,
+            options_present: memo.options_present,
+        });
+        return Ok(Some(false));
+    }
+    let mut counted = false;
     let (params, options_present) = if code.is_custom() || kind == OptionsKind::None {
         tables += raw.options.map_or(0, |at| {
             usize::from(union_value::<fb::BuiltinOptionsRef<'_>>(bytes, at).is_ok())
@@ -1066,7 +1138,8 @@ fn digest_raw_operator(
                 return Ok(None);
             }
         };
-        tables += usize::from(options.is_some());
+        counted = options.is_some();
+        tables += usize::from(counted);
         options::read(code.builtin, kind, options)?
     };
     // Only custom options live outside the FlatBuffer in large models.
@@ -1082,6 +1155,19 @@ fn digest_raw_operator(
         false
     };
     let params = out.intern(opcode_index as usize, params)?;
+    if let (Some((tag, bytes)), Some(slot)) =
+        (located, out.last_options.get_mut(opcode_index as usize))
+        && !code.is_custom()
+        && kind != OptionsKind::None
+    {
+        *slot = Some(OptionsMemo {
+            tag,
+            bytes,
+            params,
+            options_present,
+            counted,
+        });
+    }
     out.tables += tables;
     out.operators.push(OperatorFacts {
         opcode_index,
@@ -1132,7 +1218,7 @@ fn digest_operator(
     at: OperatorLocation,
     codes: &[OperatorCode<'_>],
     tensors: usize,
-    out: &mut Digested<'_>,
+    out: &mut Digested<'_, '_>,
 ) -> Result<bool, Error> {
     let opcode_index = operator.opcode_index().map_err(malformed)?;
     let code = usize::try_from(opcode_index)
@@ -1209,6 +1295,24 @@ mod tests {
             Some(&Params::Conv2D(Conv2DParams::default())),
         );
         b.operator(add, &[x, y], &[x], Some(&Params::Add(AddParams::default())));
+        // Options tables with the same bytes (read once), and one that differs.
+        b.operator(
+            conv,
+            &[x, w],
+            &[y],
+            Some(&Params::Conv2D(Conv2DParams::default())),
+        );
+        let strided = Conv2DParams {
+            stride_width: 2,
+            ..Conv2DParams::default()
+        };
+        b.operator(conv, &[x, w], &[y], Some(&Params::Conv2D(strided)));
+        b.operator(
+            conv,
+            &[x, w],
+            &[y],
+            Some(&Params::Conv2D(Conv2DParams::default())),
+        );
         b.operator(add, &[x, y], &[y], None);
         b.operator(relu, &[y], &[x], None);
         b.operator(custom, &[x], &[y], None);
@@ -1217,15 +1321,24 @@ mod tests {
 
     fn outcome(bytes: &[u8], by_hand: bool) -> String {
         match Model::read(bytes, by_hand) {
-            Ok(model) => format!(
-                "{:?}",
-                (
-                    model.codes,
-                    model.subgraphs,
-                    model.external_data,
-                    model.tables
+            Ok(model) => {
+                let operators: Vec<Vec<_>> = model
+                    .subgraphs
+                    .iter()
+                    .map(|s| s.resolved().collect())
+                    .collect();
+                let tensors: Vec<_> = model.subgraphs.iter().map(|s| &s.tensors).collect();
+                format!(
+                    "{:?}",
+                    (
+                        &model.codes,
+                        tensors,
+                        operators,
+                        model.external_data,
+                        model.tables
+                    )
                 )
-            ),
+            }
             Err(error) => format!("error: {error}"),
         }
     }

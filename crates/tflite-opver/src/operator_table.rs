@@ -211,6 +211,35 @@ pub(crate) fn union_value<'a, U: planus::TableReadUnion<'a>>(
     U::from_buffer(object, tag, slot)
 }
 
+/// The bytes an options table's scalar fields are read from: its vtable, and the table after
+/// its offset to the vtable, up to 8 bytes past its last field (`None` when any of it is
+/// outside the buffer). Two options tables with equal bytes, read by planus' generated
+/// readers (which read scalars only, at most 8 bytes each, through the vtable), give equal
+/// values; where each sits, and so its offset to its vtable, does not matter.
+pub(crate) fn options_bytes(
+    b: &[u8],
+    (_, table, slot): (u8, usize, usize),
+) -> Option<(&[u8], &[u8])> {
+    let field = table.checked_add(slot)?;
+    let at = field.checked_add(u32_at(b, field)? as usize)?;
+    let relative = u32_at(b, at)? as i32;
+    let vtable = usize::try_from((at as i64).checked_sub(i64::from(relative))?).ok()?;
+    let vtable_size = usize::from(u16_at(b, vtable)?);
+    if vtable_size < 4 || vtable_size % 2 != 0 {
+        return None;
+    }
+    let vtable_bytes = b.get(vtable..vtable.checked_add(vtable_size)?)?;
+    let end = vtable_bytes[4..]
+        .chunks_exact(2)
+        .map(|o| usize::from(u16::from_le_bytes([o[0], o[1]])))
+        .filter(|&o| o != 0)
+        .map(|o| o + 8)
+        .max()
+        .unwrap_or(4);
+    let table_bytes = b.get(at.checked_add(4)?..at.checked_add(end)?)?;
+    Some((vtable_bytes, table_bytes))
+}
+
 /// The `int32`s of a vector's bytes.
 #[inline]
 pub(crate) fn i32s(bytes: &[u8]) -> impl Iterator<Item = i32> + '_ {
