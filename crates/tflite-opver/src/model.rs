@@ -683,13 +683,13 @@ impl<'a> Model<'a> {
                     code.version
                 } else if J::SEES_ONLY_TENSOR_FACTS {
                     match memo.get_mut(index) {
-                        Some(Some(m)) if m.same(subgraph, operator) => m.version,
+                        Some(Some(m)) if m.same(s, subgraph, operator) => m.version,
                         slot => {
                             self.fill_signature(subgraph, operator, &mut sig, &mut spare);
                             let version = judge.version(&sig);
                             if let Some(slot) = slot {
                                 slot.get_or_insert_with(Memo::default)
-                                    .remember(subgraph, operator, version);
+                                    .remember(s, subgraph, operator, version);
                             }
                             version
                         }
@@ -876,6 +876,8 @@ struct Memo {
     key: Vec<u32>,
     inputs: usize,
     params: Params,
+    /// Where `params` sits: subgraph and entry (an operator at the same entry has them).
+    params_at: (usize, u32),
     options_present: bool,
     version: OpVersion,
 }
@@ -885,7 +887,7 @@ impl Memo {
     /// options presence and params. Params compare with `==`: a NaN option never matches,
     /// and is judged anew.
     #[inline]
-    fn same(&self, subgraph: &Subgraph, operator: &OperatorFacts) -> bool {
+    fn same(&self, s: usize, subgraph: &Subgraph, operator: &OperatorFacts) -> bool {
         let inputs = subgraph.inputs(operator);
         let outputs = subgraph.outputs(operator);
         self.inputs == inputs.len()
@@ -896,11 +898,17 @@ impl Memo {
                 .iter()
                 .zip(inputs.iter().chain(outputs))
                 .all(|(&class, &index)| class == subgraph.class(index))
-            && self.params == subgraph.params(operator)
+            && (self.params_at == (s, operator.params) || self.params == subgraph.params(operator))
     }
 
     /// Remembers `operator` and its version.
-    fn remember(&mut self, subgraph: &Subgraph, operator: &OperatorFacts, version: OpVersion) {
+    fn remember(
+        &mut self,
+        s: usize,
+        subgraph: &Subgraph,
+        operator: &OperatorFacts,
+        version: OpVersion,
+    ) {
         let inputs = subgraph.inputs(operator);
         self.key.clear();
         self.key.extend(
@@ -911,6 +919,7 @@ impl Memo {
         );
         self.inputs = inputs.len();
         self.params = subgraph.params(operator);
+        self.params_at = (s, operator.params);
         self.options_present = operator.options_present;
         self.version = version;
     }
