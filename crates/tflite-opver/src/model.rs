@@ -118,9 +118,6 @@ impl OperatorFacts {
 #[derive(Clone, Debug, Default)]
 struct Subgraph {
     tensors: Vec<TensorFacts>,
-    /// Each tensor's class: tensors that read the same to TF's rules (all of
-    /// [`TensorFacts`]) share one, in order of first appearance.
-    classes: Vec<u32>,
     operators: Vec<OperatorFacts>,
     indices: Vec<i32>,
     params: Vec<Params>,
@@ -171,43 +168,6 @@ impl Digested<'_, '_> {
         }
         Ok(entry)
     }
-}
-
-/// The class of an absent optional input (tensor index -1).
-const ABSENT_CLASS: u32 = u32::MAX;
-
-/// [`TensorFacts`] as a hash key: floats by their bits.
-#[derive(PartialEq, Eq, Hash)]
-struct TensorKey<'a> {
-    element_type: ElementType,
-    dims: &'a [i32],
-    flags: [bool; 4],
-    quantization: Option<(usize, Option<u32>, i32)>,
-}
-
-/// The class of every tensor ([`Subgraph::classes`]).
-fn tensor_classes(tensors: &[TensorFacts]) -> Vec<u32> {
-    let mut seen = std::collections::HashMap::with_capacity(tensors.len().min(1 << 16));
-    tensors
-        .iter()
-        .map(|t| {
-            let key = TensorKey {
-                element_type: t.element_type,
-                dims: &t.dims,
-                flags: [t.is_const, t.is_shape_dynamic, t.is_variable, t.is_sparse],
-                quantization: t.quantization.map(|q| {
-                    (
-                        q.scale_count,
-                        q.first_scale.map(f32::to_bits),
-                        q.quantized_dimension,
-                    )
-                }),
-            };
-            // At most one class per tensor, and tensors are counted in `u32` by the schema.
-            let next = u32::try_from(seen.len()).unwrap_or(ABSENT_CLASS - 1);
-            *seen.entry(key).or_insert(next)
-        })
-        .collect()
 }
 
 impl Subgraph {
@@ -271,13 +231,11 @@ impl Subgraph {
         Ok((external_data, out.tables))
     }
 
-    /// The class of tensor `index` ([`ABSENT_CLASS`] for -1; indices were validated).
-    fn class(&self, index: i32) -> u32 {
+    /// Tensor `index`'s facts; `None` for -1 (an absent input; indices were validated).
+    fn tensor(&self, index: i32) -> Option<&TensorFacts> {
         usize::try_from(index)
             .ok()
-            .and_then(|i| self.classes.get(i))
-            .copied()
-            .unwrap_or(ABSENT_CLASS)
+            .and_then(|i| self.tensors.get(i))
     }
 
     /// Each operator as its facts read: opcode index, inputs, outputs, params, options
@@ -463,7 +421,6 @@ impl<'a> Model<'a> {
                     }
                 }
                 let mut graph = Subgraph {
-                    classes: tensor_classes(&tensors),
                     tensors,
                     ..Subgraph::default()
                 };
@@ -666,10 +623,11 @@ impl<'a> Model<'a> {
             Params::None,
         );
         let mut spare = Vec::new();
-        // Per operator code, the last operator judged: its tensors' classes (inputs, then
-        // outputs), input count, params, options presence, and version. An operator that
-        // reads the same is not judged again: TF's rules see nothing else (not even the
-        // tensor indices). User rules might, so they judge every operator.
+        // Per operator code, the last operator judged: its subgraph, tensor indices (inputs,
+        // then outputs), input count, params, options presence, and version. An operator
+        // whose tensors and options read the same is not judged again: TF's rules see
+        // nothing else (not even the tensor indices). User rules might, so they judge every
+        // operator.
         let mut memo: Vec<Option<Memo>> = vec![None; self.codes.len()];
         for (s, subgraph) in self.subgraphs.iter().enumerate() {
             for (o, operator) in subgraph.operators.iter().enumerate() {
@@ -683,7 +641,7 @@ impl<'a> Model<'a> {
                     code.version
                 } else if J::SEES_ONLY_TENSOR_FACTS {
                     match memo.get_mut(index) {
-                        Some(Some(m)) if m.same(s, subgraph, operator) => m.version,
+                        Some(Some(m)) if m.same(&self.subgraphs, s, operator) => m.version,
                         slot => {
                             self.fill_signature(subgraph, operator, &mut sig, &mut spare);
                             let version = judge.version(&sig);
@@ -873,35 +831,44 @@ impl<'a> Model<'a> {
 /// The last operator of an operator code judged, in [`Model::for_each_version`].
 #[derive(Clone, Debug, Default)]
 struct Memo {
-    key: Vec<u32>,
+    subgraph: usize,
+    indices: Vec<i32>,
     inputs: usize,
     params: Params,
-    /// Where `params` sits: subgraph and entry (an operator at the same entry has them).
-    params_at: (usize, u32),
+    /// Where `params` sits: its entry in `subgraph` (an operator at the same entry has them).
+    params_at: u32,
     options_present: bool,
     version: OpVersion,
 }
 
 impl Memo {
-    /// Whether `operator` reads the same to TF's rules: its tensors' classes, input count,
-    /// options presence and params. Params compare with `==`: a NaN option never matches,
-    /// and is judged anew.
+    /// Whether `operator` of subgraph `s` reads the same to TF's rules: input count, options
+    /// presence, tensors (the same ones, or equal facts) and params. Floats compare with
+    /// `==`: a NaN scale or option never matches, and is judged anew.
     #[inline]
-    fn same(&self, s: usize, subgraph: &Subgraph, operator: &OperatorFacts) -> bool {
+    fn same(&self, subgraphs: &[Subgraph], s: usize, operator: &OperatorFacts) -> bool {
+        let (Some(subgraph), Some(before)) = (subgraphs.get(s), subgraphs.get(self.subgraph))
+        else {
+            return false;
+        };
         let inputs = subgraph.inputs(operator);
         let outputs = subgraph.outputs(operator);
         self.inputs == inputs.len()
-            && self.key.len() == inputs.len() + outputs.len()
+            && self.indices.len() == inputs.len() + outputs.len()
             && self.options_present == operator.options_present
             && self
-                .key
+                .indices
                 .iter()
                 .zip(inputs.iter().chain(outputs))
-                .all(|(&class, &index)| class == subgraph.class(index))
-            && (self.params_at == (s, operator.params) || self.params == subgraph.params(operator))
+                .all(|(&then, &now)| {
+                    (then == now && self.subgraph == s)
+                        || before.tensor(then) == subgraph.tensor(now)
+                })
+            && ((self.subgraph == s && self.params_at == operator.params)
+                || self.params == subgraph.params(operator))
     }
 
-    /// Remembers `operator` and its version.
+    /// Remembers `operator` of subgraph `s` and its version.
     fn remember(
         &mut self,
         s: usize,
@@ -910,16 +877,13 @@ impl Memo {
         version: OpVersion,
     ) {
         let inputs = subgraph.inputs(operator);
-        self.key.clear();
-        self.key.extend(
-            inputs
-                .iter()
-                .chain(subgraph.outputs(operator))
-                .map(|&index| subgraph.class(index)),
-        );
+        self.subgraph = s;
+        self.indices.clear();
+        self.indices.extend_from_slice(inputs);
+        self.indices.extend_from_slice(subgraph.outputs(operator));
         self.inputs = inputs.len();
         self.params = subgraph.params(operator);
-        self.params_at = (s, operator.params);
+        self.params_at = operator.params;
         self.options_present = operator.options_present;
         self.version = version;
     }
