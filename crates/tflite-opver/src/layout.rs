@@ -24,6 +24,7 @@ pub(crate) const OPERATOR_CODE_VERSION: usize = 2;
 pub(crate) const OPERATOR_CODE_BUILTIN: usize = 3;
 pub(crate) const OPERATOR_CODE_FIELDS: usize = 4;
 pub(crate) const BUFFER_DATA: usize = 0;
+pub(crate) const SUBGRAPH_TENSORS: usize = 0;
 pub(crate) const SUBGRAPH_OPERATORS: usize = 3;
 pub(crate) const OPERATOR_OPCODE_INDEX: usize = 0;
 pub(crate) const OPERATOR_INPUTS: usize = 1;

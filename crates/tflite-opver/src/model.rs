@@ -6,7 +6,9 @@ use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
 use crate::layout::layout_error;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use crate::operator_table::{RawOperator, i32s, operators_vector, options_bytes, union_value};
+use crate::operator_table::{
+    RawOperator, RawTensor, i32s, operators_vector, options_bytes, tensors_vector, union_value,
+};
 use crate::options;
 use crate::params::{OptionsKind, Params};
 use crate::rules::{Judge, TfRules, VersionRules};
@@ -415,9 +417,26 @@ impl<'a> Model<'a> {
                 let mut tensors = Vec::new();
                 if let Some(list) = subgraph.tensors().map_err(malformed)? {
                     tensors.reserve(list.len());
-                    for tensor in list {
-                        let tensor = tensor.map_err(malformed)?;
-                        tensors.push(digest_tensor(tensor, &buffer_data, &mut tables)?);
+                    // By hand where the vector was found by hand, else (and for a tensor the
+                    // hand reader gives up on) by planus.
+                    let first = tensors_vector(bytes, s)
+                        .filter(|&(len, _)| by_hand && len == list.len())
+                        .map(|(_, first)| first);
+                    for t in 0..list.len() {
+                        let raw = first.and_then(|first| RawTensor::read(bytes, first + 4 * t));
+                        let facts = match raw {
+                            Some(raw) => digest_raw_tensor(&raw, &buffer_data, &mut tables)?,
+                            None => {
+                                // `t` is below the vector's length.
+                                let tensor = list.get(t).ok_or_else(|| layout_error("a tensor"))?;
+                                digest_tensor(
+                                    tensor.map_err(malformed)?,
+                                    &buffer_data,
+                                    &mut tables,
+                                )?
+                            }
+                        };
+                        tensors.push(facts);
                     }
                 }
                 let mut graph = Subgraph {
@@ -946,6 +965,36 @@ fn fill_specs(
     }
 }
 
+/// [`digest_tensor`] from the hand reader's fields.
+fn digest_raw_tensor<'a>(
+    raw: &RawTensor<'_>,
+    buffer_data: &impl Fn(u32) -> Result<Option<&'a [u8]>, Error>,
+    tables: &mut usize,
+) -> Result<TensorFacts, Error> {
+    *tables += 1 + raw.variant_tensors + usize::from(raw.sparse);
+    // TF: a tensor is constant when its buffer (not the sentinel 0) holds data.
+    let is_const = raw.buffer != 0 && buffer_data(raw.buffer)?.is_some_and(|d| !d.is_empty());
+    let quantization =
+        raw.quantization
+            .map(|(scale_count, first_scale, quantized_dimension, details)| {
+                *tables += 1 + usize::from(details);
+                Quantization {
+                    scale_count,
+                    first_scale,
+                    quantized_dimension,
+                }
+            });
+    Ok(TensorFacts {
+        element_type: ElementType::from_schema(raw.type_).unwrap_or(ElementType::NoType),
+        dims: i32s(raw.shape).collect(),
+        is_const,
+        is_shape_dynamic: i32s(raw.shape_signature).any(|d| d == -1),
+        is_variable: raw.is_variable,
+        quantization,
+        is_sparse: raw.sparse,
+    })
+}
+
 /// Digests a tensor, and adds its FlatBuffer tables to `tables`: itself, its quantization
 /// table (and that table's details), its sparsity table, its variant tensors.
 fn digest_tensor<'a>(
@@ -1257,6 +1306,16 @@ mod tests {
         let x = b.tensor(&t(&[1, 4, 4, 2]));
         let w = b.tensor(&t(&[2, 3, 3, 2]).constant());
         let y = b.tensor(&t(&[1, 4, 4, 2]));
+        // A sparse, a dynamic and a variable tensor: every tensor field the readers read.
+        let sparse = b.tensor(
+            &TensorSpec::new(ElementType::Float32, &[4, 4])
+                .constant()
+                .sparse(),
+        );
+        let dynamic = b.tensor(&TensorSpec::new(ElementType::Float32, &[1, 4]).dynamic());
+        let mut variable = TensorSpec::new(ElementType::Int16, &[4]);
+        variable.is_variable = true;
+        let variable = b.tensor(&variable);
         let conv = b.operator_code(BuiltinOperator::CONV_2D, OpVersion::ONE);
         let add = b.operator_code(BuiltinOperator::ADD, OpVersion::new(2));
         let relu = b.operator_code(BuiltinOperator::RELU, OpVersion::ONE);
@@ -1288,6 +1347,9 @@ mod tests {
         );
         b.operator(add, &[x, y], &[y], None);
         b.operator(relu, &[y], &[x], None);
+        b.operator(relu, &[dynamic], &[variable], None);
+        let fc = b.operator_code(BuiltinOperator::FULLY_CONNECTED, OpVersion::ONE);
+        b.operator(fc, &[dynamic, sparse], &[dynamic], None);
         b.operator(custom, &[x], &[y], None);
         b.finish()
     }

@@ -1,4 +1,5 @@
-//! The operator tables of a model, read by hand: the hot loop of [`Model::from_bytes`].
+//! The operator and tensor tables of a model, read by hand: the hot loops of
+//! [`Model::from_bytes`].
 //!
 //! planus reads every field through a general table reader that re-derives the vtable and
 //! builds a rich error value at each access; on the bench's model of a million operators,
@@ -15,7 +16,7 @@
 use crate::layout::{
     MODEL_SUBGRAPHS, OPERATOR_BUILTIN_OPTIONS_2_TYPE, OPERATOR_BUILTIN_OPTIONS_TYPE,
     OPERATOR_INPUTS, OPERATOR_LARGE_CUSTOM_OPTIONS, OPERATOR_OPCODE_INDEX, OPERATOR_OUTPUTS,
-    SUBGRAPH_OPERATORS,
+    SUBGRAPH_OPERATORS, SUBGRAPH_TENSORS,
 };
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
@@ -122,15 +123,25 @@ impl<'a> RawTable<'a> {
     }
 }
 
-/// Where subgraph `s`'s operators vector is: (length, position of the first offset).
-pub(crate) fn operators_vector(b: &[u8], s: usize) -> Option<(usize, usize)> {
+/// Where subgraph `s`'s vector at `slot` is: (length, position of the first offset).
+fn subgraph_vector(b: &[u8], s: usize, slot: usize) -> Option<(usize, usize)> {
     let root = RawTable::at_offset(b, 0)?;
     let (count, first) = root.vector(b, MODEL_SUBGRAPHS)??;
     if s >= count {
         return None;
     }
     let subgraph = RawTable::at_offset(b, first + 4 * s)?;
-    subgraph.vector(b, SUBGRAPH_OPERATORS)?
+    subgraph.vector(b, slot)?
+}
+
+/// Where subgraph `s`'s operators vector is: (length, position of the first offset).
+pub(crate) fn operators_vector(b: &[u8], s: usize) -> Option<(usize, usize)> {
+    subgraph_vector(b, s, SUBGRAPH_OPERATORS)
+}
+
+/// Where subgraph `s`'s tensors vector is: (length, position of the first offset).
+pub(crate) fn tensors_vector(b: &[u8], s: usize) -> Option<(usize, usize)> {
+    subgraph_vector(b, s, SUBGRAPH_TENSORS)
 }
 
 /// An operator's fields that [`Model::from_bytes`](crate::Model::from_bytes) reads.
@@ -238,6 +249,94 @@ pub(crate) fn options_bytes(
         .unwrap_or(4);
     let table_bytes = b.get(at.checked_add(4)?..at.checked_add(end)?)?;
     Some((vtable_bytes, table_bytes))
+}
+
+/// A tensor's fields that [`Model::from_bytes`](crate::Model::from_bytes) reads, read the
+/// same way as [`RawOperator`]: `None` wherever planus would refuse a field it reads, and
+/// planus reads the tensor again.
+pub(crate) struct RawTensor<'a> {
+    /// `shape`'s `int32` bytes (empty when absent).
+    pub(crate) shape: &'a [u8],
+    /// `shape_signature`'s `int32` bytes (empty when absent).
+    pub(crate) shape_signature: &'a [u8],
+    pub(crate) type_: i8,
+    pub(crate) buffer: u32,
+    pub(crate) is_variable: bool,
+    /// Whether a (readable) `sparsity` table is there.
+    pub(crate) sparse: bool,
+    /// `quantization`: the number of scales, the first one, `quantized_dimension`, and whether
+    /// a `details` union member of our schema is there.
+    pub(crate) quantization: Option<(usize, Option<f32>, i32, bool)>,
+    /// The length of `variant_tensors` (0 when absent or unreadable).
+    pub(crate) variant_tensors: usize,
+}
+
+impl<'a> RawTensor<'a> {
+    /// Reads the tensor whose offset is stored at `element`.
+    #[inline]
+    pub(crate) fn read(b: &'a [u8], element: usize) -> Option<Self> {
+        // Tensor slots (schema.fbs): shape 0, type 1, buffer 2, name 3, quantization 4,
+        // is_variable 5, sparsity 6, shape_signature 7, has_rank 8, variant_tensors 9.
+        let table = RawTable::at_offset(b, element)?;
+        let variant_tensors = match table.vector(b, 9) {
+            Some(Some((len, _))) => len,
+            _ => 0,
+        };
+        let shape = table.int32s(b, 0)?;
+        let shape_signature = table.int32s(b, 7)?;
+        let buffer = table.u32(b, 2, 0)?;
+        let quantization = match table.slot(4) {
+            0 => None,
+            o => {
+                let q = RawTable::at_offset(b, table.at.checked_add(o)?)?;
+                // QuantizationParameters slots: scale 2, details 4 (union), quantized_dimension 6.
+                let (count, first) = match q.vector(b, 2)? {
+                    None => (0, None),
+                    Some((len, at)) => (
+                        len,
+                        (len > 0)
+                            .then(|| u32_at(b, at))
+                            .flatten()
+                            .map(f32::from_bits),
+                    ),
+                };
+                let dimension = q.u32(b, 6, 0)? as i32;
+                let details = match union(b, &q, 4) {
+                    Ok(Some(at)) => union_value::<
+                        crate::generated::schema::tflite::QuantizationDetailsRef<'_>,
+                    >(b, at)
+                    .is_ok(),
+                    _ => false,
+                };
+                Some((count, first, dimension, details))
+            }
+        };
+        let type_ = match table.slot(1) {
+            0 => 0,
+            o => *b.get(table.at.checked_add(o)?)? as i8,
+        };
+        let is_variable = match table.slot(5) {
+            0 => false,
+            o => *b.get(table.at.checked_add(o)?)? != 0,
+        };
+        let sparse = match table.slot(6) {
+            0 => false,
+            o => {
+                RawTable::at_offset(b, table.at.checked_add(o)?)?;
+                true
+            }
+        };
+        Some(Self {
+            shape,
+            shape_signature,
+            type_,
+            buffer,
+            is_variable,
+            sparse,
+            quantization,
+            variant_tensors,
+        })
+    }
 }
 
 /// The `int32`s of a vector's bytes.
