@@ -82,12 +82,63 @@ pub struct OperatorLocation {
 #[derive(Clone, Debug, PartialEq)]
 struct TensorFacts {
     element_type: ElementType,
-    dims: Vec<i32>,
+    dims: Dims,
     is_const: bool,
     is_shape_dynamic: bool,
     is_variable: bool,
     quantization: Option<Quantization>,
     is_sparse: bool,
+}
+
+/// A tensor's shape: up to [`Dims::INLINE`] dimensions kept inline, more on the heap, so
+/// that the tensors of a model (millions, in a large one) cost no allocation each.
+#[derive(Clone)]
+enum Dims {
+    Inline(u8, [i32; Dims::INLINE]),
+    Heap(Vec<i32>),
+}
+
+impl Dims {
+    /// Ranks up to 6 are inline: TFLite's kernels take at most rank 5 or 6.
+    const INLINE: usize = 6;
+
+    fn new(dims: impl Iterator<Item = i32>) -> Self {
+        let mut inline = [0; Self::INLINE];
+        let mut len = 0;
+        let mut dims = dims.peekable();
+        while len < Self::INLINE {
+            match dims.next() {
+                Some(d) => inline[len] = d,
+                None => return Self::Inline(len as u8, inline),
+            }
+            len += 1;
+        }
+        if dims.peek().is_none() {
+            return Self::Inline(len as u8, inline);
+        }
+        let mut heap = inline.to_vec();
+        heap.extend(dims);
+        Self::Heap(heap)
+    }
+
+    fn as_slice(&self) -> &[i32] {
+        match self {
+            Self::Inline(len, dims) => &dims[..usize::from(*len)],
+            Self::Heap(dims) => dims,
+        }
+    }
+}
+
+impl PartialEq for Dims {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Dims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
 }
 
 /// An operator digested into what signatures need.
@@ -943,7 +994,7 @@ fn fill_specs(
             Some(t) => {
                 spec.element_type = t.element_type;
                 spec.dims.clear();
-                spec.dims.extend_from_slice(&t.dims);
+                spec.dims.extend_from_slice(t.dims.as_slice());
                 spec.is_const = t.is_const;
                 spec.is_shape_dynamic = t.is_shape_dynamic;
                 spec.is_variable = t.is_variable;
@@ -986,7 +1037,7 @@ fn digest_raw_tensor<'a>(
             });
     Ok(TensorFacts {
         element_type: ElementType::from_schema(raw.type_).unwrap_or(ElementType::NoType),
-        dims: i32s(raw.shape).collect(),
+        dims: Dims::new(i32s(raw.shape)),
         is_const,
         is_shape_dynamic: i32s(raw.shape_signature).any(|d| d == -1),
         is_variable: raw.is_variable,
@@ -1004,8 +1055,8 @@ fn digest_tensor<'a>(
 ) -> Result<TensorFacts, Error> {
     *tables += 1 + len_of(tensor.variant_tensors());
     let dims = match tensor.shape().map_err(malformed)? {
-        Some(shape) => shape.iter().collect(),
-        None => Vec::new(),
+        Some(shape) => Dims::new(shape.iter()),
+        None => Dims::new(std::iter::empty()),
     };
     let is_shape_dynamic = match tensor.shape_signature().map_err(malformed)? {
         Some(signature) => signature.iter().any(|d| d == -1),
@@ -1376,6 +1427,18 @@ mod tests {
             }
             Err(error) => format!("error: {error}"),
         }
+    }
+
+    #[test]
+    fn dims_keep_every_rank() {
+        for rank in 0..=9 {
+            let dims: Vec<i32> = (1..=rank).collect();
+            let kept = Dims::new(dims.iter().copied());
+            assert_eq!(kept.as_slice(), dims, "rank {rank}");
+            assert_eq!(matches!(kept, Dims::Heap(_)), rank > 6, "rank {rank}");
+            assert_eq!(format!("{kept:?}"), format!("{dims:?}"));
+        }
+        assert_eq!(Dims::Heap(vec![1, 2]), Dims::new([1, 2].into_iter()));
     }
 
     /// The hand reader and planus agree on every model, valid or not: every byte of the
