@@ -7,7 +7,8 @@ use crate::generated::schema::tflite as fb;
 use crate::layout::layout_error;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::operator_table::{
-    RawOperator, RawTensor, i32s, operators_vector, options_bytes, tensors_vector, union_value,
+    RawOperator, RawTensor, buffer_data_len, buffers_vector, i32s, operators_vector, options_bytes,
+    tensors_vector, union_value,
 };
 use crate::options;
 use crate::params::{OptionsKind, Params};
@@ -459,6 +460,8 @@ impl<'a> Model<'a> {
                 tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
             }
         }
+        // The buffers, for constant tensors read by hand (`None`: planus reads them).
+        let raw_buffers = buffers_vector(bytes).filter(|_| by_hand);
         let mut subgraphs = Vec::new();
         if let Some(list) = root.subgraphs().map_err(malformed)? {
             subgraphs.reserve(list.len());
@@ -476,7 +479,16 @@ impl<'a> Model<'a> {
                     for t in 0..list.len() {
                         let raw = first.and_then(|first| RawTensor::read(bytes, first + 4 * t));
                         let facts = match raw {
-                            Some(raw) => digest_raw_tensor(&raw, &buffer_data, &mut tables)?,
+                            Some(raw) => digest_raw_tensor(
+                                &raw,
+                                |index| match raw_buffers {
+                                    Some(None) => Some(None),
+                                    Some(Some(list)) => buffer_data_len(bytes, list, index),
+                                    None => None,
+                                },
+                                &buffer_data,
+                                &mut tables,
+                            )?,
                             None => {
                                 // `t` is below the vector's length.
                                 let tensor = list.get(t).ok_or_else(|| layout_error("a tensor"))?;
@@ -1017,14 +1029,21 @@ fn fill_specs(
 }
 
 /// [`digest_tensor`] from the hand reader's fields.
+/// `data_len` gives the length of a buffer's data by hand (`None`: planus' `buffer_data` must
+/// read it).
 fn digest_raw_tensor<'a>(
     raw: &RawTensor<'_>,
+    data_len: impl Fn(u32) -> Option<Option<usize>>,
     buffer_data: &impl Fn(u32) -> Result<Option<&'a [u8]>, Error>,
     tables: &mut usize,
 ) -> Result<TensorFacts, Error> {
     *tables += 1 + raw.variant_tensors + usize::from(raw.sparse);
     // TF: a tensor is constant when its buffer (not the sentinel 0) holds data.
-    let is_const = raw.buffer != 0 && buffer_data(raw.buffer)?.is_some_and(|d| !d.is_empty());
+    let is_const = raw.buffer != 0
+        && match data_len(raw.buffer) {
+            Some(len) => len.is_some_and(|len| len > 0),
+            None => buffer_data(raw.buffer)?.is_some_and(|d| !d.is_empty()),
+        };
     let quantization =
         raw.quantization
             .map(|(scale_count, first_scale, quantized_dimension, details)| {

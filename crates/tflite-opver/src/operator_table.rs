@@ -14,7 +14,7 @@
 //! planus' generated readers, from the position found here.
 
 use crate::layout::{
-    MODEL_SUBGRAPHS, OPERATOR_BUILTIN_OPTIONS_2_TYPE, OPERATOR_BUILTIN_OPTIONS_TYPE,
+    MODEL_BUFFERS, MODEL_SUBGRAPHS, OPERATOR_BUILTIN_OPTIONS_2_TYPE, OPERATOR_BUILTIN_OPTIONS_TYPE,
     OPERATOR_INPUTS, OPERATOR_LARGE_CUSTOM_OPTIONS, OPERATOR_OPCODE_INDEX, OPERATOR_OUTPUTS,
     SUBGRAPH_OPERATORS, SUBGRAPH_TENSORS,
 };
@@ -132,6 +132,38 @@ fn subgraph_vector(b: &[u8], s: usize, slot: usize) -> Option<(usize, usize)> {
     }
     let subgraph = RawTable::at_offset(b, first + 4 * s)?;
     subgraph.vector(b, slot)?
+}
+
+/// Where the model's `buffers` vector is: `Some(None)` when it has none, `None` when the hand
+/// reader gives up.
+pub(crate) fn buffers_vector(b: &[u8]) -> Option<Option<(usize, usize)>> {
+    RawTable::at_offset(b, 0)?.vector(b, MODEL_BUFFERS)
+}
+
+/// The length of buffer `index`'s `data` in the `buffers` vector at `buffers` (`Some(None)`
+/// when the buffer or its data is absent), as planus reads it; `None` when the hand reader
+/// gives up.
+pub(crate) fn buffer_data_len(
+    b: &[u8],
+    (count, first): (usize, usize),
+    index: u32,
+) -> Option<Option<usize>> {
+    let index = index as usize;
+    if index >= count {
+        return Some(None);
+    }
+    let buffer = RawTable::at_offset(b, first.checked_add(index.checked_mul(4)?)?)?;
+    // Buffer slot 0: `data`, a vector of bytes.
+    match buffer.slot(0) {
+        0 => Some(None),
+        o => {
+            let field = buffer.at.checked_add(o)?;
+            let vector = field.checked_add(u32_at(b, field)? as usize)?;
+            let len = u32_at(b, vector)? as usize;
+            let end = (vector + 4).checked_add(len)?;
+            (end <= b.len()).then_some(Some(len))
+        }
+    }
 }
 
 /// Where subgraph `s`'s operators vector is: (length, position of the first offset).
