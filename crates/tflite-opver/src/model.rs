@@ -1126,19 +1126,51 @@ fn tensor_indices(
     // Bounded: planus checked the vector's length against the buffer.
     pool.reserve(list.len());
     for index in list {
-        // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
-        let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
-        if !valid {
-            return Err(DecodeError::TensorIndexOutOfRange {
+        push_index(index, at, tensors, pool)?;
+    }
+    Ok(())
+}
+
+/// The operator code `opcode_index` names, or the error TF's loader gives.
+#[inline(always)] // into the digest functions, for the reason given at `digest_operator`
+fn operator_code<'c, 'a>(
+    codes: &'c [OperatorCode<'a>],
+    opcode_index: u32,
+    at: OperatorLocation,
+) -> Result<&'c OperatorCode<'a>, Error> {
+    usize::try_from(opcode_index)
+        .ok()
+        .and_then(|i| codes.get(i))
+        .ok_or_else(|| {
+            DecodeError::OpcodeIndexOutOfRange {
                 subgraph: at.subgraph,
                 operator: at.operator,
-                index,
-                tensors,
+                opcode_index,
+                codes: codes.len(),
             }
-            .into());
+            .into()
+        })
+}
+
+/// Appends one tensor index to the pool: -1 (TF's kTfLiteOptionalTensor) or a tensor's.
+#[inline(always)] // into the digest functions
+fn push_index(
+    index: i32,
+    at: OperatorLocation,
+    tensors: usize,
+    pool: &mut Vec<i32>,
+) -> Result<(), Error> {
+    let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
+    if !valid {
+        return Err(DecodeError::TensorIndexOutOfRange {
+            subgraph: at.subgraph,
+            operator: at.operator,
+            index,
+            tensors,
         }
-        pool.push(index);
+        .into());
     }
+    pool.push(index);
     Ok(())
 }
 
@@ -1165,18 +1197,7 @@ fn digest_raw_operator<'b>(
     out: &mut Digested<'_, 'b>,
 ) -> Result<Option<bool>, Error> {
     let opcode_index = raw.opcode_index;
-    let code = usize::try_from(opcode_index)
-        .ok()
-        .and_then(|i| codes.get(i));
-    let Some(code) = code else {
-        return Err(DecodeError::OpcodeIndexOutOfRange {
-            subgraph: at.subgraph,
-            operator: at.operator,
-            opcode_index,
-            codes: codes.len(),
-        }
-        .into());
-    };
+    let code = operator_code(codes, opcode_index, at)?;
     let pool = &mut *out.pool;
     let start = pool.len();
     raw_tensor_indices(raw.inputs, at, tensors, pool)?;
@@ -1281,18 +1302,7 @@ fn raw_tensor_indices(
     // Bounded: the hand reader checked the vector's length against the buffer.
     pool.reserve(list.len() / 4);
     for index in i32s(list) {
-        // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
-        let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
-        if !valid {
-            return Err(DecodeError::TensorIndexOutOfRange {
-                subgraph: at.subgraph,
-                operator: at.operator,
-                index,
-                tensors,
-            }
-            .into());
-        }
-        pool.push(index);
+        push_index(index, at, tensors, pool)?;
     }
     Ok(())
 }
@@ -1313,18 +1323,7 @@ fn digest_operator(
     out: &mut Digested<'_, '_>,
 ) -> Result<bool, Error> {
     let opcode_index = operator.opcode_index().map_err(malformed)?;
-    let code = usize::try_from(opcode_index)
-        .ok()
-        .and_then(|i| codes.get(i));
-    let Some(code) = code else {
-        return Err(DecodeError::OpcodeIndexOutOfRange {
-            subgraph: at.subgraph,
-            operator: at.operator,
-            opcode_index,
-            codes: codes.len(),
-        }
-        .into());
-    };
+    let code = operator_code(codes, opcode_index, at)?;
     let pool = &mut *out.pool;
     let start = pool.len();
     tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
