@@ -929,6 +929,24 @@ impl Memo {
     /// `==`: a NaN scale or option never matches, and is judged anew.
     #[inline]
     fn same(&self, subgraphs: &[Subgraph], s: usize, operator: &OperatorFacts) -> bool {
+        // The common case first: the same tensors and params entry in the same subgraph.
+        if self.subgraph == s
+            && self.params_at == operator.params
+            && self.options_present == operator.options_present
+            && let Some(subgraph) = subgraphs.get(s)
+        {
+            let (inputs, outputs) = (subgraph.inputs(operator), subgraph.outputs(operator));
+            if self.inputs == inputs.len()
+                && self.indices.len() == inputs.len() + outputs.len()
+                && self
+                    .indices
+                    .iter()
+                    .zip(inputs.iter().chain(outputs))
+                    .all(|(then, now)| then == now)
+            {
+                return true;
+            }
+        }
         let (Some(subgraph), Some(before)) = (subgraphs.get(s), subgraphs.get(self.subgraph))
         else {
             return false;
