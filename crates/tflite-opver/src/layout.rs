@@ -14,6 +14,7 @@ use crate::error::{DecodeError, Error, StampError};
 /// Field ids (declaration order) in TF's schema.
 pub(crate) const MODEL_VERSION: usize = 0;
 pub(crate) const MODEL_OPERATOR_CODES: usize = 1;
+pub(crate) const MODEL_SUBGRAPHS: usize = 2;
 pub(crate) const MODEL_BUFFERS: usize = 4;
 pub(crate) const MODEL_METADATA: usize = 6;
 pub(crate) const MODEL_FIELDS: usize = 8;
@@ -23,6 +24,15 @@ pub(crate) const OPERATOR_CODE_VERSION: usize = 2;
 pub(crate) const OPERATOR_CODE_BUILTIN: usize = 3;
 pub(crate) const OPERATOR_CODE_FIELDS: usize = 4;
 pub(crate) const BUFFER_DATA: usize = 0;
+pub(crate) const SUBGRAPH_TENSORS: usize = 0;
+pub(crate) const SUBGRAPH_OPERATORS: usize = 3;
+pub(crate) const OPERATOR_OPCODE_INDEX: usize = 0;
+pub(crate) const OPERATOR_INPUTS: usize = 1;
+pub(crate) const OPERATOR_OUTPUTS: usize = 2;
+/// The union's tag; its value is the next slot.
+pub(crate) const OPERATOR_BUILTIN_OPTIONS_TYPE: usize = 3;
+pub(crate) const OPERATOR_LARGE_CUSTOM_OPTIONS: usize = 9;
+pub(crate) const OPERATOR_BUILTIN_OPTIONS_2_TYPE: usize = 11;
 
 pub(crate) fn layout_error(what: &'static str) -> Error {
     DecodeError::OutOfBounds { what }.into()

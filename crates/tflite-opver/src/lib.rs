@@ -93,6 +93,7 @@
 mod delegate;
 mod delegate_presets;
 mod error;
+mod findings;
 #[rustfmt::skip]
 #[allow(unsafe_code)]
 mod generated;
@@ -100,6 +101,7 @@ mod layout;
 mod limits;
 mod model;
 mod operator;
+mod operator_table;
 mod options;
 mod params;
 mod resolver;
@@ -137,6 +139,8 @@ pub use stamp::{
     StampMode, Stamped, VersionChange, stamp, stamp_with, stamped_versions, stamped_versions_with,
 };
 pub use writer::ModelBuilder;
+// What a model's stamps get wrong (stored too low, min_runtime_version missing).
+pub use findings::StampWarning;
 // What TFLite's loader refuses before looking at a kernel: its verifier's limits.
 pub use limits::{
     LimitWarning, LoaderLimits, VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES, loader_limits,

@@ -22,7 +22,6 @@
 //! flatbuffers::Verifier::Options())`; `flatbuffers/verifier.h`: `max_depth = 64`,
 //! `max_tables = 1000000`, and `VerifyComplexity` counting one per table.
 
-use crate::generated::schema::tflite as fb;
 use crate::model::{MAX_MODEL_LEN, Model};
 
 /// The most tables TFLite's verifier accepts in one model: flatbuffers' default `max_tables`
@@ -128,61 +127,88 @@ impl LoaderLimits {
 /// ```
 pub fn loader_limits(model: &Model<'_>) -> LoaderLimits {
     LoaderLimits {
-        tables: count_tables(model.bytes()).unwrap_or(0),
+        tables: model.flatbuffer_tables(),
         len: model.bytes().len(),
         external_data: model.has_external_data(),
     }
 }
 
-/// The length of an optional vector field, 0 when absent.
-fn len_of<T>(field: planus::Result<Option<planus::Vector<'_, T>>>) -> usize {
-    field.ok().flatten().map_or(0, |v| v.len())
-}
-
-/// 1 when an optional table (or a union with a known member) is present. An unknown union
-/// member is not verified by TFLite, so not counted.
-fn present<T>(field: planus::Result<Option<T>>) -> usize {
-    usize::from(matches!(field, Ok(Some(_))))
-}
-
-/// The tables of a model that [`Model::from_bytes`] already validated; `None` only if the
-/// root cannot be read.
-fn count_tables(bytes: &[u8]) -> Option<usize> {
-    use planus::ReadAsRoot;
-    let root = fb::ModelRef::read_as_root(bytes).ok()?;
-    let mut tables = 1 + len_of(root.operator_codes()) + len_of(root.buffers());
-    tables += len_of(root.metadata());
-    if let Ok(Some(signatures)) = root.signature_defs() {
-        for signature in signatures.iter().flatten() {
-            tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
-        }
-    }
-    let Ok(Some(subgraphs)) = root.subgraphs() else {
-        return Some(tables);
-    };
-    for subgraph in subgraphs.iter().flatten() {
-        tables += 1;
-        if let Ok(Some(tensors)) = subgraph.tensors() {
-            for tensor in tensors.iter().flatten() {
-                tables += 1 + present(tensor.sparsity()) + len_of(tensor.variant_tensors());
-                if let Ok(Some(quantization)) = tensor.quantization() {
-                    tables += 1 + present(quantization.details());
-                }
-            }
-        }
-        if let Ok(Some(operators)) = subgraph.operators() {
-            for operator in operators.iter().flatten() {
-                tables +=
-                    1 + present(operator.builtin_options()) + present(operator.builtin_options_2());
-            }
-        }
-    }
-    Some(tables)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generated::schema::tflite as fb;
+
+    // A walk of its own over a model's tables: the reference for the count
+    // `Model::from_bytes` keeps while reading.
+
+    /// The length of an optional vector field, 0 when absent.
+    fn len_of<T>(field: planus::Result<Option<planus::Vector<'_, T>>>) -> usize {
+        field.ok().flatten().map_or(0, |v| v.len())
+    }
+
+    /// 1 when an optional table (or a union with a known member) is present. An unknown union
+    /// member is not verified by TFLite, so not counted.
+    fn present<T>(field: planus::Result<Option<T>>) -> usize {
+        usize::from(matches!(field, Ok(Some(_))))
+    }
+
+    /// The tables of a model that [`Model::from_bytes`] already validated; `None` only if the
+    /// root cannot be read.
+    fn count_tables(bytes: &[u8]) -> Option<usize> {
+        use planus::ReadAsRoot;
+        let root = fb::ModelRef::read_as_root(bytes).ok()?;
+        let mut tables = 1 + len_of(root.operator_codes()) + len_of(root.buffers());
+        tables += len_of(root.metadata());
+        if let Ok(Some(signatures)) = root.signature_defs() {
+            for signature in signatures.iter().flatten() {
+                tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
+            }
+        }
+        let Ok(Some(subgraphs)) = root.subgraphs() else {
+            return Some(tables);
+        };
+        for subgraph in subgraphs.iter().flatten() {
+            tables += 1;
+            if let Ok(Some(tensors)) = subgraph.tensors() {
+                for tensor in tensors.iter().flatten() {
+                    tables += 1 + present(tensor.sparsity()) + len_of(tensor.variant_tensors());
+                    if let Ok(Some(quantization)) = tensor.quantization() {
+                        tables += 1 + present(quantization.details());
+                    }
+                }
+            }
+            if let Ok(Some(operators)) = subgraph.operators() {
+                for operator in operators.iter().flatten() {
+                    tables += 1
+                        + present(operator.builtin_options())
+                        + present(operator.builtin_options_2());
+                }
+            }
+        }
+        Some(tables)
+    }
+
+    #[test]
+    fn tables_counted_while_reading_equal_a_walk_of_their_own() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tflite");
+        let mut models = 0;
+        for entry in std::fs::read_dir(dir).expect("test data") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_none_or(|e| e != "tflite") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).expect("readable");
+            let model = Model::from_bytes(&bytes).expect("a model");
+            assert_eq!(
+                Some(loader_limits(&model).tables),
+                count_tables(&bytes),
+                "{}",
+                path.display()
+            );
+            models += 1;
+        }
+        assert!(models >= 241, "{models}");
+    }
 
     fn limits(tables: usize, len: usize, external_data: bool) -> LoaderLimits {
         LoaderLimits {

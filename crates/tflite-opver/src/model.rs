@@ -4,7 +4,12 @@ use planus::ReadAsRoot;
 
 use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
+use crate::layout::layout_error;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
+use crate::operator_table::{
+    RawOperator, RawTensor, buffer_data_len, buffers_vector, i32s, operators_vector, options_bytes,
+    tensors_vector, union_value,
+};
 use crate::options;
 use crate::params::{OptionsKind, Params};
 use crate::rules::{Judge, TfRules, VersionRules};
@@ -78,12 +83,63 @@ pub struct OperatorLocation {
 #[derive(Clone, Debug, PartialEq)]
 struct TensorFacts {
     element_type: ElementType,
-    dims: Vec<i32>,
+    dims: Dims,
     is_const: bool,
     is_shape_dynamic: bool,
     is_variable: bool,
     quantization: Option<Quantization>,
     is_sparse: bool,
+}
+
+/// A tensor's shape: up to [`Dims::INLINE`] dimensions kept inline, more on the heap, so
+/// that the tensors of a model (millions, in a large one) cost no allocation each.
+#[derive(Clone)]
+enum Dims {
+    Inline(u8, [i32; Dims::INLINE]),
+    Heap(Vec<i32>),
+}
+
+impl Dims {
+    /// Ranks up to 6 are inline: TFLite's kernels take at most rank 5 or 6.
+    const INLINE: usize = 6;
+
+    fn new(dims: impl Iterator<Item = i32>) -> Self {
+        let mut inline = [0; Self::INLINE];
+        let mut len = 0;
+        let mut dims = dims.peekable();
+        while len < Self::INLINE {
+            match dims.next() {
+                Some(d) => inline[len] = d,
+                None => return Self::Inline(len as u8, inline),
+            }
+            len += 1;
+        }
+        if dims.peek().is_none() {
+            return Self::Inline(len as u8, inline);
+        }
+        let mut heap = inline.to_vec();
+        heap.extend(dims);
+        Self::Heap(heap)
+    }
+
+    fn as_slice(&self) -> &[i32] {
+        match self {
+            Self::Inline(len, dims) => &dims[..usize::from(*len)],
+            Self::Heap(dims) => dims,
+        }
+    }
+}
+
+impl PartialEq for Dims {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl std::fmt::Debug for Dims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
 }
 
 /// An operator digested into what signatures need.
@@ -96,7 +152,10 @@ struct OperatorFacts {
     /// subgraph instead of two vectors per operator keeps a model of a million operators to
     /// a few allocations.
     tensors: [u32; 3],
-    params: Params,
+    /// Its params: an index into `Subgraph::params`, where operators of one code with the
+    /// same options share an entry (most do), which keeps the facts of an operator to 20
+    /// bytes.
+    params: u32,
     options_present: bool,
 }
 
@@ -107,11 +166,62 @@ impl OperatorFacts {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A subgraph's tensors and operators, digested. Which params entry an operator points at
+/// depends on how it was read (entries are shared where the reader noticed equal params), so
+/// two subgraphs compare by [`Subgraph::reads_the_same`], not field by field.
+#[derive(Clone, Debug, Default)]
 struct Subgraph {
     tensors: Vec<TensorFacts>,
     operators: Vec<OperatorFacts>,
     indices: Vec<i32>,
+    params: Vec<Params>,
+}
+
+/// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
+/// the params, interned: an operator whose params equal those of the last operator of its
+/// code shares that entry.
+struct Digested<'p, 'b> {
+    operators: &'p mut Vec<OperatorFacts>,
+    pool: &'p mut Vec<i32>,
+    params: &'p mut Vec<Params>,
+    /// Per operator code, the params entry of its last operator (`u32::MAX`: none yet).
+    last: Vec<u32>,
+    /// Per operator code, the options table of its last operator read by hand: an operator
+    /// whose options table has the same bytes has the same params, without reading them.
+    last_options: Vec<Option<OptionsMemo<'b>>>,
+    /// The FlatBuffer tables of the operators read: each operator and its options tables
+    /// ([`Model::flatbuffer_tables`]).
+    tables: usize,
+}
+
+/// An options table already read: its union tag, bytes ([`options_bytes`]) and params.
+#[derive(Clone, Copy)]
+struct OptionsMemo<'b> {
+    tag: u8,
+    bytes: (&'b [u8], &'b [u8]),
+    params: u32,
+    options_present: bool,
+    /// Whether planus read the table (a member of our schema's union), so that TFLite's
+    /// verifier counts it.
+    counted: bool,
+}
+
+impl Digested<'_, '_> {
+    #[inline(always)] // into the digest functions, for the reason given at `digest_operator`
+    fn intern(&mut self, code: usize, params: Params) -> Result<u32, Error> {
+        if let Some(&last) = self.last.get(code)
+            && let Some(found) = self.params.get(last as usize)
+            && *found == params
+        {
+            return Ok(last);
+        }
+        let entry = pool_mark(self.params.len())?;
+        self.params.push(params);
+        if let Some(slot) = self.last.get_mut(code) {
+            *slot = entry;
+        }
+        Ok(entry)
+    }
 }
 
 impl Subgraph {
@@ -123,33 +233,98 @@ impl Subgraph {
     }
 
     /// Reads and validates the subgraph's operators (its tensors already read); returns
-    /// whether any keeps custom options outside the FlatBuffer.
+    /// whether any keeps custom options outside the FlatBuffer, and their FlatBuffer tables.
+    ///
+    /// Each operator is read by hand ([`RawOperator`]) where the subgraph's operators vector
+    /// was found by hand too (`raw`: its length and first element), and by planus otherwise
+    /// or when the hand reader gives up, so planus' error names whatever is malformed.
     ///
     /// A loop of its own: inside [`Model::from_bytes`], planus' iterator over the operators
     /// was not inlined and handed each operator back through memory (perf, bench model).
     fn read_operators(
         &mut self,
+        bytes: &[u8],
+        raw: Option<(usize, usize)>,
         list: planus::Vector<'_, planus::Result<fb::OperatorRef<'_>>>,
         subgraph: usize,
         codes: &[OperatorCode<'_>],
-    ) -> Result<bool, Error> {
+    ) -> Result<(bool, usize), Error> {
         self.operators.reserve(list.len());
+        let tensors = self.tensors.len();
+        let mut out = Digested {
+            operators: &mut self.operators,
+            pool: &mut self.indices,
+            params: &mut self.params,
+            last: vec![u32::MAX; codes.len()],
+            last_options: vec![None; codes.len()],
+            tables: 0,
+        };
+        let first = raw
+            .filter(|&(len, _)| len == list.len())
+            .map(|(_, first)| first);
         let mut external_data = false;
-        for (operator, o) in list.into_iter().zip(0..) {
+        for o in 0..list.len() {
             let at = OperatorLocation {
                 subgraph,
                 operator: o,
             };
-            external_data |= digest_operator(
-                operator.map_err(malformed)?,
-                at,
-                codes,
-                self.tensors.len(),
-                &mut self.operators,
-                &mut self.indices,
-            )?;
+            let by_hand = first
+                .and_then(|first| RawOperator::read(bytes, first + 4 * o))
+                .map(|raw| digest_raw_operator(bytes, &raw, at, codes, tensors, &mut out))
+                .transpose()?
+                .flatten();
+            external_data |= match by_hand {
+                Some(external) => external,
+                None => {
+                    // `o` is below the vector's length.
+                    let operator = list.get(o).ok_or_else(|| layout_error("an operator"))?;
+                    digest_operator(operator.map_err(malformed)?, at, codes, tensors, &mut out)?
+                }
+            };
         }
-        Ok(external_data)
+        Ok((external_data, out.tables))
+    }
+
+    /// Tensor `index`'s facts; `None` for -1 (an absent input; indices were validated).
+    fn tensor(&self, index: i32) -> Option<&TensorFacts> {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.tensors.get(i))
+    }
+
+    /// Each operator as its facts read: opcode index, inputs, outputs, params, options
+    /// presence.
+    fn resolved(&self) -> impl Iterator<Item = (u32, &[i32], &[i32], Params, bool)> + '_ {
+        self.operators.iter().map(|o| {
+            (
+                o.opcode_index,
+                self.inputs(o),
+                self.outputs(o),
+                self.params(o),
+                o.options_present,
+            )
+        })
+    }
+
+    /// Whether `other` has the same tensors and operators. Floats compare by value, and NaN
+    /// equals NaN here (their printed forms match).
+    fn reads_the_same(&self, other: &Subgraph) -> bool {
+        let tensors = self.tensors == other.tensors
+            || format!("{:?}", self.tensors) == format!("{:?}", other.tensors);
+        tensors
+            && self.operators.len() == other.operators.len()
+            && self
+                .resolved()
+                .zip(other.resolved())
+                .all(|(a, b)| a == b || format!("{a:?}") == format!("{b:?}"))
+    }
+
+    /// The params of `operator` (interned when the model was read).
+    fn params(&self, operator: &OperatorFacts) -> Params {
+        self.params
+            .get(operator.params as usize)
+            .copied()
+            .unwrap_or_default()
     }
 
     fn inputs(&self, operator: &OperatorFacts) -> &[i32] {
@@ -202,8 +377,11 @@ pub struct Model<'a> {
     codes: Vec<OperatorCode<'a>>,
     subgraphs: Vec<Subgraph>,
     runtime_metadata: Option<RuntimeMetadata<'a>>,
+    has_metadata: bool,
     schema_version: u32,
     external_data: bool,
+    /// The FlatBuffer tables TFLite's verifier counts, counted while reading.
+    tables: usize,
 }
 
 fn unknown_union_tag(error: &planus::Error) -> bool {
@@ -216,6 +394,11 @@ fn unknown_union_tag(error: &planus::Error) -> bool {
 impl<'a> Model<'a> {
     /// Reads and validates a model. Every structural problem is an [`Error`]; no input panics.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::read(bytes, true)
+    }
+
+    /// [`Model::from_bytes`], reading operators by hand (`by_hand`) or through planus alone.
+    fn read(bytes: &'a [u8], by_hand: bool) -> Result<Self, Error> {
         if bytes.len() < 8 {
             return Err(DecodeError::TooShort { len: bytes.len() }.into());
         }
@@ -267,16 +450,56 @@ impl<'a> Model<'a> {
             }
         };
 
+        // TFLite's verifier counts every table it visits (`loader_limits`): the model, its
+        // operator codes, buffers, metadata entries and signatures here, then each subgraph,
+        // tensor and operator with the tables they hold.
+        let mut tables = 1 + codes.len() + buffers.map_or(0, |b| b.len());
+        tables += len_of(root.metadata());
+        if let Ok(Some(signatures)) = root.signature_defs() {
+            for signature in signatures.iter().flatten() {
+                tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
+            }
+        }
+        // The buffers, for constant tensors read by hand (`None`: planus reads them).
+        let raw_buffers = buffers_vector(bytes).filter(|_| by_hand);
         let mut subgraphs = Vec::new();
         if let Some(list) = root.subgraphs().map_err(malformed)? {
             subgraphs.reserve(list.len());
             for (s, subgraph) in list.into_iter().enumerate() {
                 let subgraph = subgraph.map_err(malformed)?;
+                tables += 1;
                 let mut tensors = Vec::new();
                 if let Some(list) = subgraph.tensors().map_err(malformed)? {
                     tensors.reserve(list.len());
-                    for tensor in list {
-                        tensors.push(digest_tensor(tensor.map_err(malformed)?, &buffer_data)?);
+                    // By hand where the vector was found by hand, else (and for a tensor the
+                    // hand reader gives up on) by planus.
+                    let first = tensors_vector(bytes, s)
+                        .filter(|&(len, _)| by_hand && len == list.len())
+                        .map(|(_, first)| first);
+                    for t in 0..list.len() {
+                        let raw = first.and_then(|first| RawTensor::read(bytes, first + 4 * t));
+                        let facts = match raw {
+                            Some(raw) => digest_raw_tensor(
+                                &raw,
+                                |index| match raw_buffers {
+                                    Some(None) => Some(None),
+                                    Some(Some(list)) => buffer_data_len(bytes, list, index),
+                                    None => None,
+                                },
+                                &buffer_data,
+                                &mut tables,
+                            )?,
+                            None => {
+                                // `t` is below the vector's length.
+                                let tensor = list.get(t).ok_or_else(|| layout_error("a tensor"))?;
+                                digest_tensor(
+                                    tensor.map_err(malformed)?,
+                                    &buffer_data,
+                                    &mut tables,
+                                )?
+                            }
+                        };
+                        tensors.push(facts);
                     }
                 }
                 let mut graph = Subgraph {
@@ -284,14 +507,19 @@ impl<'a> Model<'a> {
                     ..Subgraph::default()
                 };
                 if let Some(list) = subgraph.operators().map_err(malformed)? {
-                    external_data |= graph.read_operators(list, s, &codes)?;
+                    let raw = operators_vector(bytes, s).filter(|_| by_hand);
+                    let (external, operator_tables) =
+                        graph.read_operators(bytes, raw, list, s, &codes)?;
+                    external_data |= external;
+                    tables += operator_tables;
                 }
                 subgraphs.push(graph);
             }
         }
 
         let mut runtime_metadata = None;
-        if let Some(list) = root.metadata().map_err(malformed)? {
+        let metadata = root.metadata().map_err(malformed)?;
+        if let Some(list) = metadata {
             for entry in list {
                 let entry = entry.map_err(malformed)?;
                 if entry.name().map_err(malformed)? == Some(RuntimeVersion::METADATA_NAME) {
@@ -310,9 +538,16 @@ impl<'a> Model<'a> {
             codes,
             subgraphs,
             runtime_metadata,
+            has_metadata: metadata.is_some(),
             schema_version,
             external_data,
+            tables,
         })
+    }
+
+    /// The FlatBuffer tables TFLite's verifier would count ([`loader_limits`](crate::loader_limits)).
+    pub(crate) fn flatbuffer_tables(&self) -> usize {
+        self.tables
     }
 
     /// The model's bytes.
@@ -361,6 +596,13 @@ impl<'a> Model<'a> {
     /// The `min_runtime_version` metadata entry, if the model has one.
     pub fn runtime_metadata(&self) -> Option<RuntimeMetadata<'a>> {
         self.runtime_metadata
+    }
+
+    /// Whether the model has a `metadata` vector at all (perhaps empty, perhaps without a
+    /// `min_runtime_version` entry). TF's `UpdateMinimumRuntimeVersionForModel` crashes on a
+    /// model without one; see [`StampWarning::NoMetadata`](crate::StampWarning::NoMetadata).
+    pub fn has_metadata(&self) -> bool {
+        self.has_metadata
     }
 
     /// The stored minimum runtime version text (up to the first NUL), if any.
@@ -425,7 +667,7 @@ impl<'a> Model<'a> {
             subgraph.outputs(operator),
             &subgraph.tensors,
         );
-        sig.params = operator.params;
+        sig.params = subgraph.params(operator);
         sig.options_present = operator.options_present;
         sig.facts = SignatureFacts::derive(sig.op, &sig.inputs, &sig.outputs);
     }
@@ -434,10 +676,11 @@ impl<'a> Model<'a> {
     /// codes and metadata aside). Floats compare by value, and NaN equals NaN here.
     pub(crate) fn same_graph(&self, other: &Model<'_>) -> bool {
         self.subgraphs.len() == other.subgraphs.len()
-            && self.subgraphs.iter().zip(&other.subgraphs).all(|(a, b)| {
-                // `==` is false for NaN scales or options; their printed forms still match.
-                a == b || format!("{a:?}") == format!("{b:?}")
-            })
+            && self
+                .subgraphs
+                .iter()
+                .zip(&other.subgraphs)
+                .all(|(a, b)| a.reads_the_same(b))
     }
 
     /// Every operator's own required version (custom operators: their code's stored version),
@@ -462,20 +705,40 @@ impl<'a> Model<'a> {
             Params::None,
         );
         let mut spare = Vec::new();
+        // Per operator code, the last operator judged: its subgraph, tensor indices (inputs,
+        // then outputs), input count, params, options presence, and version. An operator
+        // whose tensors and options read the same is not judged again: TF's rules see
+        // nothing else (not even the tensor indices). User rules might, so they judge every
+        // operator.
+        let mut memo: Vec<Option<Memo>> = vec![None; self.codes.len()];
         for (s, subgraph) in self.subgraphs.iter().enumerate() {
             for (o, operator) in subgraph.operators.iter().enumerate() {
                 let at = OperatorLocation {
                     subgraph: s,
                     operator: o,
                 };
-                let code = &self.codes[operator.opcode_index()];
+                let index = operator.opcode_index();
+                let code = &self.codes[index];
                 let version = if code.is_custom() && !judge.judges_custom(code.custom_code) {
                     code.version
+                } else if J::SEES_ONLY_TENSOR_FACTS {
+                    match memo.get_mut(index) {
+                        Some(Some(m)) if m.same(&self.subgraphs, s, operator) => m.version,
+                        slot => {
+                            self.fill_signature(subgraph, operator, &mut sig, &mut spare);
+                            let version = judge.version(&sig);
+                            if let Some(slot) = slot {
+                                slot.get_or_insert_with(Memo::default)
+                                    .remember(s, subgraph, operator, version);
+                            }
+                            version
+                        }
+                    }
                 } else {
                     self.fill_signature(subgraph, operator, &mut sig, &mut spare);
                     judge.version(&sig)
                 };
-                f(at, operator.opcode_index(), version);
+                f(at, index, version);
             }
         }
     }
@@ -647,6 +910,96 @@ impl<'a> Model<'a> {
     }
 }
 
+/// The last operator of an operator code judged, in [`Model::for_each_version`].
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    subgraph: usize,
+    indices: Vec<i32>,
+    inputs: usize,
+    params: Params,
+    /// Where `params` sits: its entry in `subgraph` (an operator at the same entry has them).
+    params_at: u32,
+    options_present: bool,
+    version: OpVersion,
+}
+
+impl Memo {
+    /// Whether `operator` of subgraph `s` reads the same to TF's rules: input count, options
+    /// presence, tensors (the same ones, or equal facts) and params. Floats compare with
+    /// `==`: a NaN scale or option never matches, and is judged anew.
+    #[inline]
+    fn same(&self, subgraphs: &[Subgraph], s: usize, operator: &OperatorFacts) -> bool {
+        // The common case first: the same tensors and params entry in the same subgraph.
+        if self.subgraph == s
+            && self.params_at == operator.params
+            && self.options_present == operator.options_present
+            && let Some(subgraph) = subgraphs.get(s)
+        {
+            let (inputs, outputs) = (subgraph.inputs(operator), subgraph.outputs(operator));
+            if self.inputs == inputs.len()
+                && self.indices.len() == inputs.len() + outputs.len()
+                && self
+                    .indices
+                    .iter()
+                    .zip(inputs.iter().chain(outputs))
+                    .all(|(then, now)| then == now)
+            {
+                return true;
+            }
+        }
+        let (Some(subgraph), Some(before)) = (subgraphs.get(s), subgraphs.get(self.subgraph))
+        else {
+            return false;
+        };
+        let inputs = subgraph.inputs(operator);
+        let outputs = subgraph.outputs(operator);
+        self.inputs == inputs.len()
+            && self.indices.len() == inputs.len() + outputs.len()
+            && self.options_present == operator.options_present
+            && self
+                .indices
+                .iter()
+                .zip(inputs.iter().chain(outputs))
+                .all(|(&then, &now)| {
+                    (then == now && self.subgraph == s)
+                        || before.tensor(then) == subgraph.tensor(now)
+                })
+            && ((self.subgraph == s && self.params_at == operator.params)
+                || self.params == subgraph.params(operator))
+    }
+
+    /// Remembers `operator` of subgraph `s` and its version.
+    fn remember(
+        &mut self,
+        s: usize,
+        subgraph: &Subgraph,
+        operator: &OperatorFacts,
+        version: OpVersion,
+    ) {
+        let inputs = subgraph.inputs(operator);
+        self.subgraph = s;
+        self.indices.clear();
+        self.indices.extend_from_slice(inputs);
+        self.indices.extend_from_slice(subgraph.outputs(operator));
+        self.inputs = inputs.len();
+        self.params = subgraph.params(operator);
+        self.params_at = operator.params;
+        self.options_present = operator.options_present;
+        self.version = version;
+    }
+}
+
+/// The length of an optional vector field, 0 when absent or unreadable.
+fn len_of<T>(field: planus::Result<Option<planus::Vector<'_, T>>>) -> usize {
+    field.ok().flatten().map_or(0, |v| v.len())
+}
+
+/// 1 when an optional table (or a union with a known member) is present. An unknown union
+/// member is not verified by TFLite, so not counted.
+fn present<T>(field: planus::Result<Option<T>>) -> usize {
+    usize::from(matches!(field, Ok(Some(_))))
+}
+
 /// The reason given for a custom operator's version.
 const CUSTOM_REASON: &str = "custom op: its stored version is kept (no TF rule judges it)";
 
@@ -671,7 +1024,7 @@ fn fill_specs(
             Some(t) => {
                 spec.element_type = t.element_type;
                 spec.dims.clear();
-                spec.dims.extend_from_slice(&t.dims);
+                spec.dims.extend_from_slice(t.dims.as_slice());
                 spec.is_const = t.is_const;
                 spec.is_shape_dynamic = t.is_shape_dynamic;
                 spec.is_variable = t.is_variable;
@@ -693,13 +1046,54 @@ fn fill_specs(
     }
 }
 
+/// [`digest_tensor`] from the hand reader's fields.
+/// `data_len` gives the length of a buffer's data by hand (`None`: planus' `buffer_data` must
+/// read it).
+fn digest_raw_tensor<'a>(
+    raw: &RawTensor<'_>,
+    data_len: impl Fn(u32) -> Option<Option<usize>>,
+    buffer_data: &impl Fn(u32) -> Result<Option<&'a [u8]>, Error>,
+    tables: &mut usize,
+) -> Result<TensorFacts, Error> {
+    *tables += 1 + raw.variant_tensors + usize::from(raw.sparse);
+    // TF: a tensor is constant when its buffer (not the sentinel 0) holds data.
+    let is_const = raw.buffer != 0
+        && match data_len(raw.buffer) {
+            Some(len) => len.is_some_and(|len| len > 0),
+            None => buffer_data(raw.buffer)?.is_some_and(|d| !d.is_empty()),
+        };
+    let quantization =
+        raw.quantization
+            .map(|(scale_count, first_scale, quantized_dimension, details)| {
+                *tables += 1 + usize::from(details);
+                Quantization {
+                    scale_count,
+                    first_scale,
+                    quantized_dimension,
+                }
+            });
+    Ok(TensorFacts {
+        element_type: ElementType::from_schema(raw.type_).unwrap_or(ElementType::NoType),
+        dims: Dims::new(i32s(raw.shape)),
+        is_const,
+        is_shape_dynamic: i32s(raw.shape_signature).any(|d| d == -1),
+        is_variable: raw.is_variable,
+        quantization,
+        is_sparse: raw.sparse,
+    })
+}
+
+/// Digests a tensor, and adds its FlatBuffer tables to `tables`: itself, its quantization
+/// table (and that table's details), its sparsity table, its variant tensors.
 fn digest_tensor<'a>(
     tensor: fb::TensorRef<'a>,
     buffer_data: &impl Fn(u32) -> Result<Option<&'a [u8]>, Error>,
+    tables: &mut usize,
 ) -> Result<TensorFacts, Error> {
+    *tables += 1 + len_of(tensor.variant_tensors());
     let dims = match tensor.shape().map_err(malformed)? {
-        Some(shape) => shape.iter().collect(),
-        None => Vec::new(),
+        Some(shape) => Dims::new(shape.iter()),
+        None => Dims::new(std::iter::empty()),
     };
     let is_shape_dynamic = match tensor.shape_signature().map_err(malformed)? {
         Some(signature) => signature.iter().any(|d| d == -1),
@@ -711,6 +1105,7 @@ fn digest_tensor<'a>(
     let quantization = match tensor.quantization().map_err(malformed)? {
         None => None,
         Some(q) => {
+            *tables += 1 + present(q.details());
             let scales = q.scale().map_err(malformed)?;
             Some(Quantization {
                 scale_count: scales.map_or(0, |s| s.len()),
@@ -727,7 +1122,11 @@ fn digest_tensor<'a>(
         is_shape_dynamic,
         is_variable: tensor.is_variable().map_err(malformed)?,
         quantization,
-        is_sparse: tensor.sparsity().map_err(malformed)?.is_some(),
+        is_sparse: {
+            let sparse = tensor.sparsity().map_err(malformed)?.is_some();
+            *tables += usize::from(sparse);
+            sparse
+        },
     })
 }
 
@@ -745,19 +1144,51 @@ fn tensor_indices(
     // Bounded: planus checked the vector's length against the buffer.
     pool.reserve(list.len());
     for index in list {
-        // -1 is TF's kTfLiteOptionalTensor; anything else must name a tensor.
-        let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
-        if !valid {
-            return Err(DecodeError::TensorIndexOutOfRange {
+        push_index(index, at, tensors, pool)?;
+    }
+    Ok(())
+}
+
+/// The operator code `opcode_index` names, or the error TF's loader gives.
+#[inline(always)] // into the digest functions, for the reason given at `digest_operator`
+fn operator_code<'c, 'a>(
+    codes: &'c [OperatorCode<'a>],
+    opcode_index: u32,
+    at: OperatorLocation,
+) -> Result<&'c OperatorCode<'a>, Error> {
+    usize::try_from(opcode_index)
+        .ok()
+        .and_then(|i| codes.get(i))
+        .ok_or_else(|| {
+            DecodeError::OpcodeIndexOutOfRange {
                 subgraph: at.subgraph,
                 operator: at.operator,
-                index,
-                tensors,
+                opcode_index,
+                codes: codes.len(),
             }
-            .into());
+            .into()
+        })
+}
+
+/// Appends one tensor index to the pool: -1 (TF's kTfLiteOptionalTensor) or a tensor's.
+#[inline(always)] // into the digest functions
+fn push_index(
+    index: i32,
+    at: OperatorLocation,
+    tensors: usize,
+    pool: &mut Vec<i32>,
+) -> Result<(), Error> {
+    let valid = index == -1 || usize::try_from(index).is_ok_and(|i| i < tensors);
+    if !valid {
+        return Err(DecodeError::TensorIndexOutOfRange {
+            subgraph: at.subgraph,
+            operator: at.operator,
+            index,
+            tensors,
         }
-        pool.push(index);
+        .into());
     }
+    pool.push(index);
     Ok(())
 }
 
@@ -770,6 +1201,128 @@ fn pool_mark(position: usize) -> Result<u32, Error> {
 #[cold]
 fn too_many_indices() -> Error {
     DecodeError::TooManyTensorIndices.into()
+}
+
+/// [`digest_operator`] from the hand reader's fields: `Ok(None)` (nothing appended) when
+/// planus must read the operator instead; the same typed errors otherwise.
+#[inline(never)] // for the reason given at `digest_operator`
+fn digest_raw_operator<'b>(
+    bytes: &'b [u8],
+    raw: &RawOperator<'_>,
+    at: OperatorLocation,
+    codes: &[OperatorCode<'_>],
+    tensors: usize,
+    out: &mut Digested<'_, 'b>,
+) -> Result<Option<bool>, Error> {
+    let opcode_index = raw.opcode_index;
+    let code = operator_code(codes, opcode_index, at)?;
+    let pool = &mut *out.pool;
+    let start = pool.len();
+    raw_tensor_indices(raw.inputs, at, tensors, pool)?;
+    let (start_mark, split) = (pool_mark(start)?, pool_mark(pool.len())?);
+    raw_tensor_indices(raw.outputs, at, tensors, pool)?;
+    let end = pool_mark(pool.len())?;
+    let kind = OptionsKind::of(code.builtin);
+    // Like TF's `ParseOpData`, read the options table only for ops that have options; for the
+    // others, only whether it is there (a table TFLite's verifier counts).
+    let mut tables = 1 + raw.options_2.map_or(0, |at| {
+        usize::from(union_value::<fb::BuiltinOptions2Ref<'_>>(bytes, at).is_ok())
+    });
+    // An options table with the same bytes as the last one of this code reads the same.
+    let located = raw
+        .options
+        .and_then(|at| Some((at.0, options_bytes(bytes, at)?)));
+    let memo = out
+        .last_options
+        .get(opcode_index as usize)
+        .copied()
+        .flatten();
+    if let (Some((tag, found)), Some(memo)) = (located, memo)
+        && memo.tag == tag
+        && memo.bytes == found
+        && !code.is_custom()
+        && kind != OptionsKind::None
+    {
+        out.tables += tables + usize::from(memo.counted);
+        out.operators.push(OperatorFacts {
+            opcode_index,
+            tensors: [start_mark, split, end],
+            params: memo.params,
+            options_present: memo.options_present,
+        });
+        return Ok(Some(false));
+    }
+    let mut counted = false;
+    let (params, options_present) = if code.is_custom() || kind == OptionsKind::None {
+        tables += raw.options.map_or(0, |at| {
+            usize::from(union_value::<fb::BuiltinOptionsRef<'_>>(bytes, at).is_ok())
+        });
+        (Params::None, !code.is_custom())
+    } else {
+        let options = match raw.options.map(|at| union_value(bytes, at)) {
+            None => None,
+            Some(Ok(options)) => Some(options),
+            // A union member newer than our schema: TF's `builtin_options_as_X()` gives null.
+            Some(Err(planus::errors::ErrorKind::UnknownUnionTag { .. })) => None,
+            Some(Err(_)) => {
+                pool.truncate(start);
+                return Ok(None);
+            }
+        };
+        counted = options.is_some();
+        tables += usize::from(counted);
+        options::read(code.builtin, kind, options)?
+    };
+    // Only custom options live outside the FlatBuffer in large models.
+    let external = if code.is_custom() {
+        match raw.large_custom_options_offset(bytes) {
+            Some(offset) => offset > 1,
+            None => {
+                pool.truncate(start);
+                return Ok(None);
+            }
+        }
+    } else {
+        false
+    };
+    let params = out.intern(opcode_index as usize, params)?;
+    if let (Some((tag, bytes)), Some(slot)) =
+        (located, out.last_options.get_mut(opcode_index as usize))
+        && !code.is_custom()
+        && kind != OptionsKind::None
+    {
+        *slot = Some(OptionsMemo {
+            tag,
+            bytes,
+            params,
+            options_present,
+            counted,
+        });
+    }
+    out.tables += tables;
+    out.operators.push(OperatorFacts {
+        opcode_index,
+        tensors: [start_mark, split, end],
+        params,
+        options_present,
+    });
+    Ok(Some(external))
+}
+
+/// [`tensor_indices`] from a vector's bytes.
+#[inline(always)] // into `digest_raw_operator`
+fn raw_tensor_indices(
+    list: &[u8],
+    at: OperatorLocation,
+    tensors: usize,
+    pool: &mut Vec<i32>,
+) -> Result<(), Error> {
+    // Bounded: the hand reader checked the vector's length against the buffer.
+    pool.reserve(list.len() / 4);
+    for index in i32s(list) {
+        push_index(index, at, tensors, pool)?;
+    }
+    Ok(())
 }
 
 /// Reads and validates one operator, appending its facts to `operators` and its tensor
@@ -785,22 +1338,11 @@ fn digest_operator(
     at: OperatorLocation,
     codes: &[OperatorCode<'_>],
     tensors: usize,
-    operators: &mut Vec<OperatorFacts>,
-    pool: &mut Vec<i32>,
+    out: &mut Digested<'_, '_>,
 ) -> Result<bool, Error> {
     let opcode_index = operator.opcode_index().map_err(malformed)?;
-    let code = usize::try_from(opcode_index)
-        .ok()
-        .and_then(|i| codes.get(i));
-    let Some(code) = code else {
-        return Err(DecodeError::OpcodeIndexOutOfRange {
-            subgraph: at.subgraph,
-            operator: at.operator,
-            opcode_index,
-            codes: codes.len(),
-        }
-        .into());
-    };
+    let code = operator_code(codes, opcode_index, at)?;
+    let pool = &mut *out.pool;
     let start = pool.len();
     tensor_indices(operator.inputs().map_err(malformed)?, at, tensors, pool)?;
     let (start, split) = (pool_mark(start)?, pool_mark(pool.len())?);
@@ -824,11 +1366,149 @@ fn digest_operator(
     // Only custom options live outside the FlatBuffer in large models.
     let external =
         code.is_custom() && operator.large_custom_options_offset().map_err(malformed)? > 1;
-    operators.push(OperatorFacts {
+    let params = out.intern(opcode_index as usize, params)?;
+    out.tables += 1 + present(operator.builtin_options()) + present(operator.builtin_options_2());
+    out.operators.push(OperatorFacts {
         opcode_index,
         tensors: [start, split, end],
         params,
         options_present,
     });
     Ok(external)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{AddParams, Conv2DParams};
+    use crate::writer::ModelBuilder;
+
+    /// A model whose operators exercise every field the hand reader reads: options of two
+    /// kinds, none, a custom op, absent inputs.
+    fn sample() -> Vec<u8> {
+        let mut b = ModelBuilder::new();
+        let t = |dims: &[i32]| {
+            TensorSpec::new(ElementType::Int8, dims).quantized(Quantization::per_tensor(0.5))
+        };
+        let x = b.tensor(&t(&[1, 4, 4, 2]));
+        let w = b.tensor(&t(&[2, 3, 3, 2]).constant());
+        let y = b.tensor(&t(&[1, 4, 4, 2]));
+        // A sparse, a dynamic and a variable tensor: every tensor field the readers read.
+        let sparse = b.tensor(
+            &TensorSpec::new(ElementType::Float32, &[4, 4])
+                .constant()
+                .sparse(),
+        );
+        let dynamic = b.tensor(&TensorSpec::new(ElementType::Float32, &[1, 4]).dynamic());
+        let mut variable = TensorSpec::new(ElementType::Int16, &[4]);
+        variable.is_variable = true;
+        let variable = b.tensor(&variable);
+        let conv = b.operator_code(BuiltinOperator::CONV_2D, OpVersion::ONE);
+        let add = b.operator_code(BuiltinOperator::ADD, OpVersion::new(2));
+        let relu = b.operator_code(BuiltinOperator::RELU, OpVersion::ONE);
+        let custom = b.custom_code("MyOp", OpVersion::new(3));
+        b.operator(
+            conv,
+            &[x, w, -1],
+            &[y],
+            Some(&Params::Conv2D(Conv2DParams::default())),
+        );
+        b.operator(add, &[x, y], &[x], Some(&Params::Add(AddParams::default())));
+        // Options tables with the same bytes (read once), and one that differs.
+        b.operator(
+            conv,
+            &[x, w],
+            &[y],
+            Some(&Params::Conv2D(Conv2DParams::default())),
+        );
+        let strided = Conv2DParams {
+            stride_width: 2,
+            ..Conv2DParams::default()
+        };
+        b.operator(conv, &[x, w], &[y], Some(&Params::Conv2D(strided)));
+        b.operator(
+            conv,
+            &[x, w],
+            &[y],
+            Some(&Params::Conv2D(Conv2DParams::default())),
+        );
+        b.operator(add, &[x, y], &[y], None);
+        b.operator(relu, &[y], &[x], None);
+        b.operator(relu, &[dynamic], &[variable], None);
+        let fc = b.operator_code(BuiltinOperator::FULLY_CONNECTED, OpVersion::ONE);
+        b.operator(fc, &[dynamic, sparse], &[dynamic], None);
+        b.operator(custom, &[x], &[y], None);
+        b.finish()
+    }
+
+    fn outcome(bytes: &[u8], by_hand: bool) -> String {
+        match Model::read(bytes, by_hand) {
+            Ok(model) => {
+                let operators: Vec<Vec<_>> = model
+                    .subgraphs
+                    .iter()
+                    .map(|s| s.resolved().collect())
+                    .collect();
+                let tensors: Vec<_> = model.subgraphs.iter().map(|s| &s.tensors).collect();
+                format!(
+                    "{:?}",
+                    (
+                        &model.codes,
+                        tensors,
+                        operators,
+                        model.external_data,
+                        model.tables
+                    )
+                )
+            }
+            Err(error) => format!("error: {error}"),
+        }
+    }
+
+    #[test]
+    fn dims_keep_every_rank() {
+        for rank in 0..=9 {
+            let dims: Vec<i32> = (1..=rank).collect();
+            let kept = Dims::new(dims.iter().copied());
+            assert_eq!(kept.as_slice(), dims, "rank {rank}");
+            assert_eq!(matches!(kept, Dims::Heap(_)), rank > 6, "rank {rank}");
+            assert_eq!(format!("{kept:?}"), format!("{dims:?}"));
+        }
+        assert_eq!(Dims::Heap(vec![1, 2]), Dims::new([1, 2].into_iter()));
+    }
+
+    /// The hand reader and planus agree on every model, valid or not: every byte of the
+    /// sample set to each of a few values that break offsets, lengths and vtables.
+    #[test]
+    fn hand_reader_agrees_with_planus_on_every_corruption() {
+        let bytes = sample();
+        assert_eq!(outcome(&bytes, true), outcome(&bytes, false));
+        assert!(!outcome(&bytes, true).starts_with("error"));
+        let mut errors = 0;
+        for at in 0..bytes.len() {
+            for value in [0x00, 0x01, 0x03, 0x7f, 0x80, 0xff] {
+                let mut corrupt = bytes.clone();
+                corrupt[at] = value;
+                let hand = outcome(&corrupt, true);
+                assert_eq!(
+                    hand,
+                    outcome(&corrupt, false),
+                    "byte {at} set to {value:#x}"
+                );
+                errors += usize::from(hand.starts_with("error"));
+            }
+        }
+        assert!(
+            errors > 100,
+            "the corruptions reach the operators: {errors} errors"
+        );
+        // Truncations too.
+        for len in 0..bytes.len() {
+            assert_eq!(
+                outcome(&bytes[..len], true),
+                outcome(&bytes[..len], false),
+                "{len}"
+            );
+        }
+    }
 }

@@ -261,6 +261,10 @@ fn check_range(op: &str, min: OpVersion, max: OpVersion) -> Result<(), Error> {
 /// How a model's versions are judged: TF's rules alone (the fast path, with no lookups), or
 /// with user-defined rules.
 pub(crate) trait Judge {
+    /// Whether the rules see only what a signature's tensors read like, not which tensors
+    /// they are (`TensorSpec::tensor_index`): then operators that read the same are judged
+    /// once.
+    const SEES_ONLY_TENSOR_FACTS: bool;
     /// Whether custom op `name` has a rule (else its stored version stays).
     fn judges_custom(&self, name: Option<&str>) -> bool;
     /// The version `sig` needs.
@@ -273,6 +277,8 @@ pub(crate) trait Judge {
 pub(crate) struct TfRules;
 
 impl Judge for TfRules {
+    // TF's rules (version.rs) never read `tensor_index`.
+    const SEES_ONLY_TENSOR_FACTS: bool = true;
     #[inline]
     fn judges_custom(&self, _name: Option<&str>) -> bool {
         false
@@ -287,6 +293,8 @@ impl Judge for TfRules {
 }
 
 impl Judge for VersionRules {
+    // A user's rule may read anything in the signature.
+    const SEES_ONLY_TENSOR_FACTS: bool = false;
     fn judges_custom(&self, name: Option<&str>) -> bool {
         name.is_some_and(|name| self.customs.contains_key(name))
     }

@@ -36,6 +36,7 @@ pub struct ModelBuilder {
     buffers: Vec<fb::Buffer>,
     operators: Vec<fb::Operator>,
     min_runtime_version: Option<Vec<u8>>,
+    metadata: Vec<(String, Vec<u8>)>,
 }
 
 impl ModelBuilder {
@@ -162,19 +163,39 @@ impl ModelBuilder {
         self
     }
 
+    /// Adds a metadata entry `name` whose buffer holds `data`, such as the converter's
+    /// `CONVERSION_METADATA`. Entries are written in the order given, after
+    /// `min_runtime_version`. A model given neither has no metadata vector at all.
+    pub fn metadata(&mut self, name: &str, data: &[u8]) -> &mut Self {
+        self.metadata.push((name.to_owned(), data.to_vec()));
+        self
+    }
+
     /// The model's bytes.
     pub fn finish(&self) -> Vec<u8> {
         let mut buffers = self.buffers.clone();
-        let metadata = self.min_runtime_version.as_ref().map(|data| {
-            buffers.push(fb::Buffer {
-                data: Some(data.clone()),
-                ..Default::default()
-            });
-            vec![fb::Metadata {
-                name: Some(RuntimeVersion::METADATA_NAME.to_owned()),
-                buffer: (buffers.len() - 1) as u32,
-            }]
-        });
+        let runtime = self
+            .min_runtime_version
+            .as_ref()
+            .map(|data| (RuntimeVersion::METADATA_NAME, data));
+        let entries = runtime.into_iter().chain(
+            self.metadata
+                .iter()
+                .map(|(name, data)| (name.as_str(), data)),
+        );
+        let metadata: Vec<fb::Metadata> = entries
+            .map(|(name, data)| {
+                buffers.push(fb::Buffer {
+                    data: Some(data.clone()),
+                    ..Default::default()
+                });
+                fb::Metadata {
+                    name: Some(name.to_owned()),
+                    buffer: (buffers.len() - 1) as u32,
+                }
+            })
+            .collect();
+        let metadata = (!metadata.is_empty()).then_some(metadata);
         let model = fb::Model {
             version: 3,
             operator_codes: Some(self.codes.clone()),

@@ -266,6 +266,10 @@ const INSPECT_KEYS: &[&str] = &[
     "subgraphs",
     "unreadable",
     "verifier_tables",
+    "warnings",
+    "warnings[].kind",
+    "warnings[].message",
+    "warnings[].operator_code",
 ];
 
 /// The keys of `check --json`, exactly; the crate README lists the same.
@@ -280,7 +284,19 @@ const CHECK_KEYS: &[&str] = &[
     "unresolved[].name",
     "unresolved[].operator_code",
     "unresolved[].version",
+    "warnings",
+    "warnings[].kind",
+    "warnings[].message",
+    "warnings[].operator_code",
 ];
+
+/// `keys` without those starting with `prefix` (the keys of an array's items, when it is empty).
+fn without_item_keys(keys: &[&'static str], prefix: &str) -> Vec<&'static str> {
+    keys.iter()
+        .copied()
+        .filter(|key| !key.starts_with(prefix))
+        .collect()
+}
 
 /// The keys of `inspect --json` and `check --json` when the model cannot be read (exit 2).
 const UNREADABLE_KEYS: &[&str] = &["error", "file", "unreadable"];
@@ -319,12 +335,12 @@ fn json_keys_are_pinned() {
     let model = oracle("add__int8.tflite");
     let out = run(&["inspect".as_ref(), model.as_os_str(), "--json".as_ref()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // No loader warning here, so no `loader_warnings[]` keys: the model built in
-    // `inspect_warns_above_the_verifiers_table_limit` has them all.
+    // No loader or stamp warning here, so no `loader_warnings[]` or `warnings[]` keys: the
+    // model built in `inspect_warns_above_the_verifiers_table_limit` has them all.
     let without_warnings: Vec<_> = INSPECT_KEYS
         .iter()
         .copied()
-        .filter(|key| !key.starts_with("loader_warnings["))
+        .filter(|key| !key.starts_with("loader_warnings[") && !key.starts_with("warnings["))
         .collect();
     assert_eq!(sorted_keys(&json_of(&out)), without_warnings);
 
@@ -333,7 +349,10 @@ fn json_keys_are_pinned() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     let json = json_of(&out);
-    assert_eq!(sorted_keys(&json), CHECK_KEYS);
+    assert_eq!(
+        sorted_keys(&json),
+        without_item_keys(CHECK_KEYS, "warnings[")
+    );
     assert_eq!(json["runs"], false);
     assert_eq!(json["runtime"], "1.5.0");
     let unresolved = json["unresolved"].as_array().unwrap();
@@ -576,6 +595,10 @@ const CHECK_DELEGATE_KEYS: &[&str] = &[
     "version_refusals[].subgraph",
     "version_refusals[].version",
     "versions_accepted",
+    "warnings",
+    "warnings[].kind",
+    "warnings[].message",
+    "warnings[].operator_code",
 ];
 
 /// `tflite-opver check MODEL --delegate NAME [--json]`.
@@ -595,7 +618,11 @@ fn delegate_json_keys_are_pinned_and_listed() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     let json = json_of(&out);
-    assert_eq!(sorted_keys(&json), CHECK_DELEGATE_KEYS);
+    // Stamped as TF's rules require: no `warnings[]` keys (`stamp_warnings_everywhere` has them).
+    assert_eq!(
+        sorted_keys(&json),
+        without_item_keys(CHECK_DELEGATE_KEYS, "warnings[")
+    );
     assert_eq!(json["delegate"], "GPU");
     assert_eq!(json["versions_accepted"], false);
     assert_eq!(
@@ -772,5 +799,142 @@ fn inspect_warns_above_the_verifiers_table_limit() {
     assert_eq!(warnings[0]["limit"], "max_tables");
     assert_eq!(warnings[0]["value"], 1_000_004);
     assert_eq!(warnings[0]["max"], 1_000_000);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A float16 DEQUANTIZE (needs v3) stored at v2 and a half-pixel RESIZE_BILINEAR (needs v3)
+/// stored at v1, as models in public wheels ship; with `metadata`, its entries.
+fn stamped_too_low(metadata: Option<(&str, &[u8])>) -> Vec<u8> {
+    let x = TensorSpec::new(ElementType::Float32, &[1, 4, 4, 2]);
+    let dequantize = OpSignature::new(
+        BuiltinOperator::DEQUANTIZE,
+        vec![TensorSpec::new(ElementType::Float16, &[1, 4, 4, 2]).constant()],
+        vec![x.clone()],
+        Params::None,
+    );
+    let resize = OpSignature::new(
+        BuiltinOperator::RESIZE_BILINEAR,
+        vec![x, TensorSpec::new(ElementType::Int32, &[2]).constant()],
+        vec![TensorSpec::new(ElementType::Float32, &[1, 8, 8, 2])],
+        Params::ResizeBilinear(tflite_opver::ResizeBilinearParams {
+            align_corners: false,
+            half_pixel_centers: true,
+        }),
+    );
+    let mut builder = ModelBuilder::new();
+    builder
+        .signature(&dequantize, OpVersion::new(2))
+        .signature(&resize, OpVersion::ONE);
+    if let Some((name, data)) = metadata {
+        builder.metadata(name, data);
+    }
+    builder.finish()
+}
+
+#[test]
+fn stamp_warnings_everywhere() {
+    let dir = scratch("stamp_warnings");
+    for (file, metadata, runtime_kind) in [
+        ("no_metadata.tflite", None, "no_metadata"),
+        (
+            "no_entry.tflite",
+            Some(("CONVERSION_METADATA", &b"\x0c\x00\x00\x00"[..])),
+            "no_min_runtime_version",
+        ),
+    ] {
+        let path = dir.join(file);
+        std::fs::write(&path, stamped_too_low(metadata)).unwrap();
+
+        // inspect: the table flags both codes, and stderr has one warning per finding.
+        let out = run(&["inspect".as_ref(), path.as_os_str()]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert_eq!(stdout.matches("<- stamped too low").count(), 2, "{stdout}");
+        assert!(
+            stdout.contains("stored (none), required \"2.2.0\""),
+            "{stdout}"
+        );
+        assert_prefixed(&out.stderr);
+        let stderr = text(&out.stderr);
+        assert_eq!(stderr.lines().count(), 3, "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "tflite-opver: warning: {}: operator code 0 (DEQUANTIZE) is stored as version 2, \
+                 but its operators need version 3 (float16 input)",
+                path.display()
+            )),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("operator code 1 (RESIZE_BILINEAR) is stored as version 1"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("runtime_version.cc"), "{stderr}");
+
+        // inspect --json: the same, as `warnings`.
+        let out = run(&["inspect".as_ref(), path.as_os_str(), "--json".as_ref()]);
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+        let json = json_of(&out);
+        assert_eq!(
+            sorted_keys(&json),
+            without_item_keys(INSPECT_KEYS, "loader_warnings[")
+        );
+        let warnings = json["warnings"].as_array().unwrap();
+        let kinds: Vec<_> = warnings.iter().map(|w| w["kind"].clone()).collect();
+        assert_eq!(
+            kinds,
+            ["version_too_low", "version_too_low", runtime_kind],
+            "{file}"
+        );
+        assert_eq!(warnings[1]["operator_code"], 1);
+        assert_eq!(warnings[2]["operator_code"], Value::Null);
+        assert_eq!(json["min_runtime_version"]["stored"], Value::Null);
+
+        // check: the stored versions resolve on 2.2.0, and the warnings say what is wrong.
+        let out = check(&path, "2.2.0", false);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_prefixed(&out.stderr);
+        assert_eq!(text(&out.stderr).lines().count(), 3);
+        let out = check(&path, "2.2.0", true);
+        let json = json_of(&out);
+        assert_eq!(
+            sorted_keys(&json),
+            without_item_keys(CHECK_KEYS, "unresolved[")
+        );
+        assert_eq!(json["warnings"].as_array().unwrap().len(), 3);
+        let out = check_delegate(&path, "gpu", true);
+        assert_eq!(json_of(&out)["warnings"].as_array().unwrap().len(), 3);
+
+        // stamp: says what it found beside each change, and leaves nothing to warn about.
+        let stamped = dir.join(format!("stamped_{file}"));
+        let out = run(&[
+            "stamp".as_ref(),
+            path.as_os_str(),
+            "-o".as_ref(),
+            stamped.as_os_str(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let report = text(&out.stdout);
+        assert!(
+            report.contains(
+                "DEQUANTIZE: v2 -> v3 (stored lower than its operators need: v3: float16 input)"
+            ),
+            "{report}"
+        );
+        assert!(
+            report.contains("RESIZE_BILINEAR: v1 -> v3 (stored lower than its operators need"),
+            "{report}"
+        );
+        assert!(
+            report.contains("min_runtime_version: (none) -> \"2.2.0\" (added: the model"),
+            "{report}"
+        );
+        let out = run(&["inspect".as_ref(), stamped.as_os_str(), "--json".as_ref()]);
+        let json = json_of(&out);
+        assert_eq!(json["warnings"], serde_json::json!([]), "{file}");
+        assert_eq!(json["min_runtime_version"]["stored"], "2.2.0");
+        let out = run(&["inspect".as_ref(), stamped.as_os_str()]);
+        assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -162,3 +162,59 @@ fn every_real_model_agrees_with_tensorflow() {
         "{ops_checked} ops, {codes_checked} codes"
     );
 }
+
+/// Operators that read the same to TF's rules are judged once per operator code: on every
+/// real model, and on operators that differ only in a scale or a shape, the versions so found
+/// equal each operator's own signature judged alone.
+#[test]
+fn judging_alike_operators_once_changes_no_version() {
+    use tflite_opver::{
+        BuiltinOperator, ElementType, ModelBuilder, MulParams, OpVersion, Params, Quantization,
+        TensorSpec, op_version,
+    };
+    let each_alone = |model: &Model<'_>| -> Vec<_> {
+        model
+            .operators()
+            .map(|at| (at, op_version(&model.signature(at).unwrap())))
+            .collect()
+    };
+    for name in expected().keys() {
+        let bytes = data_bytes(&format!("tflite/{name}"));
+        let model = Model::from_bytes(&bytes).unwrap();
+        // Custom operators keep their stored version either way; the real models have none.
+        assert_eq!(model.operator_versions(), each_alone(&model), "{name}");
+    }
+
+    // MUL's version depends on its tensors' types, scales and shapes (op_version.cc): the
+    // operators below share their code and differ in a scale, a shape or a type only.
+    let q = |scale: f32, dims: &[i32]| {
+        TensorSpec::new(ElementType::Int8, dims).quantized(Quantization::per_tensor(scale))
+    };
+    let mut b = ModelBuilder::new();
+    let mul = b.operator_code(BuiltinOperator::MUL, OpVersion::ONE);
+    let x = b.tensor(&q(0.5, &[1, 4]));
+    let small = b.tensor(&q(0.5, &[1, 4]));
+    let large = b.tensor(&q(4.0, &[1, 4]));
+    let wide = b.tensor(&q(0.5, &[2, 4]));
+    let int16 = b.tensor(&TensorSpec::new(ElementType::Int16, &[1, 4]));
+    let params = Params::Mul(MulParams::default());
+    for (a, out) in [
+        (small, x),
+        (large, x),
+        (small, x),
+        (wide, x),
+        (int16, int16),
+        (large, x),
+    ] {
+        b.operator(mul, &[x, a], &[out], Some(&params));
+    }
+    let bytes = b.finish();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let versions = model.operator_versions();
+    assert_eq!(versions, each_alone(&model));
+    let distinct: std::collections::BTreeSet<_> = versions.iter().map(|(_, v)| *v).collect();
+    assert!(
+        distinct.len() >= 2,
+        "the operators need different versions: {versions:?}"
+    );
+}

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::json;
-use tflite_opver::{Delegate, Model, Placement, Refusal};
+use tflite_opver::{Delegate, Model, Placement, Refusal, StampWarning};
 
-use crate::{CliError, Outcome, TOOL, code_name, print, print_json};
+use crate::{CliError, Outcome, TOOL, code_name, print, print_json, warnings};
 
 /// The delegates whose version checks the crate carries.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -47,6 +47,7 @@ pub(crate) fn check(
     model: &Model<'_>,
     name: DelegateName,
     as_json: bool,
+    stamp_warnings: &[StampWarning],
 ) -> Result<Outcome, CliError> {
     let delegate = name.delegate();
     let mut refusals = Vec::new();
@@ -113,6 +114,7 @@ pub(crate) fn check(
             "no_kernel": no_kernel.keys().collect::<Vec<_>>(),
             "no_kernel_nodes": no_kernel_nodes,
             "not_modelled": not_modelled,
+            "warnings": warnings::warnings_json(stamp_warnings),
         }))?;
     } else {
         let mut summary = String::new();
@@ -150,6 +152,7 @@ pub(crate) fn check(
             }
             eprint!("{text}");
         }
+        warnings::warn(path, stamp_warnings);
     }
     Ok(if refusals.is_empty() {
         Outcome::Accepted

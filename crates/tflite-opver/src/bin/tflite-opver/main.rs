@@ -14,6 +14,7 @@
 mod delegate;
 mod input;
 mod limits;
+mod warnings;
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
@@ -25,7 +26,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use tflite_opver::{
     Error, MinRuntimeCause, Model, OpVersion, OperatorKind, Resolver, RuntimeVersion, StampMode,
-    VersionReason, stamp,
+    StampWarning, VersionReason, stamp,
 };
 
 use crate::input::{Input, read_input};
@@ -250,33 +251,48 @@ fn inspect(args: &InspectArgs) -> Result<Outcome, CliError> {
     let bytes = read_model_file(path).map_err(|e| report_unreadable(path, args.json, e))?;
     let model = open(path, &bytes).map_err(|e| report_unreadable(path, args.json, e))?;
     let loader = tflite_opver::loader_limits(&model);
+    let judged = judge(&model);
     if args.json {
-        let mut value = inspect_json(path, &model);
+        let mut value = inspect_json(path, &model, &judged);
+        value["warnings"] = warnings::warnings_json(&judged.warnings);
         value["verifier_tables"] = json!(loader.tables);
         value["loader_warnings"] = limits::warnings_json(&loader);
         print_json(&value)?;
     } else {
-        print(&inspect_text(path, &model))?;
+        print(&inspect_text(path, &model, &judged))?;
+        warnings::warn(path, &judged.warnings);
         limits::warn(path, &loader);
     }
     Ok(Outcome::Accepted)
 }
 
-/// What `inspect` shows beside the codes: each code's required version and its reason, and
-/// the minimum runtime with the code that forced it. One pass over the operators.
-fn judge(model: &Model<'_>) -> (Vec<VersionReason>, Option<MinRuntimeCause>) {
+/// What the tool says beside the codes: each code's required version and its reason, the
+/// minimum runtime with the code that forced it, and the stamps that are too low or missing.
+/// One pass over the operators.
+struct Judged {
+    reasons: Vec<VersionReason>,
+    cause: Option<MinRuntimeCause>,
+    warnings: Vec<StampWarning>,
+}
+
+fn judge(model: &Model<'_>) -> Judged {
     let reasons = model.required_version_reasons();
     let required: Vec<_> = reasons.iter().map(VersionReason::version).collect();
     let cause = model.min_runtime_cause_with(&required);
-    (reasons, cause)
+    let warnings = model.stamp_warnings_for(&reasons);
+    Judged {
+        reasons,
+        cause,
+        warnings,
+    }
 }
 
-fn inspect_json(path: &Path, model: &Model<'_>) -> Value {
-    let (reasons, cause) = judge(model);
+fn inspect_json(path: &Path, model: &Model<'_>, judged: &Judged) -> Value {
+    let Judged { reasons, cause, .. } = judged;
     let codes: Vec<_> = model
         .operator_codes()
         .iter()
-        .zip(&reasons)
+        .zip(reasons)
         .map(|(code, reason)| {
             json!({
                 "name": code.builtin.name().map_or_else(|| code.builtin.code().to_string(), str::to_owned),
@@ -314,8 +330,8 @@ fn inspect_json(path: &Path, model: &Model<'_>) -> Value {
     })
 }
 
-fn inspect_text(path: &Path, model: &Model<'_>) -> String {
-    let (reasons, cause) = judge(model);
+fn inspect_text(path: &Path, model: &Model<'_>, judged: &Judged) -> String {
+    let Judged { reasons, cause, .. } = judged;
     let mut text = String::new();
     // Writing to a String cannot fail.
     let _ = writeln!(
@@ -331,7 +347,7 @@ fn inspect_text(path: &Path, model: &Model<'_>) -> String {
         text,
         "  #  operator                           code  stored  required  why"
     );
-    for (i, (code, reason)) in model.operator_codes().iter().zip(&reasons).enumerate() {
+    for (i, (code, reason)) in model.operator_codes().iter().zip(reasons).enumerate() {
         let required = &reason.version();
         let name = code_name(code.kind(), code.builtin.code());
         let name = if code.is_custom() {
@@ -380,8 +396,11 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     let path = &args.model;
     let bytes = read_model_file(path).map_err(|e| report_unreadable(path, args.json, e))?;
     let model = open(path, &bytes).map_err(|e| report_unreadable(path, args.json, e))?;
+    let judged = judge(&model);
     let runtime = match (&args.runtime, args.delegate) {
-        (_, Some(name)) => return delegate::check(path, &model, name, args.json),
+        (_, Some(name)) => {
+            return delegate::check(path, &model, name, args.json, &judged.warnings);
+        }
         (Some(runtime), None) => runtime,
         // clap requires one of the two.
         (None, None) => return Ok(Outcome::Accepted),
@@ -401,8 +420,8 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     let minimized: Vec<_> = model
         .operator_codes()
         .iter()
-        .zip(model.required_versions())
-        .map(|(c, v)| (c.kind(), v))
+        .zip(&judged.reasons)
+        .map(|(c, reason)| (c.kind(), reason.version()))
         .collect();
     let runs_when_minimized = resolver.check(&minimized).is_ok();
     let name_of = |i: usize| {
@@ -429,9 +448,11 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
             "runs": unresolved.is_empty(),
             "unresolved": unresolved,
             "runs_when_minimized": runs_when_minimized,
+            "warnings": warnings::warnings_json(&judged.warnings),
         }))?;
     } else if unresolved.is_empty() {
         print(&format!("{}: runs on TFLite {runtime}\n", path.display()))?;
+        warnings::warn(path, &judged.warnings);
     } else {
         // One line per unresolved code, each starting with the tool's name.
         let file = path.display();
@@ -456,6 +477,7 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
             );
         }
         eprint!("{text}");
+        warnings::warn(path, &judged.warnings);
     }
     Ok(if unresolved.is_empty() {
         Outcome::Accepted
@@ -477,18 +499,44 @@ fn restamp(args: &StampArgs) -> Result<Outcome, CliError> {
         path: path.to_owned(),
         source,
     })?;
+    // What was wrong with the stamps, said beside each change.
+    let found = model.stamp_warnings();
     let mut report = String::new();
     for change in &stamped.changes {
         let code = model.operator_codes()[change.code];
+        let why = found
+            .iter()
+            .find_map(|warning| match warning {
+                StampWarning::VersionTooLow { code, reason, .. } if *code == change.code => {
+                    Some(format!(" (stored lower than its operators need: {reason})"))
+                }
+                _ => None,
+            })
+            .unwrap_or_default();
         // Writing to a String cannot fail.
         let _ = writeln!(
             report,
-            "{}: v{} -> v{}",
+            "{}: v{} -> v{}{why}",
             code_name(code.kind(), code.builtin.code()),
             change.from,
             change.to
         );
     }
+    let runtime_why = found
+        .iter()
+        .find_map(|warning| match warning {
+            StampWarning::NoMetadata { .. } => Some(
+                " (added: the model had no metadata vector; added it, the entry and its buffer)",
+            ),
+            StampWarning::NoMinRuntimeVersion { .. } => {
+                Some(" (added: the model's metadata had no min_runtime_version entry)")
+            }
+            StampWarning::MinRuntimeVersionTooLow { .. } => {
+                Some(" (the stored one was lower than its operators need)")
+            }
+            StampWarning::VersionTooLow { .. } => None,
+        })
+        .unwrap_or_default();
     // The output may be the input file: unmap it before writing over it.
     drop(model);
     drop(bytes);
@@ -498,7 +546,7 @@ fn restamp(args: &StampArgs) -> Result<Outcome, CliError> {
     })?;
     let _ = writeln!(
         report,
-        "min_runtime_version: {} -> {:?}",
+        "min_runtime_version: {} -> {:?}{runtime_why}",
         stamped
             .min_runtime_before
             .as_deref()
