@@ -10,13 +10,20 @@
 //! (`GRAPHDEF_1M_NODES_FILE=/tmp/1m.pb cargo bench -p benches --bench graphdef_versions -- version_def`
 //! writes it and runs only the small benches), for `/usr/bin/time graphdef-versions check PATH`
 //! beside TensorFlow's `GraphDef.FromString` of the same bytes.
+//!
+//! `releases_1m_valid_nodes` judges a graph that every release loads (a `Placeholder`, then
+//! `Identity` and `AddV2` nodes in a chain, all with their attrs) in all ten releases with
+//! `ReleaseJudge`, beside the full prost decode of the same bytes: replaying ten importers,
+//! against only reading the graph.
 
 use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use graphdef_versions::schema::{AttrValue, GraphDef, NodeDef, VersionDef, attr_value};
-use graphdef_versions::{Consumer, Registry, judge, rewrite_graph_def_versions, scan_ops, sniff};
+use graphdef_versions::{
+    Consumer, Registry, ReleaseJudge, judge, rewrite_graph_def_versions, scan_ops, sniff,
+};
 use prost::Message;
 
 const NODES: usize = 1_000_000;
@@ -49,6 +56,72 @@ fn million_node_graph() -> Vec<u8> {
         ..Default::default()
     }
     .encode_to_vec()
+}
+
+/// One million nodes every release from 2.12 to 2.21 loads.
+fn million_valid_nodes() -> Vec<u8> {
+    let float = |name: &str| {
+        (
+            name.to_string(),
+            AttrValue {
+                value: Some(attr_value::Value::Type(1)),
+            },
+        )
+    };
+    let node = (0..NODES).map(|i| match i {
+        0 => NodeDef {
+            name: "x".to_string(),
+            op: "Placeholder".to_string(),
+            attr: HashMap::from([float("dtype")]),
+            ..Default::default()
+        },
+        _ => {
+            let previous = if i == 1 {
+                "x".to_string()
+            } else {
+                format!("n{}", i - 1)
+            };
+            let (op, input) = if i % 3 == 0 {
+                ("AddV2", vec![previous, "x".to_string()])
+            } else {
+                ("Identity", vec![previous])
+            };
+            NodeDef {
+                name: format!("n{i}"),
+                op: op.to_string(),
+                input,
+                attr: HashMap::from([float("T")]),
+                ..Default::default()
+            }
+        }
+    });
+    GraphDef {
+        node: node.collect(),
+        versions: Some(VersionDef {
+            producer: 2474,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+fn releases(c: &mut Criterion) {
+    let bytes = million_valid_nodes();
+    let mut group = c.benchmark_group("releases_1m_valid_nodes");
+    group.sample_size(10);
+    group.bench_function("baseline/prost_decode_full", |b| {
+        b.iter(|| GraphDef::decode(black_box(bytes.as_slice())).unwrap())
+    });
+    let judge = ReleaseJudge::with_host("bench");
+    group.bench_function("ten_releases", |b| {
+        b.iter(|| {
+            let report = judge.judge(black_box(&bytes)).unwrap();
+            assert_eq!(report.oldest_release().map(|r| r.name()), Some("2.12.1"));
+            report
+        })
+    });
+    group.finish();
 }
 
 fn million_nodes(c: &mut Criterion) {
@@ -132,5 +205,11 @@ fn registry_lookup(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, million_nodes, version_check, registry_lookup);
+criterion_group!(
+    benches,
+    million_nodes,
+    releases,
+    version_check,
+    registry_lookup
+);
 criterion_main!(benches);
