@@ -157,6 +157,10 @@ struct OperatorFacts {
     /// bytes.
     params: u32,
     options_present: bool,
+    /// Whether it reads exactly like the operator before it of the same code in its
+    /// subgraph: the same tensor indices, params entry and options presence. TF's rules then
+    /// give it that operator's version, and [`Model::for_each_version`] does not look again.
+    repeats: bool,
 }
 
 impl OperatorFacts {
@@ -186,6 +190,9 @@ struct Digested<'p, 'b> {
     params: &'p mut Vec<Params>,
     /// Per operator code, the params entry of its last operator (`u32::MAX`: none yet).
     last: Vec<u32>,
+    /// Per operator code, its last operator (`u32::MAX`: none yet), for
+    /// [`OperatorFacts::repeats`].
+    last_operator: Vec<u32>,
     /// Per operator code, the options table of its last operator read by hand: an operator
     /// whose options table has the same bytes has the same params, without reading them.
     last_options: Vec<Option<OptionsMemo<'b>>>,
@@ -222,6 +229,28 @@ impl Digested<'_, '_> {
         }
         Ok(entry)
     }
+
+    /// Appends an operator's facts, noting whether it repeats the last operator of its code
+    /// ([`OperatorFacts::repeats`]).
+    #[inline(always)] // into the digest functions
+    fn push(&mut self, mut facts: OperatorFacts) {
+        let code = facts.opcode_index as usize;
+        let position = self.operators.len();
+        if let Some(slot) = self.last_operator.get_mut(code) {
+            if let Some(last) = self.operators.get(*slot as usize) {
+                let [start, split, end] = facts.tensors;
+                let [then_start, then_split, then_end] = last.tensors;
+                facts.repeats = last.params == facts.params
+                    && last.options_present == facts.options_present
+                    && split - start == then_split - then_start
+                    && self.pool.get(then_start as usize..then_end as usize)
+                        == self.pool.get(start as usize..end as usize);
+            }
+            // Below `u32::MAX`: operators are counted by a FlatBuffer vector's `u32` length.
+            *slot = u32::try_from(position).unwrap_or(u32::MAX);
+        }
+        self.operators.push(facts);
+    }
 }
 
 impl Subgraph {
@@ -256,6 +285,7 @@ impl Subgraph {
             pool: &mut self.indices,
             params: &mut self.params,
             last: vec![u32::MAX; codes.len()],
+            last_operator: vec![u32::MAX; codes.len()],
             last_options: vec![None; codes.len()],
             tables: 0,
         };
@@ -723,6 +753,9 @@ impl<'a> Model<'a> {
                     code.version
                 } else if J::SEES_ONLY_TENSOR_FACTS {
                     match memo.get_mut(index) {
+                        // The operator before it of this code (in this subgraph) was judged
+                        // or matched the memo just now, and this one reads exactly like it.
+                        Some(Some(m)) if operator.repeats => m.version,
                         Some(Some(m)) if m.same(&self.subgraphs, s, operator) => m.version,
                         slot => {
                             self.fill_signature(subgraph, operator, &mut sig, &mut spare);
@@ -1244,11 +1277,12 @@ fn digest_raw_operator<'b>(
         && kind != OptionsKind::None
     {
         out.tables += tables + usize::from(memo.counted);
-        out.operators.push(OperatorFacts {
+        out.push(OperatorFacts {
             opcode_index,
             tensors: [start_mark, split, end],
             params: memo.params,
             options_present: memo.options_present,
+            repeats: false,
         });
         return Ok(Some(false));
     }
@@ -1300,11 +1334,12 @@ fn digest_raw_operator<'b>(
         });
     }
     out.tables += tables;
-    out.operators.push(OperatorFacts {
+    out.push(OperatorFacts {
         opcode_index,
         tensors: [start_mark, split, end],
         params,
         options_present,
+        repeats: false,
     });
     Ok(Some(external))
 }
@@ -1368,11 +1403,12 @@ fn digest_operator(
         code.is_custom() && operator.large_custom_options_offset().map_err(malformed)? > 1;
     let params = out.intern(opcode_index as usize, params)?;
     out.tables += 1 + present(operator.builtin_options()) + present(operator.builtin_options_2());
-    out.operators.push(OperatorFacts {
+    out.push(OperatorFacts {
         opcode_index,
         tensors: [start, split, end],
         params,
         options_present,
+        repeats: false,
     });
     Ok(external)
 }

@@ -198,13 +198,21 @@ fn judging_alike_operators_once_changes_no_version() {
     let wide = b.tensor(&q(0.5, &[2, 4]));
     let int16 = b.tensor(&TensorSpec::new(ElementType::Int16, &[1, 4]));
     let params = Params::Mul(MulParams::default());
+    // Some repeat the operator before them exactly (same tensors), which the reader notes.
+    let twin = b.tensor(&q(0.5, &[1, 4]));
     for (a, out) in [
         (small, x),
         (large, x),
+        (large, x),
         (small, x),
+        (twin, x),
+        (twin, x),
+        (wide, x),
         (wide, x),
         (int16, int16),
+        (int16, int16),
         (large, x),
+        (small, x),
     ] {
         b.operator(mul, &[x, a], &[out], Some(&params));
     }
