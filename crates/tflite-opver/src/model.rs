@@ -179,6 +179,10 @@ struct Subgraph {
     operators: Vec<OperatorFacts>,
     indices: Vec<i32>,
     params: Vec<Params>,
+    /// The operators that do not repeat the one before them of their code
+    /// ([`OperatorFacts::repeats`]): the only ones whose versions can raise a code's
+    /// required version.
+    fresh: Vec<u32>,
 }
 
 /// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
@@ -186,6 +190,7 @@ struct Subgraph {
 /// code shares that entry.
 struct Digested<'p, 'b> {
     operators: &'p mut Vec<OperatorFacts>,
+    fresh: &'p mut Vec<u32>,
     pool: &'p mut Vec<i32>,
     params: &'p mut Vec<Params>,
     /// Per operator code, the params entry of its last operator (`u32::MAX`: none yet).
@@ -251,6 +256,9 @@ impl Digested<'_, '_> {
             // Below `u32::MAX`: operators are counted by a FlatBuffer vector's `u32` length.
             *slot = u32::try_from(position).unwrap_or(u32::MAX);
         }
+        if !facts.repeats {
+            self.fresh.push(u32::try_from(position).unwrap_or(u32::MAX));
+        }
         self.operators.push(facts);
     }
 }
@@ -284,6 +292,7 @@ impl Subgraph {
         let tensors = self.tensors.len();
         let mut out = Digested {
             operators: &mut self.operators,
+            fresh: &mut self.fresh,
             pool: &mut self.indices,
             params: &mut self.params,
             last: vec![u32::MAX; codes.len()],
@@ -719,17 +728,21 @@ impl<'a> Model<'a> {
     /// in [`Model::operators`] order.
     pub fn operator_versions(&self) -> Vec<(OperatorLocation, OpVersion)> {
         let mut out = Vec::with_capacity(self.operator_count());
-        self.for_each_version(&TfRules, |at, _, version| out.push((at, version)));
+        self.for_each_version(&TfRules, true, |at, _, version| out.push((at, version)));
         out
     }
 
     /// Each operator's version by `judge`, with its location and opcode index. Monomorphized:
-    /// TF's rules alone ([`TfRules`]) cost no lookups.
+    /// TF's rules alone ([`TfRules`]) cost no lookups. Without `every` operator, and with TF's
+    /// rules, only the operators that do not repeat the one before them of their code
+    /// (`Subgraph::fresh`): the others have that one's version.
     fn for_each_version<J: Judge>(
         &self,
         judge: &J,
+        every: bool,
         mut f: impl FnMut(OperatorLocation, usize, OpVersion),
     ) {
+        let fresh_only = !every && J::SEES_ONLY_TENSOR_FACTS;
         let mut sig = OpSignature::new(
             BuiltinOperator::CUSTOM,
             Vec::new(),
@@ -744,7 +757,20 @@ impl<'a> Model<'a> {
         // operator.
         let mut memo: Vec<Option<Memo>> = vec![None; self.codes.len()];
         for (s, subgraph) in self.subgraphs.iter().enumerate() {
-            for (o, operator) in subgraph.operators.iter().enumerate() {
+            let count = if fresh_only {
+                subgraph.fresh.len()
+            } else {
+                subgraph.operators.len()
+            };
+            for k in 0..count {
+                let o = if fresh_only {
+                    subgraph.fresh.get(k).map_or(usize::MAX, |&o| o as usize)
+                } else {
+                    k
+                };
+                let Some(operator) = subgraph.operators.get(o) else {
+                    continue;
+                };
                 let at = OperatorLocation {
                     subgraph: s,
                     operator: o,
@@ -804,7 +830,9 @@ impl<'a> Model<'a> {
                 }
             })
             .collect();
-        self.for_each_version(judge, |_, code, version| {
+        // An operator that repeats the one before it of its code has that one's version, and
+        // raises nothing: only the others are visited.
+        self.for_each_version(judge, false, |_, code, version| {
             if let Some(slot) = required.get_mut(code)
                 && version > *slot
             {
@@ -914,7 +942,7 @@ impl<'a> Model<'a> {
     fn required_version_reasons_by<J: Judge>(&self, judge: &J) -> Vec<VersionReason> {
         let mut needed: Vec<(OpVersion, Option<OperatorLocation>)> =
             self.codes.iter().map(|_| (OpVersion::ONE, None)).collect();
-        self.for_each_version(judge, |at, code, version| {
+        self.for_each_version(judge, true, |at, code, version| {
             if let Some(slot) = needed.get_mut(code)
                 && (slot.1.is_none() || version > slot.0)
             {
