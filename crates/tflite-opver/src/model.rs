@@ -157,6 +157,10 @@ struct OperatorFacts {
     /// bytes.
     params: u32,
     options_present: bool,
+    /// Whether it reads exactly like the operator before it of the same code in its
+    /// subgraph: the same tensor indices, params entry and options presence. TF's rules then
+    /// give it that operator's version, and [`Model::for_each_version`] does not look again.
+    repeats: bool,
 }
 
 impl OperatorFacts {
@@ -175,6 +179,10 @@ struct Subgraph {
     operators: Vec<OperatorFacts>,
     indices: Vec<i32>,
     params: Vec<Params>,
+    /// The operators that do not repeat the one before them of their code
+    /// ([`OperatorFacts::repeats`]): the only ones whose versions can raise a code's
+    /// required version.
+    fresh: Vec<u32>,
 }
 
 /// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
@@ -182,10 +190,14 @@ struct Subgraph {
 /// code shares that entry.
 struct Digested<'p, 'b> {
     operators: &'p mut Vec<OperatorFacts>,
+    fresh: &'p mut Vec<u32>,
     pool: &'p mut Vec<i32>,
     params: &'p mut Vec<Params>,
     /// Per operator code, the params entry of its last operator (`u32::MAX`: none yet).
     last: Vec<u32>,
+    /// Per operator code, its last operator (`u32::MAX`: none yet), for
+    /// [`OperatorFacts::repeats`].
+    last_operator: Vec<u32>,
     /// Per operator code, the options table of its last operator read by hand: an operator
     /// whose options table has the same bytes has the same params, without reading them.
     last_options: Vec<Option<OptionsMemo<'b>>>,
@@ -222,6 +234,33 @@ impl Digested<'_, '_> {
         }
         Ok(entry)
     }
+
+    /// Appends an operator's facts, noting whether it repeats the last operator of its code
+    /// ([`OperatorFacts::repeats`]).
+    #[inline(always)] // into the digest functions
+    fn push(&mut self, mut facts: OperatorFacts) {
+        let code = facts.opcode_index as usize;
+        let position = self.operators.len();
+        if let Some(slot) = self.last_operator.get_mut(code) {
+            if let Some(last) = self.operators.get(*slot as usize) {
+                let [start, split, end] = facts.tensors;
+                let [then_start, then_split, then_end] = last.tensors;
+                facts.repeats = last.params == facts.params
+                    && last.options_present == facts.options_present
+                    && split - start == then_split - then_start
+                    && same_indices(
+                        self.pool.get(then_start as usize..then_end as usize),
+                        self.pool.get(start as usize..end as usize),
+                    );
+            }
+            // Below `u32::MAX`: operators are counted by a FlatBuffer vector's `u32` length.
+            *slot = u32::try_from(position).unwrap_or(u32::MAX);
+        }
+        if !facts.repeats {
+            self.fresh.push(u32::try_from(position).unwrap_or(u32::MAX));
+        }
+        self.operators.push(facts);
+    }
 }
 
 impl Subgraph {
@@ -253,9 +292,11 @@ impl Subgraph {
         let tensors = self.tensors.len();
         let mut out = Digested {
             operators: &mut self.operators,
+            fresh: &mut self.fresh,
             pool: &mut self.indices,
             params: &mut self.params,
             last: vec![u32::MAX; codes.len()],
+            last_operator: vec![u32::MAX; codes.len()],
             last_options: vec![None; codes.len()],
             tables: 0,
         };
@@ -687,17 +728,21 @@ impl<'a> Model<'a> {
     /// in [`Model::operators`] order.
     pub fn operator_versions(&self) -> Vec<(OperatorLocation, OpVersion)> {
         let mut out = Vec::with_capacity(self.operator_count());
-        self.for_each_version(&TfRules, |at, _, version| out.push((at, version)));
+        self.for_each_version(&TfRules, true, |at, _, version| out.push((at, version)));
         out
     }
 
     /// Each operator's version by `judge`, with its location and opcode index. Monomorphized:
-    /// TF's rules alone ([`TfRules`]) cost no lookups.
+    /// TF's rules alone ([`TfRules`]) cost no lookups. Without `every` operator, and with TF's
+    /// rules, only the operators that do not repeat the one before them of their code
+    /// (`Subgraph::fresh`): the others have that one's version.
     fn for_each_version<J: Judge>(
         &self,
         judge: &J,
+        every: bool,
         mut f: impl FnMut(OperatorLocation, usize, OpVersion),
     ) {
+        let fresh_only = !every && J::SEES_ONLY_TENSOR_FACTS;
         let mut sig = OpSignature::new(
             BuiltinOperator::CUSTOM,
             Vec::new(),
@@ -712,7 +757,20 @@ impl<'a> Model<'a> {
         // operator.
         let mut memo: Vec<Option<Memo>> = vec![None; self.codes.len()];
         for (s, subgraph) in self.subgraphs.iter().enumerate() {
-            for (o, operator) in subgraph.operators.iter().enumerate() {
+            let count = if fresh_only {
+                subgraph.fresh.len()
+            } else {
+                subgraph.operators.len()
+            };
+            for k in 0..count {
+                let o = if fresh_only {
+                    subgraph.fresh.get(k).map_or(usize::MAX, |&o| o as usize)
+                } else {
+                    k
+                };
+                let Some(operator) = subgraph.operators.get(o) else {
+                    continue;
+                };
                 let at = OperatorLocation {
                     subgraph: s,
                     operator: o,
@@ -723,6 +781,9 @@ impl<'a> Model<'a> {
                     code.version
                 } else if J::SEES_ONLY_TENSOR_FACTS {
                     match memo.get_mut(index) {
+                        // The operator before it of this code (in this subgraph) was judged
+                        // or matched the memo just now, and this one reads exactly like it.
+                        Some(Some(m)) if operator.repeats => m.version,
                         Some(Some(m)) if m.same(&self.subgraphs, s, operator) => m.version,
                         slot => {
                             self.fill_signature(subgraph, operator, &mut sig, &mut spare);
@@ -769,7 +830,9 @@ impl<'a> Model<'a> {
                 }
             })
             .collect();
-        self.for_each_version(judge, |_, code, version| {
+        // An operator that repeats the one before it of its code has that one's version, and
+        // raises nothing: only the others are visited.
+        self.for_each_version(judge, false, |_, code, version| {
             if let Some(slot) = required.get_mut(code)
                 && version > *slot
             {
@@ -879,7 +942,7 @@ impl<'a> Model<'a> {
     fn required_version_reasons_by<J: Judge>(&self, judge: &J) -> Vec<VersionReason> {
         let mut needed: Vec<(OpVersion, Option<OperatorLocation>)> =
             self.codes.iter().map(|_| (OpVersion::ONE, None)).collect();
-        self.for_each_version(judge, |at, code, version| {
+        self.for_each_version(judge, true, |at, code, version| {
             if let Some(slot) = needed.get_mut(code)
                 && (slot.1.is_none() || version > slot.0)
             {
@@ -1239,16 +1302,18 @@ fn digest_raw_operator<'b>(
         .flatten();
     if let (Some((tag, found)), Some(memo)) = (located, memo)
         && memo.tag == tag
-        && memo.bytes == found
+        && same_bytes(memo.bytes.0, found.0)
+        && same_bytes(memo.bytes.1, found.1)
         && !code.is_custom()
         && kind != OptionsKind::None
     {
         out.tables += tables + usize::from(memo.counted);
-        out.operators.push(OperatorFacts {
+        out.push(OperatorFacts {
             opcode_index,
             tensors: [start_mark, split, end],
             params: memo.params,
             options_present: memo.options_present,
+            repeats: false,
         });
         return Ok(Some(false));
     }
@@ -1300,13 +1365,66 @@ fn digest_raw_operator<'b>(
         });
     }
     out.tables += tables;
-    out.operators.push(OperatorFacts {
+    out.push(OperatorFacts {
         opcode_index,
         tensors: [start_mark, split, end],
         params,
         options_present,
+        repeats: false,
     });
     Ok(Some(external))
+}
+
+/// Whether two operators' tensor indices are the same, in an explicit loop (a call to
+/// `memcmp` per operator cost more, perf).
+#[inline(always)]
+fn same_indices(a: Option<&[i32]>, b: Option<&[i32]>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
+    if a.len() != b.len() {
+        return false;
+    }
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether two short byte strings (an options table's vtable or fields) are equal: the same
+/// place (FlatBuffer writers share vtables), or the same bytes compared eight at a time,
+/// inline (a call to `memcmp` per string cost 10% of reading the bench model, perf).
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if std::ptr::eq(a, b) {
+        return true;
+    }
+    let word = |s: &[u8], at: usize| -> u64 {
+        let mut w = [0u8; 8];
+        if let Some(bytes) = s.get(at..at + 8) {
+            w.copy_from_slice(bytes);
+        }
+        u64::from_le_bytes(w)
+    };
+    let mut at = 0;
+    while at + 8 <= a.len() {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    while at < a.len() {
+        if a.get(at) != b.get(at) {
+            return false;
+        }
+        at += 1;
+    }
+    true
 }
 
 /// [`tensor_indices`] from a vector's bytes.
@@ -1368,11 +1486,12 @@ fn digest_operator(
         code.is_custom() && operator.large_custom_options_offset().map_err(malformed)? > 1;
     let params = out.intern(opcode_index as usize, params)?;
     out.tables += 1 + present(operator.builtin_options()) + present(operator.builtin_options_2());
-    out.operators.push(OperatorFacts {
+    out.push(OperatorFacts {
         opcode_index,
         tensors: [start, split, end],
         params,
         options_present,
+        repeats: false,
     });
     Ok(external)
 }

@@ -178,11 +178,22 @@ fn judging_alike_operators_once_changes_no_version() {
             .map(|at| (at, op_version(&model.signature(at).unwrap())))
             .collect()
     };
+    // Each code's required version as the maximum over its operators judged alone (the
+    // library visits only the operators that do not repeat the one before them of their code).
+    let by_code = |model: &Model<'_>| -> Vec<OpVersion> {
+        let mut needed = vec![OpVersion::ONE; model.operator_codes().len()];
+        for (at, version) in each_alone(model) {
+            let code = model.opcode_index(at).unwrap();
+            needed[code] = needed[code].max(version);
+        }
+        needed
+    };
     for name in expected().keys() {
         let bytes = data_bytes(&format!("tflite/{name}"));
         let model = Model::from_bytes(&bytes).unwrap();
         // Custom operators keep their stored version either way; the real models have none.
         assert_eq!(model.operator_versions(), each_alone(&model), "{name}");
+        assert_eq!(model.required_versions(), by_code(&model), "{name}");
     }
 
     // MUL's version depends on its tensors' types, scales and shapes (op_version.cc): the
@@ -198,13 +209,21 @@ fn judging_alike_operators_once_changes_no_version() {
     let wide = b.tensor(&q(0.5, &[2, 4]));
     let int16 = b.tensor(&TensorSpec::new(ElementType::Int16, &[1, 4]));
     let params = Params::Mul(MulParams::default());
+    // Some repeat the operator before them exactly (same tensors), which the reader notes.
+    let twin = b.tensor(&q(0.5, &[1, 4]));
     for (a, out) in [
         (small, x),
         (large, x),
+        (large, x),
         (small, x),
+        (twin, x),
+        (twin, x),
+        (wide, x),
         (wide, x),
         (int16, int16),
+        (int16, int16),
         (large, x),
+        (small, x),
     ] {
         b.operator(mul, &[x, a], &[out], Some(&params));
     }
@@ -212,6 +231,7 @@ fn judging_alike_operators_once_changes_no_version() {
     let model = Model::from_bytes(&bytes).unwrap();
     let versions = model.operator_versions();
     assert_eq!(versions, each_alone(&model));
+    assert_eq!(model.required_versions(), by_code(&model));
     let distinct: std::collections::BTreeSet<_> = versions.iter().map(|(_, v)| *v).collect();
     assert!(
         distinct.len() >= 2,
