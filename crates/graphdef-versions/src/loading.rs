@@ -39,11 +39,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use crate::error::Error;
+use crate::policy::ReleaseNumber;
 use crate::releases::TfRelease;
-use crate::schema::attr_value::Value;
+use crate::schema::attr_value::{ListValue, Value};
 use crate::schema::op_def::{ArgDef, AttrDef};
 use crate::schema::{AttrValue, FunctionDef, FunctionDefLibrary, GraphDef, NodeDef, OpDef};
-use crate::summary::{Dialect, base_type, is_ref, node_for_error, types_compatible};
+use crate::summary::{Dialect, base_type, is_ref, node_for_error, ref_type, types_compatible};
 use crate::version::Scheme;
 use crate::wire::Fields;
 use crate::{Artifact, Kind};
@@ -388,8 +389,8 @@ impl ReleaseJudge {
     }
 }
 
-/// Every op and function name a graph mentions, at the top level and in its library (a
-/// function only a top-level `f` attr names is in the library, or is never instantiated).
+/// Every op a graph's nodes and its library's functions name, and the library's functions
+/// (a function a `f` attr names is one of them, or is never instantiated).
 fn op_names<'a, N: GraphNode>(
     nodes: &'a [N],
     library: Option<&'a FunctionDefLibrary>,
@@ -401,13 +402,6 @@ fn op_names<'a, N: GraphNode>(
                 names.insert(&signature.name);
             }
             names.extend(function.node_def.iter().map(|n| n.op.as_str()));
-            for node in &function.node_def {
-                for value in node.attr.values() {
-                    if let Some(Value::Func(f)) = &value.value {
-                        names.insert(&f.name);
-                    }
-                }
-            }
         }
     }
     let mut names: Vec<&str> = names.into_iter().collect();
@@ -423,23 +417,9 @@ fn with_device_advice(message: String) -> String {
     )
 }
 
-/// How `release` prints types and lists.
-fn dialect(release: TfRelease) -> Dialect {
-    let mut parts = release
-        .name()
-        .split('.')
-        .map(|p| p.parse::<u32>().unwrap_or(0));
-    Dialect::of(parts.next().unwrap_or(0), parts.next().unwrap_or(0))
-}
-
 /// Whether `release` is older than `major.minor`.
 fn release_before(release: TfRelease, major: u32, minor: u32) -> bool {
-    let mut parts = release
-        .name()
-        .split('.')
-        .map(|p| p.parse::<u32>().unwrap_or(0));
-    let (m, n) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    (m, n) < (major, minor)
+    release.number() < ReleaseNumber::new(major, minor, 0)
 }
 
 /// The functions of a library in the order `tf.saved_model.load` restores them
@@ -591,7 +571,7 @@ impl<'a> Importer<'a> {
             .unwrap_or_default();
         Importer {
             release,
-            d: dialect(release),
+            d: Dialect::of(release.number()),
             host: &judge.host,
             functions,
             looked_up: RefCell::default(),
@@ -956,13 +936,13 @@ impl<'a> Importer<'a> {
                     code: Code::NotFound,
                     message: m,
                 })
-                .map_err(|f| f.context(&format!("In {}", print_arg(&self.d, arg))))?;
+                .map_err(|f| f.context(&format!("In {}", self.d.summarize_arg(arg))))?;
             if dtypes.is_empty() {
                 return Err(Failure {
                     code: Code::Internal,
                     message: "Expected a list of at least one dtype".to_string(),
                 }
-                .context(&format!("In {}", print_arg(&self.d, arg))));
+                .context(&format!("In {}", self.d.summarize_arg(arg))));
             }
             add_item(&mut items, arg.name.clone(), dtypes.clone(), true)?;
             for (i, &dtype) in dtypes.iter().enumerate() {
@@ -1090,8 +1070,9 @@ impl<'a> Importer<'a> {
         }
         // AddReturnNode.
         for ret in &signature.output_arg {
-            let in_output =
-                |f: Failure| f.context(&format!("In function output {}", print_arg(&self.d, ret)));
+            let in_output = |f: Failure| {
+                f.context(&format!("In function output {}", self.d.summarize_arg(ret)))
+            };
             let Some(source) = function.ret.get(&ret.name) else {
                 return Err(in_output(Failure::invalid(format!(
                     "Return {} missing.",
@@ -1564,27 +1545,6 @@ fn python_num_args(arg: &ArgDef, node: &NodeDef) -> usize {
     }
 }
 
-/// `Print(ArgDef)` (`function.cc`): `y1:float`, `x:N*T`.
-fn print_arg(d: &Dialect, arg: &ArgDef) -> String {
-    let mut out = format!("{}:", arg.name);
-    if arg.is_ref {
-        out.push_str("Ref(");
-    }
-    if !arg.number_attr.is_empty() {
-        out.push_str(&arg.number_attr);
-        out.push('*');
-    }
-    if arg.r#type != 0 {
-        out.push_str(&d.dtype_string(arg.r#type));
-    } else {
-        out.push_str(&arg.type_attr);
-    }
-    if arg.is_ref {
-        out.push(')');
-    }
-    out
-}
-
 fn is_merge(op: &str) -> bool {
     op == "Merge" || op == "RefMerge" || op == "_XlaMerge"
 }
@@ -1746,9 +1706,10 @@ fn validate_attr_value(d: &Dialect, value: &AttrValue, attr: &AttrDef) -> Result
     let Some(allowed) = attr.allowed_values.as_ref() else {
         return Ok(());
     };
+    let no_values = ListValue::default();
     let allowed_list = match &allowed.value {
-        Some(Value::List(list)) => list.clone(),
-        _ => Default::default(),
+        Some(Value::List(list)) => list,
+        _ => &no_values,
     };
     let allowed_type = |dtype: i32| {
         if allowed_list.r#type.contains(&dtype) {
@@ -1850,7 +1811,7 @@ fn attr_value_has_type(d: &Dialect, value: &AttrValue, expected: &str) -> Result
         ));
     }
     let check_type = |t: i32| {
-        if !(0..=33).contains(&base_type(t)) || (is_ref(t) && base_type(t) == 0) {
+        if !d.is_valid_dtype(t) || (is_ref(t) && base_type(t) == 0) {
             Err(format!("AttrValue has invalid DataType enum: {t}"))
         } else if is_ref(t) {
             Err(format!(
@@ -1952,7 +1913,7 @@ fn in_out_types(attrs: &Attrs<'_>, op: &OpDef) -> Result<(Vec<i32>, Vec<i32>), S
             out.extend(
                 types
                     .into_iter()
-                    .map(|t| if arg.is_ref { t + 100 } else { t }),
+                    .map(|t| if arg.is_ref { ref_type(t) } else { t }),
             );
         }
         Ok(out)
