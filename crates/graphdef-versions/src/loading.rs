@@ -382,8 +382,7 @@ impl ReleaseJudge {
         let current = release.graph_def().current.get();
         for function in load_order(library) {
             let body = importer.function_graph(function)?;
-            // An importer of its own: it remembers the op names of the body it imports.
-            Importer::new(self, release, library).import(&body, Some(current))?;
+            importer.import(&body, Some(current))?;
         }
         Ok(())
     }
@@ -551,7 +550,7 @@ struct Importer<'a> {
     host: &'a str,
     functions: FnvMap<&'a str, &'a FunctionDef>,
     /// Ops looked up so far, by name.
-    looked_up: RefCell<FnvMap<&'a str, &'a OpDef>>,
+    looked_up: RefCell<FnvMap<Box<str>, &'a OpDef>>,
     library: Option<&'a FunctionDefLibrary>,
 }
 
@@ -603,7 +602,7 @@ impl<'a> Importer<'a> {
 
     /// The op (or function signature) named `name`: functions first, as the graph's function
     /// library does, then the release's registry.
-    fn lookup(&self, name: &'a str) -> Result<&'a OpDef, Failure> {
+    fn lookup(&self, name: &str) -> Result<&'a OpDef, Failure> {
         if let Some(op) = self.looked_up.borrow().get(name) {
             return Ok(op);
         }
@@ -614,7 +613,7 @@ impl<'a> Importer<'a> {
                 message: self.not_registered(name),
             })?,
         };
-        self.looked_up.borrow_mut().insert(name, op);
+        self.looked_up.borrow_mut().insert(name.into(), op);
         Ok(op)
     }
 
@@ -646,14 +645,14 @@ impl<'a> Importer<'a> {
     }
 
     /// `GraphConstructor::TryImport` of `nodes`, judging deprecations by `producer`.
-    fn import<N: GraphNode>(&self, nodes: &'a [N], producer: Option<i32>) -> Result<(), Failure> {
+    fn import<N: GraphNode>(&self, nodes: &[N], producer: Option<i32>) -> Result<(), Failure> {
         self.import_prepared(&Prepared::new(nodes)?, producer)
     }
 
     /// The part of `TryImport` that depends on the release: `Convert` onwards.
-    fn import_prepared<N: GraphNode>(
+    fn import_prepared<'n, N: GraphNode>(
         &self,
-        graph: &Prepared<'a, N>,
+        graph: &Prepared<'n, N>,
         producer: Option<i32>,
     ) -> Result<(), Failure> {
         let Prepared {
@@ -664,7 +663,7 @@ impl<'a> Importer<'a> {
             outputs,
             ready,
         } = graph;
-        let nodes: &'a [N] = nodes;
+        let nodes: &'n [N] = nodes;
         let mut pending = pending.clone();
         let mut ready = ready.clone();
         // Convert.
@@ -684,12 +683,8 @@ impl<'a> Importer<'a> {
             processed += 1;
             let node = &nodes[o];
             // ValidateColocationConstraints: `loc:@NAME` in `_class` must name a node here.
-            let class = node.has_attr("_class").then(|| node.full());
-            if let Some(Value::List(list)) = class
-                .as_ref()
-                .and_then(|full| full.attr.get("_class"))
-                .and_then(|v| v.value.as_ref())
-            {
+            let class = node.attr("_class");
+            if let Some(Value::List(list)) = class.as_ref().and_then(|v| v.value.as_ref()) {
                 for class in &list.s {
                     if let Some(target) = class.strip_prefix(b"loc:@") {
                         let target = String::from_utf8_lossy(target);
@@ -741,6 +736,8 @@ impl<'a> Importer<'a> {
             // ModifyNodeDefForImport.
             let op = self.lookup(node.op())?;
             let memo_key = op as *const OpDef;
+            // The node decoded, the first time it is needed (a view decodes it only then).
+            let mut full: Option<Cow<'_, NodeDef>> = None;
             let signature = match accepted.get(&memo_key) {
                 Some(&(seen, signature))
                     if seen.input_len() == node.input_len() && seen.same_attrs(node) =>
@@ -748,9 +745,9 @@ impl<'a> Importer<'a> {
                     signature
                 }
                 _ => {
-                    let full = node.full();
-                    let attrs = with_defaults(&full, op);
-                    validate_node_def(&self.d, &full, op, &attrs)?;
+                    let full = full.get_or_insert_with(|| node.full());
+                    let attrs = with_defaults(full, op);
+                    validate_node_def(&self.d, full, op, &attrs)?;
                     // MakeNode.
                     let (in_types, out_types) =
                         in_out_types(&attrs, op).map_err(Failure::invalid)?;
@@ -786,17 +783,14 @@ impl<'a> Importer<'a> {
                 || node.op() == "PartitionedCall"
                 || node.op() == "StatefulPartitionedCall"
             {
-                let full = node.full();
-                let attrs = with_defaults(&full, op);
-                if let Some((function, call_attrs)) = self.called_function(&full, &attrs) {
+                let full = full.get_or_insert_with(|| node.full());
+                let attrs = with_defaults(full, op);
+                if let Some((function, call_attrs)) = self.called_function(full, &attrs) {
                     self.instantiate(function, &call_attrs, &mut Vec::new())?;
                 }
             }
-            let shapes = node.has_attr("_output_shapes").then(|| node.full());
-            if let Some(Value::List(list)) = shapes
-                .as_ref()
-                .and_then(|full| full.attr.get("_output_shapes"))
-                .and_then(|v| v.value.as_ref())
+            let shapes = node.attr("_output_shapes");
+            if let Some(Value::List(list)) = shapes.as_ref().and_then(|v| v.value.as_ref())
                 && list.shape.len() < out_types.len()
                 && list.s.is_empty()
                 && list.i.is_empty()
@@ -1321,7 +1315,8 @@ trait GraphNode {
     fn op(&self) -> &str;
     fn inputs(&self) -> impl Iterator<Item = &str>;
     fn input_len(&self) -> usize;
-    fn has_attr(&self, key: &str) -> bool;
+    /// The attr named `key` (a view decodes that one attr).
+    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>>;
     /// Whether the two nodes' attrs are the same (a view compares them as written).
     fn same_attrs(&self, other: &Self) -> bool;
     /// The node decoded.
@@ -1345,8 +1340,8 @@ impl GraphNode for NodeDef {
         self.input.len()
     }
 
-    fn has_attr(&self, key: &str) -> bool {
-        self.attr.contains_key(key)
+    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>> {
+        self.attr.get(key).map(Cow::Borrowed)
     }
 
     fn same_attrs(&self, other: &Self) -> bool {
@@ -1384,8 +1379,16 @@ impl GraphNode for NodeView<'_> {
         self.inputs.len()
     }
 
-    fn has_attr(&self, key: &str) -> bool {
-        self.attrs.iter().any(|(k, _)| *k == key)
+    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>> {
+        // The last entry of a key wins, as in a decoded map. Every entry's value was decoded
+        // once already (see `GraphViews::read_node`).
+        let (_, entry) = self.attrs.iter().rev().find(|(k, _)| *k == key)?;
+        let value = Fields::new(entry, 0, "AttrValue entry")
+            .filter_map(Result::ok)
+            .find(|field| field.number == 2)
+            .and_then(|field| field.payload())
+            .map_or(&[][..], |(bytes, _)| bytes);
+        Some(Cow::Owned(AttrValue::decode(value).unwrap_or_default()))
     }
 
     fn same_attrs(&self, other: &Self) -> bool {
