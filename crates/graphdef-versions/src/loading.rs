@@ -39,11 +39,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use crate::error::Error;
+use crate::policy::ReleaseNumber;
 use crate::releases::TfRelease;
-use crate::schema::attr_value::Value;
+use crate::schema::attr_value::{ListValue, Value};
 use crate::schema::op_def::{ArgDef, AttrDef};
 use crate::schema::{AttrValue, FunctionDef, FunctionDefLibrary, GraphDef, NodeDef, OpDef};
-use crate::summary::{Dialect, base_type, is_ref, node_for_error, types_compatible};
+use crate::summary::{Dialect, base_type, is_ref, node_for_error, ref_type, types_compatible};
 use crate::version::Scheme;
 use crate::wire::Fields;
 use crate::{Artifact, Kind};
@@ -381,15 +382,14 @@ impl ReleaseJudge {
         let current = release.graph_def().current.get();
         for function in load_order(library) {
             let body = importer.function_graph(function)?;
-            // An importer of its own: it remembers the op names of the body it imports.
-            Importer::new(self, release, library).import(&body, Some(current))?;
+            importer.import(&body, Some(current))?;
         }
         Ok(())
     }
 }
 
-/// Every op and function name a graph mentions, at the top level and in its library (a
-/// function only a top-level `f` attr names is in the library, or is never instantiated).
+/// Every op a graph's nodes and its library's functions name, and the library's functions
+/// (a function a `f` attr names is one of them, or is never instantiated).
 fn op_names<'a, N: GraphNode>(
     nodes: &'a [N],
     library: Option<&'a FunctionDefLibrary>,
@@ -401,13 +401,6 @@ fn op_names<'a, N: GraphNode>(
                 names.insert(&signature.name);
             }
             names.extend(function.node_def.iter().map(|n| n.op.as_str()));
-            for node in &function.node_def {
-                for value in node.attr.values() {
-                    if let Some(Value::Func(f)) = &value.value {
-                        names.insert(&f.name);
-                    }
-                }
-            }
         }
     }
     let mut names: Vec<&str> = names.into_iter().collect();
@@ -423,23 +416,9 @@ fn with_device_advice(message: String) -> String {
     )
 }
 
-/// How `release` prints types and lists.
-fn dialect(release: TfRelease) -> Dialect {
-    let mut parts = release
-        .name()
-        .split('.')
-        .map(|p| p.parse::<u32>().unwrap_or(0));
-    Dialect::of(parts.next().unwrap_or(0), parts.next().unwrap_or(0))
-}
-
 /// Whether `release` is older than `major.minor`.
 fn release_before(release: TfRelease, major: u32, minor: u32) -> bool {
-    let mut parts = release
-        .name()
-        .split('.')
-        .map(|p| p.parse::<u32>().unwrap_or(0));
-    let (m, n) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    (m, n) < (major, minor)
+    release.number() < ReleaseNumber::new(major, minor, 0)
 }
 
 /// The functions of a library in the order `tf.saved_model.load` restores them
@@ -571,7 +550,7 @@ struct Importer<'a> {
     host: &'a str,
     functions: FnvMap<&'a str, &'a FunctionDef>,
     /// Ops looked up so far, by name.
-    looked_up: RefCell<FnvMap<&'a str, &'a OpDef>>,
+    looked_up: RefCell<FnvMap<Box<str>, &'a OpDef>>,
     library: Option<&'a FunctionDefLibrary>,
 }
 
@@ -591,7 +570,7 @@ impl<'a> Importer<'a> {
             .unwrap_or_default();
         Importer {
             release,
-            d: dialect(release),
+            d: Dialect::of(release.number()),
             host: &judge.host,
             functions,
             looked_up: RefCell::default(),
@@ -623,7 +602,7 @@ impl<'a> Importer<'a> {
 
     /// The op (or function signature) named `name`: functions first, as the graph's function
     /// library does, then the release's registry.
-    fn lookup(&self, name: &'a str) -> Result<&'a OpDef, Failure> {
+    fn lookup(&self, name: &str) -> Result<&'a OpDef, Failure> {
         if let Some(op) = self.looked_up.borrow().get(name) {
             return Ok(op);
         }
@@ -634,7 +613,7 @@ impl<'a> Importer<'a> {
                 message: self.not_registered(name),
             })?,
         };
-        self.looked_up.borrow_mut().insert(name, op);
+        self.looked_up.borrow_mut().insert(name.into(), op);
         Ok(op)
     }
 
@@ -666,14 +645,14 @@ impl<'a> Importer<'a> {
     }
 
     /// `GraphConstructor::TryImport` of `nodes`, judging deprecations by `producer`.
-    fn import<N: GraphNode>(&self, nodes: &'a [N], producer: Option<i32>) -> Result<(), Failure> {
+    fn import<N: GraphNode>(&self, nodes: &[N], producer: Option<i32>) -> Result<(), Failure> {
         self.import_prepared(&Prepared::new(nodes)?, producer)
     }
 
     /// The part of `TryImport` that depends on the release: `Convert` onwards.
-    fn import_prepared<N: GraphNode>(
+    fn import_prepared<'n, N: GraphNode>(
         &self,
-        graph: &Prepared<'a, N>,
+        graph: &Prepared<'n, N>,
         producer: Option<i32>,
     ) -> Result<(), Failure> {
         let Prepared {
@@ -684,7 +663,7 @@ impl<'a> Importer<'a> {
             outputs,
             ready,
         } = graph;
-        let nodes: &'a [N] = nodes;
+        let nodes: &'n [N] = nodes;
         let mut pending = pending.clone();
         let mut ready = ready.clone();
         // Convert.
@@ -704,12 +683,8 @@ impl<'a> Importer<'a> {
             processed += 1;
             let node = &nodes[o];
             // ValidateColocationConstraints: `loc:@NAME` in `_class` must name a node here.
-            let class = node.has_attr("_class").then(|| node.full());
-            if let Some(Value::List(list)) = class
-                .as_ref()
-                .and_then(|full| full.attr.get("_class"))
-                .and_then(|v| v.value.as_ref())
-            {
+            let class = node.attr("_class");
+            if let Some(Value::List(list)) = class.as_ref().and_then(|v| v.value.as_ref()) {
                 for class in &list.s {
                     if let Some(target) = class.strip_prefix(b"loc:@") {
                         let target = String::from_utf8_lossy(target);
@@ -761,6 +736,8 @@ impl<'a> Importer<'a> {
             // ModifyNodeDefForImport.
             let op = self.lookup(node.op())?;
             let memo_key = op as *const OpDef;
+            // The node decoded, the first time it is needed (a view decodes it only then).
+            let mut full: Option<Cow<'_, NodeDef>> = None;
             let signature = match accepted.get(&memo_key) {
                 Some(&(seen, signature))
                     if seen.input_len() == node.input_len() && seen.same_attrs(node) =>
@@ -768,9 +745,9 @@ impl<'a> Importer<'a> {
                     signature
                 }
                 _ => {
-                    let full = node.full();
-                    let attrs = with_defaults(&full, op);
-                    validate_node_def(&self.d, &full, op, &attrs)?;
+                    let full = full.get_or_insert_with(|| node.full());
+                    let attrs = with_defaults(full, op);
+                    validate_node_def(&self.d, full, op, &attrs)?;
                     // MakeNode.
                     let (in_types, out_types) =
                         in_out_types(&attrs, op).map_err(Failure::invalid)?;
@@ -806,17 +783,14 @@ impl<'a> Importer<'a> {
                 || node.op() == "PartitionedCall"
                 || node.op() == "StatefulPartitionedCall"
             {
-                let full = node.full();
-                let attrs = with_defaults(&full, op);
-                if let Some((function, call_attrs)) = self.called_function(&full, &attrs) {
+                let full = full.get_or_insert_with(|| node.full());
+                let attrs = with_defaults(full, op);
+                if let Some((function, call_attrs)) = self.called_function(full, &attrs) {
                     self.instantiate(function, &call_attrs, &mut Vec::new())?;
                 }
             }
-            let shapes = node.has_attr("_output_shapes").then(|| node.full());
-            if let Some(Value::List(list)) = shapes
-                .as_ref()
-                .and_then(|full| full.attr.get("_output_shapes"))
-                .and_then(|v| v.value.as_ref())
+            let shapes = node.attr("_output_shapes");
+            if let Some(Value::List(list)) = shapes.as_ref().and_then(|v| v.value.as_ref())
                 && list.shape.len() < out_types.len()
                 && list.s.is_empty()
                 && list.i.is_empty()
@@ -956,13 +930,13 @@ impl<'a> Importer<'a> {
                     code: Code::NotFound,
                     message: m,
                 })
-                .map_err(|f| f.context(&format!("In {}", print_arg(&self.d, arg))))?;
+                .map_err(|f| f.context(&format!("In {}", self.d.summarize_arg(arg))))?;
             if dtypes.is_empty() {
                 return Err(Failure {
                     code: Code::Internal,
                     message: "Expected a list of at least one dtype".to_string(),
                 }
-                .context(&format!("In {}", print_arg(&self.d, arg))));
+                .context(&format!("In {}", self.d.summarize_arg(arg))));
             }
             add_item(&mut items, arg.name.clone(), dtypes.clone(), true)?;
             for (i, &dtype) in dtypes.iter().enumerate() {
@@ -1090,8 +1064,9 @@ impl<'a> Importer<'a> {
         }
         // AddReturnNode.
         for ret in &signature.output_arg {
-            let in_output =
-                |f: Failure| f.context(&format!("In function output {}", print_arg(&self.d, ret)));
+            let in_output = |f: Failure| {
+                f.context(&format!("In function output {}", self.d.summarize_arg(ret)))
+            };
             let Some(source) = function.ret.get(&ret.name) else {
                 return Err(in_output(Failure::invalid(format!(
                     "Return {} missing.",
@@ -1340,7 +1315,8 @@ trait GraphNode {
     fn op(&self) -> &str;
     fn inputs(&self) -> impl Iterator<Item = &str>;
     fn input_len(&self) -> usize;
-    fn has_attr(&self, key: &str) -> bool;
+    /// The attr named `key` (a view decodes that one attr).
+    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>>;
     /// Whether the two nodes' attrs are the same (a view compares them as written).
     fn same_attrs(&self, other: &Self) -> bool;
     /// The node decoded.
@@ -1364,8 +1340,8 @@ impl GraphNode for NodeDef {
         self.input.len()
     }
 
-    fn has_attr(&self, key: &str) -> bool {
-        self.attr.contains_key(key)
+    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>> {
+        self.attr.get(key).map(Cow::Borrowed)
     }
 
     fn same_attrs(&self, other: &Self) -> bool {
@@ -1403,8 +1379,16 @@ impl GraphNode for NodeView<'_> {
         self.inputs.len()
     }
 
-    fn has_attr(&self, key: &str) -> bool {
-        self.attrs.iter().any(|(k, _)| *k == key)
+    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>> {
+        // The last entry of a key wins, as in a decoded map. Every entry's value was decoded
+        // once already (see `GraphViews::read_node`).
+        let (_, entry) = self.attrs.iter().rev().find(|(k, _)| *k == key)?;
+        let value = Fields::new(entry, 0, "AttrValue entry")
+            .filter_map(Result::ok)
+            .find(|field| field.number == 2)
+            .and_then(|field| field.payload())
+            .map_or(&[][..], |(bytes, _)| bytes);
+        Some(Cow::Owned(AttrValue::decode(value).unwrap_or_default()))
     }
 
     fn same_attrs(&self, other: &Self) -> bool {
@@ -1562,27 +1546,6 @@ fn python_num_args(arg: &ArgDef, node: &NodeDef) -> usize {
     } else {
         1
     }
-}
-
-/// `Print(ArgDef)` (`function.cc`): `y1:float`, `x:N*T`.
-fn print_arg(d: &Dialect, arg: &ArgDef) -> String {
-    let mut out = format!("{}:", arg.name);
-    if arg.is_ref {
-        out.push_str("Ref(");
-    }
-    if !arg.number_attr.is_empty() {
-        out.push_str(&arg.number_attr);
-        out.push('*');
-    }
-    if arg.r#type != 0 {
-        out.push_str(&d.dtype_string(arg.r#type));
-    } else {
-        out.push_str(&arg.type_attr);
-    }
-    if arg.is_ref {
-        out.push(')');
-    }
-    out
 }
 
 fn is_merge(op: &str) -> bool {
@@ -1746,9 +1709,10 @@ fn validate_attr_value(d: &Dialect, value: &AttrValue, attr: &AttrDef) -> Result
     let Some(allowed) = attr.allowed_values.as_ref() else {
         return Ok(());
     };
+    let no_values = ListValue::default();
     let allowed_list = match &allowed.value {
-        Some(Value::List(list)) => list.clone(),
-        _ => Default::default(),
+        Some(Value::List(list)) => list,
+        _ => &no_values,
     };
     let allowed_type = |dtype: i32| {
         if allowed_list.r#type.contains(&dtype) {
@@ -1850,7 +1814,7 @@ fn attr_value_has_type(d: &Dialect, value: &AttrValue, expected: &str) -> Result
         ));
     }
     let check_type = |t: i32| {
-        if !(0..=33).contains(&base_type(t)) || (is_ref(t) && base_type(t) == 0) {
+        if !d.is_valid_dtype(t) || (is_ref(t) && base_type(t) == 0) {
             Err(format!("AttrValue has invalid DataType enum: {t}"))
         } else if is_ref(t) {
             Err(format!(
@@ -1952,7 +1916,7 @@ fn in_out_types(attrs: &Attrs<'_>, op: &OpDef) -> Result<(Vec<i32>, Vec<i32>), S
             out.extend(
                 types
                     .into_iter()
-                    .map(|t| if arg.is_ref { t + 100 } else { t }),
+                    .map(|t| if arg.is_ref { ref_type(t) } else { t }),
             );
         }
         Ok(out)

@@ -16,6 +16,7 @@ use prost::Message;
 
 use crate::check::Consumer;
 use crate::generated::tf_releases::{OP_DEF_RANGES, OP_DEFS, RELEASES, ReleaseFacts};
+use crate::policy::ReleaseNumber;
 use crate::schema::OpDef;
 use crate::version::{Constants, Scheme, Version};
 
@@ -69,6 +70,15 @@ impl TfRelease {
     /// The release, as `tf.__version__` names it.
     pub fn name(&self) -> &'static str {
         self.facts.release
+    }
+
+    /// The release as a number, for comparisons: `2.14.1` is after `2.13.1`.
+    pub fn number(&self) -> ReleaseNumber {
+        // Compiled-in names, each parsed by the `every_release_has_a_number` test.
+        self.facts
+            .release
+            .parse()
+            .unwrap_or(ReleaseNumber::new(0, 0, 0))
     }
 
     /// The wheel's `tf.version.GIT_VERSION`.

@@ -7,6 +7,7 @@
 //! (`tensorflow/core/framework/attr_value_util.cc`) and `SummarizeOpDef`
 //! (`tensorflow/core/framework/op_def_util.cc`).
 
+use crate::policy::ReleaseNumber;
 use crate::schema::attr_value::{ListValue, Value};
 use crate::schema::{AttrValue, NameAttrList, OpDef, TensorProto, TensorShapeProto};
 
@@ -57,6 +58,11 @@ pub(crate) fn is_ref(dtype: i32) -> bool {
     dtype > REF_OFFSET
 }
 
+/// The reference type of `dtype` (`MakeRefType`).
+pub(crate) fn ref_type(dtype: i32) -> i32 {
+    dtype + REF_OFFSET
+}
+
 /// The type a reference type refers to; other types unchanged.
 pub(crate) fn base_type(dtype: i32) -> i32 {
     if is_ref(dtype) {
@@ -101,7 +107,8 @@ impl Dialect {
 
     /// The dialect of the release `major.minor`: the largest `DataType` its `types.proto`
     /// defines (25 up to 2.14, 30 up to 2.19, 32 in 2.20, 33 in 2.21).
-    pub(crate) fn of(major: u32, minor: u32) -> Dialect {
+    pub(crate) fn of(release: ReleaseNumber) -> Dialect {
+        let (major, minor) = (release.major, release.minor);
         let max_dtype = match (major, minor) {
             (2, ..=14) => 25,
             (2, ..=19) => 30,
@@ -117,6 +124,12 @@ impl Dialect {
             max_dtype,
             long_lists,
         }
+    }
+
+    /// `DataType_IsValid`: whether the release's `DataType` enum has the value (a reference
+    /// type is valid when its base type is).
+    pub(crate) fn is_valid_dtype(&self, dtype: i32) -> bool {
+        (0..=self.max_dtype).contains(&base_type(dtype))
     }
 
     fn known(&self, dtype: i32) -> Option<(&'static str, &'static str)> {
@@ -347,28 +360,30 @@ impl Dialect {
 
     /// `SummarizeArgs`: `input:T, filter:T, args:num_args*T`.
     fn summarize_args(&self, args: &[crate::schema::op_def::ArgDef]) -> String {
-        let mut out = String::new();
-        for arg in args {
-            if !out.is_empty() {
-                out.push_str(", ");
-            }
-            out.push_str(&arg.name);
-            out.push(':');
-            if arg.is_ref {
-                out.push_str("Ref(");
-            }
-            if !arg.number_attr.is_empty() {
-                out.push_str(&arg.number_attr);
-                out.push('*');
-            }
-            if arg.r#type != 0 {
-                out.push_str(&self.dtype_string(arg.r#type));
-            } else {
-                out.push_str(&arg.type_attr);
-            }
-            if arg.is_ref {
-                out.push(')');
-            }
+        args.iter()
+            .map(|arg| self.summarize_arg(arg))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// One argument as both `SummarizeArgs` (`op_def_util.cc`) and `Print(ArgDef)`
+    /// (`function.cc`) print it: `y1:float`, `args:num_args*T`, `ref:Ref(T)`.
+    pub(crate) fn summarize_arg(&self, arg: &crate::schema::op_def::ArgDef) -> String {
+        let mut out = format!("{}:", arg.name);
+        if arg.is_ref {
+            out.push_str("Ref(");
+        }
+        if !arg.number_attr.is_empty() {
+            out.push_str(&arg.number_attr);
+            out.push('*');
+        }
+        if arg.r#type != 0 {
+            out.push_str(&self.dtype_string(arg.r#type));
+        } else {
+            out.push_str(&arg.type_attr);
+        }
+        if arg.is_ref {
+            out.push(')');
         }
         out
     }
@@ -669,7 +684,7 @@ mod fingerprint_tests {
     #[test]
     fn long_lists_shorten_as_each_release_printed() {
         // A function attr allowed 15 and 30 types; 2.12.1 and 2.21.0 printed these.
-        let old = Dialect::of(2, 12);
+        let old = Dialect::of(ReleaseNumber::new(2, 12, 1));
         assert_eq!(
             old.summarize_attr_value(&types(15)),
             "[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, 13693608440278487820, \
@@ -679,7 +694,7 @@ mod fingerprint_tests {
             old.summarize_attr_value(&types(14)).matches(", ").count(),
             13
         );
-        let new = Dialect::of(2, 21);
+        let new = Dialect::of(ReleaseNumber::new(2, 21, 0));
         assert_eq!(
             new.summarize_attr_value(&types(30)),
             "[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, ..., DT_FLOAT8_E4M3FNUZ, \
@@ -688,7 +703,7 @@ mod fingerprint_tests {
         );
         // 2.13.1 did not know types 26 to 30 and printed them as empty names.
         assert_eq!(
-            Dialect::of(2, 13).summarize_attr_value(&types(30)),
+            Dialect::of(ReleaseNumber::new(2, 13, 1)).summarize_attr_value(&types(30)),
             "[DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, ..., , , , , ]\
              {attr_hash=263973667344577082}"
         );

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use graphdef_versions::schema::OpDef;
-use graphdef_versions::{CHECKPOINT, GRAPH_DEF, Scheme, TF_VERSION, TfRelease};
+use graphdef_versions::{CHECKPOINT, GRAPH_DEF, ReleaseNumber, Scheme, TF_VERSION, TfRelease};
 use serde_json::Value;
 
 use common::{data_bytes, data_json};
@@ -33,6 +33,14 @@ fn the_ten_releases_oldest_first() {
     let names: Vec<&str> = TfRelease::all().map(|r| r.name()).collect();
     assert_eq!(names, NAMES);
     assert!(TfRelease::get("2.11.0").is_none());
+}
+
+#[test]
+fn every_release_has_a_number() {
+    let numbers: Vec<ReleaseNumber> = TfRelease::all().map(|r| r.number()).collect();
+    let parsed: Vec<ReleaseNumber> = NAMES.iter().map(|n| n.parse().unwrap()).collect();
+    assert_eq!(numbers, parsed);
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "oldest first");
 }
 
 #[test]
