@@ -30,13 +30,16 @@
 //! it runs. The host name in `Op type not registered ... in binary running on HOST` is the
 //! machine's that loads the graph; [`ReleaseJudge::with_host`] sets it.
 
+mod graph;
+
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
+
+use graph::{FastMap, FastSet, GraphNode, GraphViews, NOT_YET, Prepared, Scratch, is_merge};
 
 use crate::error::Error;
 use crate::policy::ReleaseNumber;
@@ -46,9 +49,7 @@ use crate::schema::op_def::{ArgDef, AttrDef};
 use crate::schema::{AttrValue, FunctionDef, FunctionDefLibrary, GraphDef, NodeDef, OpDef};
 use crate::summary::{Dialect, base_type, is_ref, node_for_error, ref_type, types_compatible};
 use crate::version::Scheme;
-use crate::wire::Fields;
 use crate::{Artifact, Kind};
-use prost::Message;
 
 /// More than this many values of one input or output (a `number_attr` or a type list) is
 /// refused before anything is allocated for them.
@@ -228,7 +229,7 @@ impl ReleaseJudge {
             // A GraphDef is read in place, its nodes decoded only where their attrs must be
             // looked at; anything unusual in its bytes is left to the full decoder.
             if let Some(views) = GraphViews::read(bytes) {
-                return Ok(self.judge_nodes(&views.views(), &views.rest));
+                return Ok(self.judge_nodes(&views.nodes, &views.rest));
             }
         }
         let graph = artifact
@@ -394,7 +395,16 @@ fn op_names<'a, N: GraphNode>(
     nodes: &'a [N],
     library: Option<&'a FunctionDefLibrary>,
 ) -> Vec<&'a str> {
-    let mut names: HashSet<&str, BuildHasherDefault<Fnv>> = nodes.iter().map(|n| n.op()).collect();
+    let mut names: FastSet<&str> = FastSet::default();
+    // A graph uses few ops, and the last few seen are most often seen next.
+    let mut recent = [None; 8];
+    for (i, node) in nodes.iter().enumerate() {
+        let op = node.op();
+        if !recent.contains(&Some(op)) {
+            recent[i % recent.len()] = Some(op);
+            names.insert(op);
+        }
+    }
     if let Some(library) = library {
         for function in &library.function {
             if let Some(signature) = &function.signature {
@@ -540,6 +550,9 @@ impl Failure {
     }
 }
 
+/// A node's input or output types, shared by the nodes that have the same.
+type Types = Rc<[i32]>;
+
 /// A node's attrs with the op's defaults filled in, by name.
 type Attrs<'a> = HashMap<&'a str, &'a AttrValue>;
 
@@ -548,9 +561,9 @@ struct Importer<'a> {
     release: TfRelease,
     d: Dialect,
     host: &'a str,
-    functions: FnvMap<&'a str, &'a FunctionDef>,
+    functions: FastMap<&'a str, &'a FunctionDef>,
     /// Ops looked up so far, by name.
-    looked_up: RefCell<FnvMap<Box<str>, &'a OpDef>>,
+    looked_up: RefCell<FastMap<Box<str>, &'a OpDef>>,
     library: Option<&'a FunctionDefLibrary>,
 }
 
@@ -650,36 +663,42 @@ impl<'a> Importer<'a> {
     }
 
     /// The part of `TryImport` that depends on the release: `Convert` onwards.
-    fn import_prepared<'n, N: GraphNode>(
+    fn import_prepared<N: GraphNode>(
+        &self,
+        graph: &Prepared<'_, N>,
+        producer: Option<i32>,
+    ) -> Result<(), Failure> {
+        // The per-node state of one import, in buffers that the next import reuses.
+        let mut scratch = graph.scratch.take();
+        scratch.pending.clear();
+        scratch.pending.extend_from_slice(&graph.pending);
+        scratch.types.clear();
+        scratch.types.resize(graph.nodes.len(), NOT_YET);
+        let result = self.convert(graph, producer, &mut scratch);
+        graph.scratch.replace(scratch);
+        result
+    }
+
+    /// `Convert`: the nodes in topological order, then the back edges.
+    fn convert<'n, N: GraphNode>(
         &self,
         graph: &Prepared<'n, N>,
         producer: Option<i32>,
+        scratch: &mut Scratch,
     ) -> Result<(), Failure> {
-        let Prepared {
-            nodes,
-            index,
-            next_iterations,
-            pending,
-            outputs,
-            ready,
-        } = graph;
-        let nodes: &'n [N] = nodes;
-        let mut pending = pending.clone();
-        let mut ready = ready.clone();
-        // Convert.
+        let nodes: &'n [N] = graph.nodes;
+        let Scratch { pending, types } = scratch;
+        let mut ready = graph.ready.clone();
         self.add_function_library()?;
-        // Each node's input and output types, as an index into `signatures` (`NOT_YET` until
-        // the node is made), so that a million nodes cost four bytes each.
-        const NOT_YET: u32 = u32::MAX;
-        let mut types: Vec<u32> = vec![NOT_YET; nodes.len()];
         let mut signatures: Vec<(Types, Types)> = Vec::new();
         // The last node of each op that passed validation, and its types: a node with the same
         // op, attrs and input count passes alike (its name only matters in a refusal).
-        let mut accepted: FnvMap<*const OpDef, (&N, u32)> = FnvMap::default();
+        let mut accepted: FastMap<*const OpDef, (&N, u32)> = FastMap::default();
         let mut data_inputs = Vec::new();
         let mut back_edges = Vec::new();
         let mut processed = 0;
         while let Some(Reverse(o)) = ready.pop() {
+            let o = o as usize;
             processed += 1;
             let node = &nodes[o];
             // ValidateColocationConstraints: `loc:@NAME` in `_class` must name a node here.
@@ -688,7 +707,7 @@ impl<'a> Importer<'a> {
                 for class in &list.s {
                     if let Some(target) = class.strip_prefix(b"loc:@") {
                         let target = String::from_utf8_lossy(target);
-                        if !index.contains_key(target.as_ref()) {
+                        if !graph.contains(&target) {
                             return Err(Failure::invalid(format!(
                                 "Node '{}' expects to be colocated with unknown node '{target}'",
                                 node.name()
@@ -699,9 +718,9 @@ impl<'a> Importer<'a> {
             }
             data_inputs.clear();
             let mut has_back_edge = false;
-            for input in node.inputs().filter(|s| !s.starts_with('^')) {
-                let (name, slot) = tensor_id(input);
-                let src = index[name];
+            for &(src, slot) in graph.data_inputs(o) {
+                let src = src as usize;
+                let name = nodes[src].name();
                 match signatures.get(types[src] as usize) {
                     Some((_, src_outputs)) => {
                         if slot >= src_outputs.len() {
@@ -809,15 +828,16 @@ impl<'a> Importer<'a> {
                 )));
             }
             types[o] = signature;
-            for &next in &outputs.1[outputs.0[o]..outputs.0[o + 1]] {
+            for &next in graph.outputs(o) {
+                let next = next as usize;
                 let next_iteration_to_merge =
-                    next_iterations.contains(node.name()) && is_merge(nodes[next].op());
+                    graph.is_next_iteration(o) && is_merge(nodes[next].op());
                 // A Merge fed by more forward inputs than it waits for would count below
                 // zero; TensorFlow's CHECK stops the process there, this ignores the extra.
                 if !next_iteration_to_merge && pending[next] > 0 {
                     pending[next] -= 1;
                     if pending[next] == 0 {
-                        ready.push(Reverse(next));
+                        ready.push(Reverse(next as u32));
                     }
                 }
             }
@@ -1166,355 +1186,6 @@ impl<'a> Importer<'a> {
     }
 }
 
-/// A map hashed with FNV-1a. Its keys come from the graph, and a graph that collides them on
-/// purpose only slows its own judging down, so a plain fast hash serves.
-type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
-
-/// Node names to their position.
-type NameMap<'a> = FnvMap<&'a str, usize>;
-
-/// A node's input or output types, shared by the nodes that have the same.
-type Types = Rc<[i32]>;
-
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = hash;
-    }
-}
-
-/// What importing a graph's nodes needs before any release is asked: the node index and the
-/// edges (`BuildNodeIndex` and `InitFromEdges`), the same for every release.
-struct Prepared<'a, N> {
-    nodes: &'a [N],
-    index: NameMap<'a>,
-    next_iterations: HashSet<&'a str>,
-    pending: Vec<usize>,
-    /// The nodes each node feeds: `targets[starts[n]..starts[n + 1]]`.
-    outputs: (Vec<usize>, Vec<usize>),
-    /// Nodes with no pending input, smallest index first (TensorFlow's `std::set`).
-    ready: BinaryHeap<Reverse<usize>>,
-}
-
-impl<'a, N: GraphNode> Prepared<'a, N> {
-    fn new(nodes: &'a [N]) -> Result<Self, Failure> {
-        // BuildNodeIndex.
-        let mut index: NameMap<'a> =
-            NameMap::with_capacity_and_hasher(nodes.len(), Default::default());
-        for (i, node) in nodes.iter().enumerate() {
-            if !valid_node_name(node.name()) {
-                return Err(Failure::invalid(format!(
-                    "Node '{}': Node name contains invalid characters",
-                    node.name()
-                )));
-            }
-            if index.insert(node.name(), i).is_some() {
-                return Err(Failure::invalid(format!(
-                    "Node '{}' is not unique",
-                    node.name()
-                )));
-            }
-            if node.op().is_empty() {
-                return Err(Failure::invalid(format!(
-                    "Node '{}' does not specify an operation",
-                    node.name()
-                )));
-            }
-            let mut in_control = false;
-            for input in node.inputs() {
-                if input.starts_with('^') {
-                    in_control = true;
-                } else if in_control {
-                    return Err(Failure::invalid(format!(
-                        "Node '{}': Control dependencies must come after regular dependencies",
-                        node.name()
-                    )));
-                }
-            }
-        }
-        // InitFromEdges.
-        let next_iterations: HashSet<&str> = nodes
-            .iter()
-            .filter(|n| n.op() == "NextIteration" || n.op() == "RefNextIteration")
-            .map(|n| n.name())
-            .collect();
-        let mut pending = Vec::with_capacity(nodes.len());
-        let mut edges: Vec<(usize, usize)> = Vec::with_capacity(nodes.len());
-        let mut ready = BinaryHeap::new();
-        for (i, node) in nodes.iter().enumerate() {
-            let mut count = node.input_len();
-            if is_merge(node.op()) {
-                let controls = node.inputs().filter(|s| s.starts_with('^')).count();
-                let back = node
-                    .inputs()
-                    .filter(|s| !s.starts_with('^'))
-                    .any(|s| next_iterations.contains(tensor_id(s).0));
-                if back {
-                    count = controls + 1;
-                }
-            }
-            for input in node.inputs() {
-                let name = tensor_id(input).0;
-                let Some(&src) = index.get(name) else {
-                    return Err(Failure::invalid(format!(
-                        "Node '{}': Unknown input node '{input}'",
-                        node.name()
-                    )));
-                };
-                edges.push((src, i));
-            }
-            if count == 0 {
-                ready.push(Reverse(i));
-            }
-            pending.push(count);
-        }
-        let mut starts = vec![0usize; nodes.len() + 1];
-        for &(src, _) in &edges {
-            starts[src + 1] += 1;
-        }
-        for k in 0..nodes.len() {
-            starts[k + 1] += starts[k];
-        }
-        let mut fill = starts.clone();
-        let mut targets = vec![0usize; edges.len()];
-        for &(src, dst) in &edges {
-            targets[fill[src]] = dst;
-            fill[src] += 1;
-        }
-        let outputs = (starts, targets);
-        Ok(Prepared {
-            nodes,
-            index,
-            next_iterations,
-            pending,
-            outputs,
-            ready,
-        })
-    }
-}
-
-/// A node as the importer reads it: a decoded [`NodeDef`], or a view of one in the file's bytes
-/// that is decoded only when its attrs must be looked at.
-trait GraphNode {
-    fn name(&self) -> &str;
-    fn op(&self) -> &str;
-    fn inputs(&self) -> impl Iterator<Item = &str>;
-    fn input_len(&self) -> usize;
-    /// The attr named `key` (a view decodes that one attr).
-    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>>;
-    /// Whether the two nodes' attrs are the same (a view compares them as written).
-    fn same_attrs(&self, other: &Self) -> bool;
-    /// The node decoded.
-    fn full(&self) -> Cow<'_, NodeDef>;
-}
-
-impl GraphNode for NodeDef {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn op(&self) -> &str {
-        &self.op
-    }
-
-    fn inputs(&self) -> impl Iterator<Item = &str> {
-        self.input.iter().map(String::as_str)
-    }
-
-    fn input_len(&self) -> usize {
-        self.input.len()
-    }
-
-    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>> {
-        self.attr.get(key).map(Cow::Borrowed)
-    }
-
-    fn same_attrs(&self, other: &Self) -> bool {
-        self.attr == other.attr
-    }
-
-    fn full(&self) -> Cow<'_, NodeDef> {
-        Cow::Borrowed(self)
-    }
-}
-
-/// A NodeDef read in place: its name, op and inputs, and each attr entry's key and bytes.
-struct NodeView<'a> {
-    raw: &'a [u8],
-    name: &'a str,
-    op: &'a str,
-    inputs: &'a [&'a str],
-    attrs: &'a [(&'a str, &'a [u8])],
-}
-
-impl GraphNode for NodeView<'_> {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn op(&self) -> &str {
-        self.op
-    }
-
-    fn inputs(&self) -> impl Iterator<Item = &str> {
-        self.inputs.iter().copied()
-    }
-
-    fn input_len(&self) -> usize {
-        self.inputs.len()
-    }
-
-    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>> {
-        // The last entry of a key wins, as in a decoded map. Every entry's value was decoded
-        // once already (see `GraphViews::read_node`).
-        let (_, entry) = self.attrs.iter().rev().find(|(k, _)| *k == key)?;
-        let value = Fields::new(entry, 0, "AttrValue entry")
-            .filter_map(Result::ok)
-            .find(|field| field.number == 2)
-            .and_then(|field| field.payload())
-            .map_or(&[][..], |(bytes, _)| bytes);
-        Some(Cow::Owned(AttrValue::decode(value).unwrap_or_default()))
-    }
-
-    fn same_attrs(&self, other: &Self) -> bool {
-        self.attrs == other.attrs
-    }
-
-    fn full(&self) -> Cow<'_, NodeDef> {
-        // The view was only made of bytes prost reads (see `GraphViews::read`).
-        Cow::Owned(NodeDef::decode(self.raw).unwrap_or_default())
-    }
-}
-
-/// One node of a GraphDef's bytes: its bytes, name and op, and where its inputs and attr
-/// entries are in [`GraphViews`]' lists.
-struct NodeSpan<'a> {
-    raw: &'a [u8],
-    name: &'a str,
-    op: &'a str,
-    inputs: std::ops::Range<usize>,
-    attrs: std::ops::Range<usize>,
-}
-
-/// Where each node of a GraphDef's bytes is, and the rest of the graph decoded.
-struct GraphViews<'a> {
-    nodes: Vec<NodeSpan<'a>>,
-    inputs: Vec<&'a str>,
-    attrs: Vec<(&'a str, &'a [u8])>,
-    /// Attr entries whose value was decoded once already.
-    checked: HashSet<&'a [u8], BuildHasherDefault<Fnv>>,
-    /// The GraphDef without its nodes: versions and library.
-    rest: GraphDef,
-}
-
-impl<'a> GraphViews<'a> {
-    /// Reads a GraphDef's nodes in place. `None` for anything a plain reading might get wrong
-    /// (a known field with another wire type, text that is not UTF-8, a repeated name or op):
-    /// the caller then decodes the whole graph instead.
-    fn read(bytes: &'a [u8]) -> Option<GraphViews<'a>> {
-        let mut views = GraphViews {
-            nodes: Vec::new(),
-            inputs: Vec::new(),
-            attrs: Vec::new(),
-            checked: HashSet::default(),
-            rest: GraphDef::default(),
-        };
-        let mut rest = Vec::new();
-        for field in Fields::new(bytes, 0, "GraphDef") {
-            let field = field.ok()?;
-            if field.number == 1 {
-                let (node, _) = field.payload()?;
-                views.read_node(node)?;
-            } else {
-                rest.extend_from_slice(bytes.get(field.start..field.end)?);
-            }
-        }
-        views.rest = GraphDef::decode(rest.as_slice()).ok()?;
-        Some(views)
-    }
-
-    fn read_node(&mut self, node: &'a [u8]) -> Option<()> {
-        let (mut name, mut op) = (None, None);
-        let (input_start, attr_start) = (self.inputs.len(), self.attrs.len());
-        for field in Fields::new(node, 0, "NodeDef") {
-            let field = field.ok()?;
-            let text = || {
-                field
-                    .payload()
-                    .and_then(|(b, _)| std::str::from_utf8(b).ok())
-            };
-            match field.number {
-                1 if name.is_none() => name = Some(text()?),
-                2 if op.is_none() => op = Some(text()?),
-                3 => self.inputs.push(text()?),
-                4 => {
-                    text()?;
-                }
-                5 => {
-                    let (entry, _) = field.payload()?;
-                    let (mut key, mut value) = (None, None);
-                    for item in Fields::new(entry, 0, "AttrValue entry") {
-                        let item = item.ok()?;
-                        match item.number {
-                            1 if key.is_none() => {
-                                key = Some(std::str::from_utf8(item.payload()?.0).ok()?);
-                            }
-                            1 => return None,
-                            2 if value.is_none() => value = Some(item.payload()?.0),
-                            2 => return None,
-                            _ => {}
-                        }
-                    }
-                    // Each distinct value is decoded once, so that a file prost would refuse
-                    // is refused here too (by the full decoder the caller falls back to).
-                    if self.checked.insert(entry) {
-                        AttrValue::decode(value.unwrap_or_default()).ok()?;
-                    }
-                    self.attrs.push((key.unwrap_or(""), entry));
-                }
-                1 | 2 => return None,
-                _ => {}
-            }
-        }
-        self.nodes.push(NodeSpan {
-            raw: node,
-            name: name.unwrap_or(""),
-            op: op.unwrap_or(""),
-            inputs: input_start..self.inputs.len(),
-            attrs: attr_start..self.attrs.len(),
-        });
-        Some(())
-    }
-
-    fn views(&self) -> Vec<NodeView<'_>> {
-        self.nodes
-            .iter()
-            .map(|span| NodeView {
-                raw: span.raw,
-                name: span.name,
-                op: span.op,
-                inputs: &self.inputs[span.inputs.clone()],
-                attrs: &self.attrs[span.attrs.clone()],
-            })
-            .collect()
-    }
-}
-
 /// `AddItem` of the instantiation's name index: a name may be defined once.
 fn add_item(
     items: &mut HashMap<String, Vec<i32>>,
@@ -1546,35 +1217,6 @@ fn python_num_args(arg: &ArgDef, node: &NodeDef) -> usize {
     } else {
         1
     }
-}
-
-fn is_merge(op: &str) -> bool {
-    op == "Merge" || op == "RefMerge" || op == "_XlaMerge"
-}
-
-/// `ParseTensorName`: `name:3` is output 3 of `name`, `name` output 0, `^name` a control input.
-fn tensor_id(input: &str) -> (&str, usize) {
-    let input = input.strip_prefix('^').unwrap_or(input);
-    if let Some((name, slot)) = input.rsplit_once(':')
-        && !slot.is_empty()
-        && slot.bytes().all(|b| b.is_ascii_digit())
-        && let Ok(slot) = slot.parse()
-    {
-        return (name, slot);
-    }
-    (input, 0)
-}
-
-/// `IsValidNodeName` as an import checks it (internal ops not allowed): segments joined by
-/// `>`, each `[A-Za-z0-9.][A-Za-z0-9_./-]*`.
-fn valid_node_name(name: &str) -> bool {
-    name.split('>').all(|part| {
-        let mut bytes = part.bytes();
-        bytes
-            .next()
-            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
-            && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/'))
-    })
 }
 
 /// The node's attrs with the op's defaults added (`AddDefaultsToNodeDef`).
