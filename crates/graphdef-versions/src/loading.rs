@@ -39,7 +39,10 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::rc::Rc;
 
-use graph::{FastMap, FastSet, GraphNode, GraphViews, NOT_YET, Prepared, Scratch, is_merge};
+use graph::{
+    BIG_SLOT, FastMap, FastSet, GraphNode, GraphViews, NOT_YET, NodeSource, Prepared, Scratch,
+    tensor_id,
+};
 
 use crate::error::Error;
 use crate::policy::ReleaseNumber;
@@ -229,7 +232,7 @@ impl ReleaseJudge {
             // A GraphDef is read in place, its nodes decoded only where their attrs must be
             // looked at; anything unusual in its bytes is left to the full decoder.
             if let Some(views) = GraphViews::read(bytes) {
-                return Ok(self.judge_nodes(&views.nodes, &views.rest));
+                return Ok(self.judge_nodes(&views, &views.prepared, &views.rest));
             }
         }
         let graph = artifact
@@ -257,23 +260,27 @@ impl ReleaseJudge {
 
     /// Every release's verdict on `graph` imported with `import_graph_def`.
     pub fn judge_graph_def(&self, graph: &GraphDef) -> ReleaseReport {
-        self.judge_nodes(&graph.node, graph)
+        self.judge_nodes(graph.node.as_slice(), &Prepared::new(&graph.node), graph)
     }
 
     /// `import_graph_def` in every release of `nodes`, with the versions and library of
     /// `graph` (whose own nodes are not read).
-    fn judge_nodes<N: GraphNode>(&self, nodes: &[N], graph: &GraphDef) -> ReleaseReport {
+    fn judge_nodes<S: NodeSource + ?Sized>(
+        &self,
+        nodes: &S,
+        prepared: &Result<Prepared<'_>, Failure>,
+        graph: &GraphDef,
+    ) -> ReleaseReport {
         // Releases that define every op the graph names by the same OpDef import it alike, up
         // to the wording of a refusal: one import per such group says whether all of its
         // releases accept; only a refusing group is replayed release by release, for each
         // release's own message.
         let names = op_names(nodes, graph.library.as_ref());
-        let prepared = Prepared::new(nodes);
         let mut accepted_by: HashMap<Vec<Option<*const OpDef>>, bool> = HashMap::new();
         self.report(Loader::ImportGraphDef, |release| {
             let versions = graph.versions.clone().unwrap_or_default();
             if release.consumer(Scheme::GraphDef).check(&versions).is_err() {
-                return self.import_graph_def_prepared(graph, &prepared, release);
+                return self.import_graph_def_prepared(nodes, graph, prepared, release);
             }
             let key: Vec<Option<*const OpDef>> = names
                 .iter()
@@ -282,7 +289,7 @@ impl ReleaseJudge {
             if accepted_by.get(&key) == Some(&true) {
                 return None;
             }
-            let refusal = self.import_graph_def_prepared(graph, &prepared, release);
+            let refusal = self.import_graph_def_prepared(nodes, graph, prepared, release);
             accepted_by.insert(key, refusal.is_none());
             refusal
         })
@@ -312,14 +319,16 @@ impl ReleaseJudge {
 
     /// `import_graph_def` in one release.
     pub fn import_graph_def(&self, graph: &GraphDef, release: TfRelease) -> Option<ReleaseRefusal> {
-        self.import_graph_def_prepared(graph, &Prepared::new(&graph.node), release)
+        let prepared = Prepared::new(&graph.node);
+        self.import_graph_def_prepared(graph.node.as_slice(), graph, &prepared, release)
     }
 
     /// [`Self::import_graph_def`] of a graph whose nodes were indexed already.
-    fn import_graph_def_prepared<N: GraphNode>(
+    fn import_graph_def_prepared<S: NodeSource + ?Sized>(
         &self,
+        nodes: &S,
         graph: &GraphDef,
-        prepared: &Result<Prepared<'_, N>, Failure>,
+        prepared: &Result<Prepared<'_>, Failure>,
         release: TfRelease,
     ) -> Option<ReleaseRefusal> {
         let versions = graph.versions.clone().unwrap_or_default();
@@ -331,7 +340,7 @@ impl ReleaseJudge {
         }
         let importer = Importer::new(self, release, graph.library.as_ref());
         let failure = match prepared {
-            Ok(prepared) => importer.import_prepared(prepared, Some(versions.producer)),
+            Ok(prepared) => importer.import_prepared(nodes, prepared, Some(versions.producer)),
             Err(failure) => Err(failure.clone()),
         }
         .err()?;
@@ -391,20 +400,11 @@ impl ReleaseJudge {
 
 /// Every op a graph's nodes and its library's functions name, and the library's functions
 /// (a function a `f` attr names is one of them, or is never instantiated).
-fn op_names<'a, N: GraphNode>(
-    nodes: &'a [N],
+fn op_names<'a, S: NodeSource + ?Sized>(
+    nodes: &'a S,
     library: Option<&'a FunctionDefLibrary>,
 ) -> Vec<&'a str> {
-    let mut names: FastSet<&str> = FastSet::default();
-    // A graph uses few ops, and the last few seen are most often seen next.
-    let mut recent = [None; 8];
-    for (i, node) in nodes.iter().enumerate() {
-        let op = node.op();
-        if !recent.contains(&Some(op)) {
-            recent[i % recent.len()] = Some(op);
-            names.insert(op);
-        }
-    }
+    let mut names: FastSet<&str> = nodes.op_names().into_iter().collect();
     if let Some(library) = library {
         for function in &library.function {
             if let Some(signature) = &function.signature {
@@ -658,14 +658,15 @@ impl<'a> Importer<'a> {
     }
 
     /// `GraphConstructor::TryImport` of `nodes`, judging deprecations by `producer`.
-    fn import<N: GraphNode>(&self, nodes: &[N], producer: Option<i32>) -> Result<(), Failure> {
-        self.import_prepared(&Prepared::new(nodes)?, producer)
+    fn import(&self, nodes: &[NodeDef], producer: Option<i32>) -> Result<(), Failure> {
+        self.import_prepared(nodes, &Prepared::new(nodes)?, producer)
     }
 
     /// The part of `TryImport` that depends on the release: `Convert` onwards.
-    fn import_prepared<N: GraphNode>(
+    fn import_prepared<S: NodeSource + ?Sized>(
         &self,
-        graph: &Prepared<'_, N>,
+        nodes: &S,
+        graph: &Prepared<'_>,
         producer: Option<i32>,
     ) -> Result<(), Failure> {
         // The per-node state of one import, in buffers that the next import reuses.
@@ -673,34 +674,34 @@ impl<'a> Importer<'a> {
         scratch.pending.clear();
         scratch.pending.extend_from_slice(&graph.pending);
         scratch.types.clear();
-        scratch.types.resize(graph.nodes.len(), NOT_YET);
-        let result = self.convert(graph, producer, &mut scratch);
+        scratch.types.resize(graph.len(), NOT_YET);
+        let result = self.convert(nodes, graph, producer, &mut scratch);
         graph.scratch.replace(scratch);
         result
     }
 
     /// `Convert`: the nodes in topological order, then the back edges.
-    fn convert<'n, N: GraphNode>(
+    fn convert<'n, S: NodeSource + ?Sized>(
         &self,
-        graph: &Prepared<'n, N>,
+        nodes: &'n S,
+        graph: &'n Prepared<'_>,
         producer: Option<i32>,
         scratch: &mut Scratch,
     ) -> Result<(), Failure> {
-        let nodes: &'n [N] = graph.nodes;
         let Scratch { pending, types } = scratch;
         let mut ready = graph.ready.clone();
         self.add_function_library()?;
         let mut signatures: Vec<(Types, Types)> = Vec::new();
         // The last node of each op that passed validation, and its types: a node with the same
         // op, attrs and input count passes alike (its name only matters in a refusal).
-        let mut accepted: FastMap<*const OpDef, (&N, u32)> = FastMap::default();
+        let mut accepted: FastMap<*const OpDef, (S::Node<'n>, u32)> = FastMap::default();
         let mut data_inputs = Vec::new();
         let mut back_edges = Vec::new();
         let mut processed = 0;
         while let Some(Reverse(o)) = ready.pop() {
             let o = o as usize;
             processed += 1;
-            let node = &nodes[o];
+            let node = nodes.node(o, graph.name(o));
             // ValidateColocationConstraints: `loc:@NAME` in `_class` must name a node here.
             let class = node.attr("_class");
             if let Some(Value::List(list)) = class.as_ref().and_then(|v| v.value.as_ref()) {
@@ -718,9 +719,15 @@ impl<'a> Importer<'a> {
             }
             data_inputs.clear();
             let mut has_back_edge = false;
-            for &(src, slot) in graph.data_inputs(o) {
-                let src = src as usize;
-                let name = nodes[src].name();
+            for (k, (src, slot)) in graph.data_inputs(o).enumerate() {
+                let slot = if slot == BIG_SLOT {
+                    // Too large to keep: read again.
+                    let input = node.inputs().filter(|s| !s.starts_with('^')).nth(k);
+                    input.map_or(usize::MAX, |input| tensor_id(input).1)
+                } else {
+                    slot as usize
+                };
+                let name = graph.name(src);
                 match signatures.get(types[src] as usize) {
                     Some((_, src_outputs)) => {
                         if slot >= src_outputs.len() {
@@ -731,7 +738,7 @@ impl<'a> Importer<'a> {
                                 src_outputs.len()
                             );
                             if matches!(
-                                nodes[src].op(),
+                                nodes.node(src, name).op(),
                                 "If" | "StatelessIf" | "While" | "StatelessWhile"
                             ) {
                                 message.push_str(
@@ -746,7 +753,7 @@ impl<'a> Importer<'a> {
                 }
                 data_inputs.push((src, slot));
             }
-            if has_back_edge && !is_merge(node.op()) {
+            if has_back_edge && !graph.is_merge(o) {
                 return Err(Failure::invalid(format!(
                     "Node '{}' had a back edge, but only Merge nodes can have back edges.",
                     node.name()
@@ -759,7 +766,7 @@ impl<'a> Importer<'a> {
             let mut full: Option<Cow<'_, NodeDef>> = None;
             let signature = match accepted.get(&memo_key) {
                 Some(&(seen, signature))
-                    if seen.input_len() == node.input_len() && seen.same_attrs(node) =>
+                    if seen.input_len() == node.input_len() && seen.same_attrs(&node) =>
                 {
                     signature
                 }
@@ -786,7 +793,7 @@ impl<'a> Importer<'a> {
                     Some((_, src_outputs)) => {
                         make_edge(
                             &self.d,
-                            nodes[src].name(),
+                            graph.name(src),
                             src_outputs,
                             slot,
                             node.name(),
@@ -830,8 +837,7 @@ impl<'a> Importer<'a> {
             types[o] = signature;
             for &next in graph.outputs(o) {
                 let next = next as usize;
-                let next_iteration_to_merge =
-                    graph.is_next_iteration(o) && is_merge(nodes[next].op());
+                let next_iteration_to_merge = graph.is_next_iteration(o) && graph.is_merge(next);
                 // A Merge fed by more forward inputs than it waits for would count below
                 // zero; TensorFlow's CHECK stops the process there, this ignores the extra.
                 if !next_iteration_to_merge && pending[next] > 0 {
@@ -842,10 +848,10 @@ impl<'a> Importer<'a> {
                 }
             }
         }
-        if processed < nodes.len() {
+        if processed < graph.len() {
             return Err(Failure::invalid(format!(
                 "{} nodes in a cycle",
-                nodes.len() - processed
+                graph.len() - processed
             )));
         }
         // AddBackEdges.
@@ -856,10 +862,10 @@ impl<'a> Importer<'a> {
             ) {
                 make_edge(
                     &self.d,
-                    nodes[src].name(),
+                    graph.name(src),
                     src_outputs,
                     slot,
-                    nodes[dst].name(),
+                    graph.name(dst),
                     in_types,
                     i,
                 )?;

@@ -6,7 +6,7 @@
 //! attrs are in the file's bytes, and decodes attrs only when the importer looks at them.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -138,7 +138,25 @@ impl<'a> RawFields<'a> {
         RawFields { rest: bytes }
     }
 
+    #[inline]
     fn read(&mut self) -> Result<RawField<'a>, ()> {
+        // Most fields: a one-byte key, and a one-byte length when length-delimited.
+        if let [key, len, ..] = *self.rest
+            && key < 0x80
+            && key & 7 == 2
+            && key >= 8
+            && len < 0x80
+            && let Some(payload) = self.rest.get(2..2 + usize::from(len))
+        {
+            let (whole, rest) = self.rest.split_at(2 + usize::from(len));
+            self.rest = rest;
+            return Ok((u32::from(key >> 3), 2, payload, whole));
+        }
+        self.read_any()
+    }
+
+    #[inline(never)]
+    fn read_any(&mut self) -> Result<RawField<'a>, ()> {
         let start = self.rest;
         let mut buf = self.rest;
         let key = varint(&mut buf).ok_or(())?;
@@ -221,7 +239,7 @@ struct Span {
 }
 
 impl Span {
-    fn of<'a>(&self, raw: &'a [u8]) -> &'a [u8] {
+    fn of(self, raw: &[u8]) -> &[u8] {
         raw.get(self.start as usize..self.end as usize)
             .unwrap_or_default()
     }
@@ -235,6 +253,7 @@ impl Span {
 }
 
 /// A NodeDef read in place: its name and op, and where its inputs and attr entries are.
+#[derive(Clone, Copy)]
 pub(super) struct NodeView<'a> {
     raw: &'a [u8],
     name: &'a str,
@@ -336,53 +355,284 @@ impl GraphNode for NodeView<'_> {
     }
 }
 
-/// A GraphDef's nodes read in place, and the rest of the graph decoded.
+impl<T: GraphNode + ?Sized> GraphNode for &T {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn op(&self) -> &str {
+        (**self).op()
+    }
+
+    fn inputs(&self) -> impl Iterator<Item = &str> {
+        (**self).inputs()
+    }
+
+    fn input_len(&self) -> usize {
+        (**self).input_len()
+    }
+
+    fn controls_last(&self) -> bool {
+        (**self).controls_last()
+    }
+
+    fn attr(&self, key: &str) -> Option<Cow<'_, AttrValue>> {
+        (**self).attr(key)
+    }
+
+    fn same_attrs(&self, other: &Self) -> bool {
+        (**self).same_attrs(*other)
+    }
+
+    fn full(&self) -> Cow<'_, NodeDef> {
+        (**self).full()
+    }
+}
+
+/// A graph's nodes, as the importer asks for them: by position, with the name the node index
+/// keeps for it.
+pub(super) trait NodeSource {
+    type Node<'s>: GraphNode + Copy
+    where
+        Self: 's;
+
+    /// Node `i`, named `name`.
+    fn node<'s>(&'s self, i: usize, name: &'s str) -> Self::Node<'s>;
+
+    /// Every op the nodes name, once each.
+    fn op_names(&self) -> Vec<&str>;
+}
+
+impl NodeSource for [NodeDef] {
+    type Node<'s> = &'s NodeDef;
+
+    fn node<'s>(&'s self, i: usize, _: &'s str) -> &'s NodeDef {
+        &self[i]
+    }
+
+    fn op_names(&self) -> Vec<&str> {
+        let names: FastSet<&str> = self.iter().map(|node| node.op.as_str()).collect();
+        names.into_iter().collect()
+    }
+}
+
+/// A GraphDef's nodes read in place, and the rest of the graph decoded. A node keeps where
+/// its bytes are, its op and what reading it found; its name is in the node index, and the
+/// rest is read again from its bytes when the importer asks for it.
 pub(super) struct GraphViews<'a> {
-    pub(super) nodes: Vec<NodeView<'a>>,
+    file: &'a [u8],
+    /// Where each node's bytes are in the file: (start, length).
+    raws: Vec<(u32, u32)>,
+    /// Each node's op, as a position in `ops`.
+    op_ids: Vec<u32>,
+    ops: Vec<&'a str>,
+    /// Each node's [`NodeView`] flags.
+    flags: Vec<u8>,
+    /// The node index and the edges, or the first refusal met building them.
+    pub(super) prepared: Result<Prepared<'a>, Failure>,
     /// The GraphDef without its nodes: versions and library.
     pub(super) rest: GraphDef,
 }
 
-/// Attr entries whose value was decoded once already: the last few, then all of them.
-#[derive(Default)]
-struct CheckedEntries<'a> {
-    recent: [&'a [u8]; 4],
-    next: usize,
-    all: FastSet<&'a [u8]>,
-}
+impl<'a> NodeSource for GraphViews<'a> {
+    type Node<'s>
+        = NodeView<'s>
+    where
+        Self: 's;
 
-impl<'a> CheckedEntries<'a> {
-    /// Whether `entry` is new (then it is remembered).
-    fn is_new(&mut self, entry: &'a [u8]) -> bool {
-        if self.recent.contains(&entry) {
-            return false;
-        }
-        self.recent[self.next % self.recent.len()] = entry;
-        self.next += 1;
-        self.all.insert(entry)
+    fn node<'s>(&'s self, i: usize, name: &'s str) -> NodeView<'s> {
+        let (start, len) = self.raws[i];
+        let raw = &self.file[start as usize..][..len as usize];
+        view_node(raw, name, self.ops[self.op_ids[i] as usize], self.flags[i])
+    }
+
+    fn op_names(&self) -> Vec<&str> {
+        self.ops.clone()
     }
 }
 
+/// Attr entries read once already, with the [`NodeView`] flag their key sets: the last few,
+/// then all of them.
+#[derive(Default)]
+struct CheckedEntries<'a> {
+    recent: [(&'a [u8], u8); 4],
+    next: usize,
+    all: FastMap<&'a [u8], u8>,
+}
+
+impl<'a> CheckedEntries<'a> {
+    /// The flag an attr entry's key sets. Each distinct entry is read once, and its value
+    /// decoded, so that a file prost would refuse is refused here too (by the full decoder the
+    /// caller falls back to).
+    fn flag(&mut self, entry: &'a [u8]) -> Option<u8> {
+        if let Some(&(_, flag)) = self.recent.iter().find(|(seen, _)| *seen == entry) {
+            return Some(flag);
+        }
+        let flag = match self.all.get(entry) {
+            Some(&flag) => flag,
+            None => {
+                let (key, value) = attr_entry(entry)?;
+                AttrValue::decode(value).ok()?;
+                let flag = match key {
+                    "_class" => NodeView::CLASS,
+                    "_output_shapes" => NodeView::OUTPUT_SHAPES,
+                    _ => 0,
+                };
+                self.all.insert(entry, flag);
+                flag
+            }
+        };
+        self.recent[self.next % self.recent.len()] = (entry, flag);
+        self.next += 1;
+        Some(flag)
+    }
+}
+
+/// How many nodes are read, hashed and indexed together (see [`NameIndex::touch`]).
+const BATCH: usize = 16;
+
 impl<'a> GraphViews<'a> {
-    /// Reads a GraphDef's nodes in place. `None` for anything a plain reading might get wrong
-    /// (a known field with another wire type, text that is not UTF-8, a repeated name or op,
-    /// a graph of 4 GB or more): the caller then decodes the whole graph instead.
-    pub(super) fn read(bytes: &'a [u8]) -> Option<GraphViews<'a>> {
-        u32::try_from(bytes.len()).ok()?;
-        let mut nodes = Vec::new();
+    /// Reads a GraphDef's nodes in place, indexing them as it goes. `None` for anything a
+    /// plain reading might get wrong (a known field with another wire type, text that is not
+    /// UTF-8, a repeated name or op, a graph of 4 GB or more): the caller then decodes the
+    /// whole graph instead.
+    pub(super) fn read(file: &'a [u8]) -> Option<GraphViews<'a>> {
+        u32::try_from(file.len()).ok()?;
+        let mut views = GraphViews {
+            file,
+            raws: Vec::new(),
+            op_ids: Vec::new(),
+            ops: Vec::new(),
+            flags: Vec::new(),
+            prepared: Err(Failure::invalid(String::new())),
+            rest: GraphDef::default(),
+        };
+        // The nodes are counted first, so that nothing grows while they are read.
+        let mut count = 0;
+        for field in RawFields::new(file) {
+            count += usize::from(field.ok()?.0 == 1);
+        }
+        views.raws.reserve_exact(count);
+        views.op_ids.reserve_exact(count);
+        views.flags.reserve_exact(count);
+        let mut ops = OpTable::default();
         let mut checked = CheckedEntries::default();
+        let mut builder = Ok(Builder::with_capacity(count));
+        let mut batch: Vec<NodeView<'a>> = Vec::with_capacity(BATCH);
         let mut rest = Vec::new();
-        for field in RawFields::new(bytes) {
-            let (number, wire, payload, whole) = field.ok()?;
+        let mut fields = RawFields::new(file);
+        while !fields.rest.is_empty() {
+            let (number, wire, payload, whole) = fields.read().ok()?;
             match (number, wire) {
-                (1, 2) => nodes.push(read_node(payload, &mut checked)?),
+                (1, 2) => {
+                    let start = file.len() - fields.rest.len() - payload.len();
+                    let view = read_node(payload, &mut checked)?;
+                    views.raws.push((start as u32, payload.len() as u32));
+                    views.op_ids.push(ops.id(view.op));
+                    views.flags.push(view.flags);
+                    batch.push(view);
+                    if batch.len() == BATCH {
+                        index_batch(&mut builder, &batch);
+                        batch.clear();
+                    }
+                }
                 (1, _) => return None,
                 _ => rest.extend_from_slice(whole),
             }
         }
-        let rest = GraphDef::decode(rest.as_slice()).ok()?;
-        Some(GraphViews { nodes, rest })
+        index_batch(&mut builder, &batch);
+        views.rest = GraphDef::decode(rest.as_slice()).ok()?;
+        views.ops = ops.names;
+        views.prepared = builder.and_then(Builder::finish);
+        Some(views)
     }
+}
+
+/// Adds a batch of nodes to the index, unless an earlier node was refused.
+fn index_batch<'a>(builder: &mut Result<Builder<'a>, Failure>, batch: &[NodeView<'a>]) {
+    let Ok(b) = builder else {
+        return;
+    };
+    let mut hashes = [0u64; BATCH];
+    for (hash, view) in hashes.iter_mut().zip(batch) {
+        *hash = hash_bytes(view.name.as_bytes());
+    }
+    b.index.touch(&hashes[..batch.len()]);
+    for (view, &hash) in batch.iter().zip(&hashes) {
+        let inputs = RawFields::new(view.inputs.of(view.raw))
+            .map_while(Result::ok)
+            .filter(|field| field.0 == 3 && field.1 == 2)
+            .map(|field| field.2);
+        if let Err(refusal) = b.add(view.name, hash, view.op, view.controls_last(), inputs) {
+            *builder = Err(refusal);
+            return;
+        }
+    }
+}
+
+/// The distinct ops of a graph, each with its position.
+struct OpTable<'a> {
+    names: Vec<&'a str>,
+    ids: FastMap<&'a str, u32>,
+    /// The last op looked up of each length (modulo 16), and its position: a graph has few
+    /// ops, most often of different lengths.
+    recent: [(&'a str, u32); 16],
+}
+
+impl Default for OpTable<'_> {
+    fn default() -> Self {
+        OpTable {
+            names: Vec::new(),
+            ids: FastMap::default(),
+            recent: [("", u32::MAX); 16],
+        }
+    }
+}
+
+impl<'a> OpTable<'a> {
+    fn id(&mut self, op: &'a str) -> u32 {
+        let recent = &mut self.recent[op.len() % 16];
+        if recent.1 != u32::MAX && recent.0 == op {
+            return recent.1;
+        }
+        let next = self.names.len() as u32;
+        let id = *self.ids.entry(op).or_insert(next);
+        if id == next {
+            self.names.push(op);
+        }
+        *recent = (op, id);
+        id
+    }
+}
+
+/// A node's view from its bytes, read before: where its inputs and attrs are.
+fn view_node<'a>(raw: &'a [u8], name: &'a str, op: &'a str, flags: u8) -> NodeView<'a> {
+    let mut view = NodeView {
+        raw,
+        name,
+        op,
+        inputs: Span::default(),
+        attrs: Span::default(),
+        input_len: 0,
+        flags,
+    };
+    let mut fields = RawFields::new(raw);
+    while !fields.rest.is_empty() {
+        let start = raw.len() - fields.rest.len();
+        let Ok((number, wire, _, _)) = fields.read() else {
+            break;
+        };
+        let end = raw.len() - fields.rest.len();
+        match (number, wire) {
+            (3, 2) => {
+                view.input_len += 1;
+                view.inputs.cover(start, end);
+            }
+            (5, 2) => view.attrs.cover(start, end),
+            _ => {}
+        }
+    }
+    view
 }
 
 fn read_node<'a>(raw: &'a [u8], checked: &mut CheckedEntries<'a>) -> Option<NodeView<'a>> {
@@ -411,17 +661,7 @@ fn read_node<'a>(raw: &'a [u8], checked: &mut CheckedEntries<'a>) -> Option<Node
         let payload_start = end - payload.len();
         match (number, wire) {
             (5, 2) => {
-                let (key, value) = attr_entry(payload)?;
-                // Each distinct value is decoded once, so that a file prost would refuse is
-                // refused here too (by the full decoder the caller falls back to).
-                if checked.is_new(payload) {
-                    AttrValue::decode(value).ok()?;
-                }
-                match key {
-                    "_class" => view.flags |= NodeView::CLASS,
-                    "_output_shapes" => view.flags |= NodeView::OUTPUT_SHAPES,
-                    _ => {}
-                }
+                view.flags |= checked.flag(payload)?;
                 if after_attr {
                     view.flags |= NodeView::ATTRS_APART;
                 }
@@ -475,18 +715,25 @@ fn read_node<'a>(raw: &'a [u8], checked: &mut CheckedEntries<'a>) -> Option<Node
 }
 
 /// Where each node's name is: an open-addressed table of node positions, probed linearly.
-/// A slot holds the high half of the name's hash and the node's position plus one (0 is empty).
+/// A slot holds the high half of the name's hash and the node's position, or is [`EMPTY`].
+/// A [`NameIndex`] slot without a node (no node has position `u32::MAX`: see `BIG_SLOT`).
+const EMPTY: u64 = u64::MAX;
+
 struct NameIndex {
     slots: Vec<u64>,
     mask: usize,
+    len: usize,
 }
 
 impl NameIndex {
     fn with_capacity(nodes: usize) -> Self {
         let len = (nodes.saturating_mul(2)).max(16).next_power_of_two();
         NameIndex {
-            slots: vec![0; len],
+            // Written whole now: a zeroed allocation would be mapped page by page as it is
+            // first read, then again as it is first written.
+            slots: vec![EMPTY; len],
             mask: len - 1,
+            len: 0,
         }
     }
 
@@ -503,7 +750,7 @@ impl NameIndex {
     /// The slot where `name`, whose hash is `hash`, is, or the empty one where it would go.
     fn find<'n>(
         &self,
-        name: &str,
+        name: &[u8],
         hash: u64,
         name_of: impl Fn(usize) -> &'n str,
     ) -> (usize, Option<usize>) {
@@ -511,11 +758,11 @@ impl NameIndex {
         let mut slot = hash as usize & self.mask;
         loop {
             let entry = self.slots[slot];
-            if entry == 0 {
+            if entry == EMPTY {
                 return (slot, None);
             }
-            let node = (entry & 0xffff_ffff) as usize - 1;
-            if entry >> 32 == tag && name_of(node) == name {
+            let node = (entry & 0xffff_ffff) as usize;
+            if entry >> 32 == tag && name_of(node).as_bytes() == name {
                 return (slot, Some(node));
             }
             slot = (slot + 1) & self.mask;
@@ -526,20 +773,38 @@ impl NameIndex {
     /// that one then.
     fn insert<'n>(
         &mut self,
-        name: &str,
+        name: &[u8],
         hash: u64,
         node: usize,
         name_of: impl Fn(usize) -> &'n str,
     ) -> Option<usize> {
-        let (slot, found) = self.find(name, hash, name_of);
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow(&name_of);
+        }
+        let (slot, found) = self.find(name, hash, &name_of);
         if found.is_none() {
-            self.slots[slot] = (hash >> 32 << 32) | (node as u64 + 1);
+            self.slots[slot] = (hash >> 32 << 32) | node as u64;
+            self.len += 1;
         }
         found
     }
 
-    fn get<'n>(&self, name: &str, name_of: impl Fn(usize) -> &'n str) -> Option<usize> {
-        self.find(name, hash_bytes(name.as_bytes()), name_of).1
+    /// Twice the slots, every name placed again.
+    fn grow<'n>(&mut self, name_of: impl Fn(usize) -> &'n str) {
+        let old = std::mem::replace(self, NameIndex::with_capacity(self.slots.len()));
+        for entry in old.slots.into_iter().filter(|&entry| entry != EMPTY) {
+            let node = (entry & 0xffff_ffff) as usize;
+            let mut slot = hash_bytes(name_of(node).as_bytes()) as usize & self.mask;
+            while self.slots[slot] != EMPTY {
+                slot = (slot + 1) & self.mask;
+            }
+            self.slots[slot] = entry;
+            self.len += 1;
+        }
+    }
+
+    fn get<'n>(&self, name: &[u8], name_of: impl Fn(usize) -> &'n str) -> Option<usize> {
+        self.find(name, hash_bytes(name), name_of).1
     }
 }
 
@@ -556,171 +821,262 @@ pub(super) struct Scratch {
     pub(super) types: Vec<u32>,
 }
 
-/// A graph's nodes indexed and their edges resolved: what importing them needs before any
-/// release is asked.
-pub(super) struct Prepared<'a, N> {
-    pub(super) nodes: &'a [N],
+/// An edge's slot when it is a control input.
+const CONTROL: u32 = u32::MAX;
+/// An edge's slot when it is a data input from an output numbered `BIG_SLOT` or more (no
+/// node has that many outputs; the number is read again from the input for a message).
+pub(super) const BIG_SLOT: u32 = u32::MAX - 1;
+
+/// Node kinds the edges care about.
+const MERGE: u8 = 1;
+const NEXT_ITERATION: u8 = 2;
+
+/// `BuildNodeIndex` and `InitFromEdges`, a node at a time.
+struct Builder<'a> {
+    names: Vec<&'a str>,
+    kinds: Vec<u8>,
     index: NameIndex,
-    /// Each node's data inputs as (source node, output slot):
-    /// `data[data_starts[n]..data_starts[n + 1]]`.
-    data: Vec<(u32, usize)>,
-    data_starts: Vec<u32>,
-    /// Whether each node is a `NextIteration`.
-    next_iteration: Vec<bool>,
-    /// How many inputs each node waits for.
-    pub(super) pending: Vec<u32>,
-    /// The nodes each node feeds: `targets[starts[n]..starts[n + 1]]`.
-    starts: Vec<u32>,
-    targets: Vec<u32>,
-    /// Nodes with no pending input, smallest index first (TensorFlow's `std::set`).
-    pub(super) ready: BinaryHeap<Reverse<u32>>,
-    /// Buffers for the imports, reused from one release to the next.
-    pub(super) scratch: RefCell<Scratch>,
+    /// Each node's inputs as (source node, slot or [`CONTROL`]), node after node.
+    edges: Vec<(u32, u32)>,
+    input_starts: Vec<u32>,
+    /// Inputs naming no node met so far: (edge position, node, input).
+    deferred: Vec<(u32, u32, &'a [u8])>,
 }
 
-impl<'a, N: GraphNode> Prepared<'a, N> {
-    pub(super) fn new(nodes: &'a [N]) -> Result<Self, Failure> {
-        if u32::try_from(nodes.len()).is_err() {
+impl<'a> Builder<'a> {
+    /// A builder for a graph of about `nodes` nodes.
+    fn with_capacity(nodes: usize) -> Self {
+        Builder {
+            names: Vec::with_capacity(nodes),
+            kinds: Vec::with_capacity(nodes),
+            index: NameIndex::with_capacity(nodes),
+            edges: Vec::with_capacity(nodes),
+            input_starts: Vec::with_capacity(nodes + 1),
+            deferred: Vec::new(),
+        }
+    }
+
+    /// The checks `BuildNodeIndex` makes of the next node, and its inputs resolved as far as
+    /// the nodes so far allow (TensorFlow writes most graphs with inputs first).
+    fn add(
+        &mut self,
+        name: &'a str,
+        hash: u64,
+        op: &str,
+        controls_last: bool,
+        inputs: impl Iterator<Item = &'a [u8]>,
+    ) -> Result<(), Failure> {
+        let i = self.names.len();
+        if i >= BIG_SLOT as usize {
             return Err(Failure::invalid(format!(
-                "A graph of {} nodes is more than this importer indexes",
-                nodes.len()
+                "A graph of more than {BIG_SLOT} nodes is more than this importer indexes"
             )));
         }
-        let name_of = |i: usize| nodes[i].name();
-        // BuildNodeIndex.
-        let mut index = NameIndex::with_capacity(nodes.len());
-        let mut next_iteration = Vec::with_capacity(nodes.len());
-        // Names are hashed a batch at a time and their slots touched together, so that the
-        // table's cache misses overlap rather than come one after the other.
-        const BATCH: usize = 16;
-        let mut hashes = [0u64; BATCH];
-        for (i, node) in nodes.iter().enumerate() {
-            if i % BATCH == 0 {
-                let batch = &nodes[i..nodes.len().min(i + BATCH)];
-                for (hash, node) in hashes.iter_mut().zip(batch) {
-                    *hash = hash_bytes(node.name().as_bytes());
-                }
-                index.touch(&hashes[..batch.len()]);
-            }
-            if !valid_node_name(node.name()) {
-                return Err(Failure::invalid(format!(
-                    "Node '{}': Node name contains invalid characters",
-                    node.name()
-                )));
-            }
-            if index
-                .insert(node.name(), hashes[i % BATCH], i, name_of)
-                .is_some()
-            {
-                return Err(Failure::invalid(format!(
-                    "Node '{}' is not unique",
-                    node.name()
-                )));
-            }
-            if node.op().is_empty() {
-                return Err(Failure::invalid(format!(
-                    "Node '{}' does not specify an operation",
-                    node.name()
-                )));
-            }
-            if !node.controls_last() {
-                return Err(Failure::invalid(format!(
-                    "Node '{}': Control dependencies must come after regular dependencies",
-                    node.name()
-                )));
-            }
-            next_iteration.push(matches!(node.op(), "NextIteration" | "RefNextIteration"));
+        if !valid_node_name(name) {
+            return Err(Failure::invalid(format!(
+                "Node '{name}': Node name contains invalid characters"
+            )));
         }
-        // InitFromEdges.
-        let mut data = Vec::with_capacity(nodes.len());
-        let mut data_starts = Vec::with_capacity(nodes.len() + 1);
-        let mut sources: Vec<u32> = Vec::with_capacity(nodes.len());
-        let mut pending = Vec::with_capacity(nodes.len());
-        let mut ready = Vec::new();
-        let mut starts = vec![0u32; nodes.len() + 1];
-        for (i, node) in nodes.iter().enumerate() {
-            data_starts.push(data.len() as u32);
-            let (mut controls, mut back) = (0, false);
-            for input in node.inputs() {
-                let (name, slot) = tensor_id(input);
-                // A node's input is most often the node before it.
-                let src = match i.checked_sub(1) {
-                    Some(previous) if nodes[previous].name() == name => previous,
-                    _ => index.get(name, name_of).ok_or_else(|| {
-                        Failure::invalid(format!(
-                            "Node '{}': Unknown input node '{input}'",
-                            node.name()
-                        ))
-                    })?,
-                };
-                if input.starts_with('^') {
-                    controls += 1;
-                } else {
-                    back |= next_iteration[src];
-                    data.push((src as u32, slot));
-                }
-                sources.push(src as u32);
-                starts[src + 1] += 1;
-            }
-            let count = if back && is_merge(node.op()) {
-                controls + 1
+        let names = &self.names;
+        if self
+            .index
+            .insert(name.as_bytes(), hash, i, |n| names[n])
+            .is_some()
+        {
+            return Err(Failure::invalid(format!("Node '{name}' is not unique")));
+        }
+        self.names.push(name);
+        if op.is_empty() {
+            return Err(Failure::invalid(format!(
+                "Node '{name}' does not specify an operation"
+            )));
+        }
+        if !controls_last {
+            return Err(Failure::invalid(format!(
+                "Node '{name}': Control dependencies must come after regular dependencies"
+            )));
+        }
+        self.kinds.push(match op {
+            "NextIteration" | "RefNextIteration" => NEXT_ITERATION,
+            _ if is_merge(op) => MERGE,
+            _ => 0,
+        });
+        self.input_starts.push(self.edges.len() as u32);
+        for input in inputs {
+            let (source, slot) = tensor_id_bytes(input);
+            let slot = if input.first() == Some(&b'^') {
+                CONTROL
             } else {
-                node.input_len() as u32
+                u32::try_from(slot).map_or(BIG_SLOT, |slot| slot.min(BIG_SLOT))
             };
+            let names = &self.names;
+            let src = match i.checked_sub(1) {
+                Some(previous) if names[previous].as_bytes() == source => Some(previous),
+                _ => self.index.get(source, |n| names[n]),
+            };
+            let src = src.unwrap_or_else(|| {
+                self.deferred
+                    .push((self.edges.len() as u32, i as u32, input));
+                0
+            });
+            self.edges.push((src as u32, slot));
+        }
+        Ok(())
+    }
+
+    /// The inputs that named later nodes, then each node's pending count.
+    fn finish(mut self) -> Result<Prepared<'a>, Failure> {
+        self.input_starts.push(self.edges.len() as u32);
+        let names = &self.names;
+        for &(edge, node, input) in &self.deferred {
+            let src = self
+                .index
+                .get(tensor_id_bytes(input).0, |n| names[n])
+                .ok_or_else(|| {
+                    Failure::invalid(format!(
+                        "Node '{}': Unknown input node '{}'",
+                        names[node as usize],
+                        String::from_utf8_lossy(input)
+                    ))
+                })?;
+            self.edges[edge as usize].0 = src as u32;
+        }
+        let mut pending = Vec::with_capacity(names.len());
+        let mut ready = Vec::new();
+        for i in 0..names.len() {
+            let inputs =
+                &self.edges[self.input_starts[i] as usize..self.input_starts[i + 1] as usize];
+            let mut count = inputs.len() as u32;
+            if self.kinds[i] == MERGE {
+                // A Merge fed by a NextIteration waits only for its control inputs and one
+                // other input.
+                let back = inputs.iter().any(|&(src, slot)| {
+                    slot != CONTROL && self.kinds[src as usize] == NEXT_ITERATION
+                });
+                if back {
+                    count = inputs.iter().filter(|&&(_, slot)| slot == CONTROL).count() as u32 + 1;
+                }
+            }
             if count == 0 {
                 ready.push(Reverse(i as u32));
             }
             pending.push(count);
         }
-        data_starts.push(data.len() as u32);
-        for k in 0..nodes.len() {
-            starts[k + 1] += starts[k];
-        }
-        // The edges, grouped by source node in the order they were met.
-        let mut fill = starts.clone();
-        let mut targets = vec![0u32; sources.len()];
-        let mut next_source = sources.iter();
-        for (i, node) in nodes.iter().enumerate() {
-            for _ in 0..node.input_len() {
-                let Some(&src) = next_source.next() else {
-                    break;
-                };
-                targets[fill[src as usize] as usize] = i as u32;
-                fill[src as usize] += 1;
-            }
-        }
         Ok(Prepared {
-            nodes,
-            index,
-            data,
-            data_starts,
-            next_iteration,
+            names: self.names,
+            kinds: self.kinds,
+            index: self.index,
+            edges: self.edges,
+            input_starts: self.input_starts,
             pending,
-            starts,
-            targets,
             ready: BinaryHeap::from(ready),
+            outputs: OnceCell::new(),
             scratch: RefCell::default(),
         })
+    }
+}
+
+/// A graph's nodes indexed and their edges resolved: what importing them needs before any
+/// release is asked.
+pub(super) struct Prepared<'a> {
+    names: Vec<&'a str>,
+    kinds: Vec<u8>,
+    index: NameIndex,
+    edges: Vec<(u32, u32)>,
+    input_starts: Vec<u32>,
+    /// How many inputs each node waits for.
+    pub(super) pending: Vec<u32>,
+    /// Nodes with no pending input, smallest index first (TensorFlow's `std::set`).
+    pub(super) ready: BinaryHeap<Reverse<u32>>,
+    /// The nodes each node feeds, `targets[starts[n]..starts[n + 1]]`, made when first
+    /// needed (an import refused at its first nodes never needs them).
+    outputs: OnceCell<(Vec<u32>, Vec<u32>)>,
+    /// Buffers for the imports, reused from one release to the next.
+    pub(super) scratch: RefCell<Scratch>,
+}
+
+impl<'a> Prepared<'a> {
+    /// The index and edges of decoded nodes.
+    pub(super) fn new(nodes: &'a [NodeDef]) -> Result<Self, Failure> {
+        let mut builder = Builder::with_capacity(nodes.len());
+        for batch in nodes.chunks(BATCH) {
+            let mut hashes = [0u64; BATCH];
+            for (hash, node) in hashes.iter_mut().zip(batch) {
+                *hash = hash_bytes(node.name.as_bytes());
+            }
+            builder.index.touch(&hashes[..batch.len()]);
+            for (node, &hash) in batch.iter().zip(&hashes) {
+                builder.add(
+                    &node.name,
+                    hash,
+                    &node.op,
+                    node.controls_last(),
+                    node.input.iter().map(String::as_bytes),
+                )?;
+            }
+        }
+        builder.finish()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Node `n`'s name.
+    pub(super) fn name(&self, n: usize) -> &'a str {
+        self.names[n]
     }
 
     /// Whether a node is named `name`.
     pub(super) fn contains(&self, name: &str) -> bool {
-        self.index.get(name, |i| self.nodes[i].name()).is_some()
+        self.index.get(name.as_bytes(), |i| self.names[i]).is_some()
     }
 
-    /// Node `n`'s data inputs, as (source node, output slot).
-    pub(super) fn data_inputs(&self, n: usize) -> &[(u32, usize)] {
-        &self.data[self.data_starts[n] as usize..self.data_starts[n + 1] as usize]
+    /// Node `n`'s data inputs, as (source node, output slot or [`BIG_SLOT`]).
+    pub(super) fn data_inputs(&self, n: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.edges[self.input_starts[n] as usize..self.input_starts[n + 1] as usize]
+            .iter()
+            .take_while(|&&(_, slot)| slot != CONTROL)
+            .map(|&(src, slot)| (src as usize, slot))
     }
 
     /// The nodes node `n` feeds, once per edge.
     pub(super) fn outputs(&self, n: usize) -> &[u32] {
-        &self.targets[self.starts[n] as usize..self.starts[n + 1] as usize]
+        let (starts, targets) = self.outputs.get_or_init(|| {
+            // Counted by source, then filled in node order.
+            let mut starts = vec![0u32; self.len() + 1];
+            for &(src, _) in &self.edges {
+                starts[src as usize + 1] += 1;
+            }
+            for k in 0..self.len() {
+                starts[k + 1] += starts[k];
+            }
+            let mut targets = vec![0u32; self.edges.len()];
+            for dst in 0..self.len() {
+                let inputs = self.input_starts[dst] as usize..self.input_starts[dst + 1] as usize;
+                for &(src, _) in &self.edges[inputs] {
+                    targets[starts[src as usize] as usize] = dst as u32;
+                    starts[src as usize] += 1;
+                }
+            }
+            // Each start moved to the next one's: move them back.
+            for k in (1..=self.len()).rev() {
+                starts[k] = starts[k - 1];
+            }
+            starts[0] = 0;
+            (starts, targets)
+        });
+        &targets[starts[n] as usize..starts[n + 1] as usize]
     }
 
     /// Whether node `n` is a `NextIteration`.
     pub(super) fn is_next_iteration(&self, n: usize) -> bool {
-        self.next_iteration[n]
+        self.kinds[n] == NEXT_ITERATION
+    }
+
+    /// Whether node `n` is a Merge.
+    pub(super) fn is_merge(&self, n: usize) -> bool {
+        self.kinds[n] == MERGE
     }
 }
 
@@ -731,21 +1087,34 @@ pub(super) fn is_merge(op: &str) -> bool {
 /// `ParseTensorName`: `name:3` is output 3 of `name`, `name` output 0, `^name` a control input.
 pub(super) fn tensor_id(input: &str) -> (&str, usize) {
     let input = input.strip_prefix('^').unwrap_or(input);
-    let bytes = input.as_bytes();
-    let digits = bytes
+    let (name, slot) = tensor_id_bytes(input.as_bytes());
+    (&input[..name.len()], slot)
+}
+
+/// [`tensor_id`] of an input's bytes.
+fn tensor_id_bytes(input: &[u8]) -> (&[u8], usize) {
+    let input = input.strip_prefix(b"^").unwrap_or(input);
+    let digits = input
         .iter()
         .rev()
         .take_while(|b| b.is_ascii_digit())
         .count();
-    let colon = bytes.len() - digits;
+    let colon = input.len() - digits;
     if digits > 0
         && colon > 0
-        && bytes[colon - 1] == b':'
-        && let Ok(slot) = input[colon..].parse()
+        && input[colon - 1] == b':'
+        && let Some(slot) = parse_slot(&input[colon..])
     {
         return (&input[..colon - 1], slot);
     }
     (input, 0)
+}
+
+/// Decimal digits as a number, `None` past `usize::MAX`.
+fn parse_slot(digits: &[u8]) -> Option<usize> {
+    digits.iter().try_fold(0usize, |n, &d| {
+        n.checked_mul(10)?.checked_add(usize::from(d - b'0'))
+    })
 }
 
 /// `IsValidNodeName` as an import checks it (internal ops not allowed): segments joined by
@@ -813,17 +1182,123 @@ mod tests {
             let mut first = HashMap::new();
             for (i, name) in names.iter().enumerate() {
                 let hash = hash_bytes(name.as_bytes());
-                let found = index.insert(name, hash, i, |n| names[n].as_str());
+                let found = index.insert(name.as_bytes(), hash, i, |n| names[n].as_str());
                 prop_assert_eq!(found, first.get(name.as_str()).copied());
                 first.entry(name.as_str()).or_insert(i);
             }
             for name in ["", "a", "ab", "ba", "bbbb", "abc"] {
                 prop_assert_eq!(
-                    index.get(name, |n| names[n].as_str()),
+                    index.get(name.as_bytes(), |n| names[n].as_str()),
                     first.get(name).copied()
                 );
             }
         }
+    }
+
+    /// A Prepared's edges and pending counts, for comparing two of them.
+    type Shape<'a> = (
+        Vec<&'a str>,
+        Vec<Vec<(usize, u32)>>,
+        Vec<Vec<u32>>,
+        Vec<u32>,
+    );
+
+    fn shape<'a>(p: &Prepared<'a>) -> Shape<'a> {
+        (
+            p.names.clone(),
+            (0..p.len()).map(|n| p.data_inputs(n).collect()).collect(),
+            (0..p.len()).map(|n| p.outputs(n).to_vec()).collect(),
+            p.pending.clone(),
+        )
+    }
+
+    fn graph_of(nodes: &[(String, String, Vec<String>)]) -> GraphDef {
+        GraphDef {
+            node: nodes
+                .iter()
+                .map(|(name, op, input)| NodeDef {
+                    name: name.clone(),
+                    op: op.clone(),
+                    input: input.clone(),
+                    ..NodeDef::default()
+                })
+                .collect(),
+            ..GraphDef::default()
+        }
+    }
+
+    proptest! {
+        /// The node index read in place equals the one of the decoded nodes, and each node's
+        /// outputs are the nodes that name it as an input, once per edge.
+        #[test]
+        fn indexes_read_in_place_and_decoded_agree(
+            nodes in proptest::collection::vec(
+                (
+                    "[ab]{1,2}",
+                    prop_oneof![Just("Op"), Just("Merge"), Just("NextIteration"), Just("")],
+                    proptest::collection::vec("\\^?[abc]{1,2}(:[0-9]{1,2})?", 0..3),
+                ),
+                0..12,
+            )
+        ) {
+            let nodes: Vec<(String, String, Vec<String>)> = nodes
+                .into_iter()
+                .map(|(name, op, input)| (name, op.to_string(), input))
+                .collect();
+            let graph = graph_of(&nodes);
+            let bytes = graph.encode_to_vec();
+            let views = GraphViews::read(&bytes).expect("plain bytes");
+            let decoded = Prepared::new(&graph.node);
+            match (&views.prepared, &decoded) {
+                (Ok(a), Ok(b)) => {
+                    prop_assert_eq!(shape(a), shape(b));
+                    for dst in 0..b.len() {
+                        for (src, _) in b.data_inputs(dst) {
+                            prop_assert!(b.outputs(src).contains(&(dst as u32)));
+                        }
+                    }
+                    let edges: usize = (0..b.len()).map(|n| b.outputs(n).len()).sum();
+                    let inputs: usize = graph.node.iter().map(|n| n.input.len()).sum();
+                    prop_assert_eq!(edges, inputs);
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(&a.message, &b.message),
+                _ => prop_assert!(false, "one reading refused, the other did not"),
+            }
+        }
+    }
+
+    #[test]
+    fn inputs_that_name_later_nodes_and_large_slots() {
+        let nodes = [
+            (
+                "b".to_string(),
+                "Op".to_string(),
+                vec!["a:99999999999".to_string()],
+            ),
+            ("a".to_string(), "Op".to_string(), vec![]),
+        ];
+        let graph = graph_of(&nodes);
+        let prepared = Prepared::new(&graph.node).expect("indexed");
+        assert_eq!(prepared.data_inputs(0).collect::<Vec<_>>(), [(1, BIG_SLOT)]);
+        assert_eq!(prepared.outputs(1), [0]);
+        assert_eq!(prepared.pending, [1, 0]);
+        let unknown = graph_of(&[("b".into(), "Op".into(), vec!["c".into()])]);
+        let refusal = Prepared::new(&unknown.node).err().expect("refused");
+        assert_eq!(refusal.message, "Node 'b': Unknown input node 'c'");
+    }
+
+    #[test]
+    fn the_index_grows() {
+        let names: Vec<String> = (0..1000).map(|i| format!("n{i}")).collect();
+        let mut index = NameIndex::with_capacity(0);
+        for (i, name) in names.iter().enumerate() {
+            let hash = hash_bytes(name.as_bytes());
+            assert_eq!(index.insert(name.as_bytes(), hash, i, |n| &names[n]), None);
+        }
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(index.get(name.as_bytes(), |n| &names[n]), Some(i));
+        }
+        assert_eq!(index.get(b"n1000", |n| &names[n]), None);
     }
 
     fn node_bytes(fields: &[(u8, &[u8])]) -> Vec<u8> {
