@@ -517,8 +517,7 @@ impl<'a> GraphViews<'a> {
         views.flags.reserve_exact(count);
         let mut ops = OpTable::default();
         let mut checked = CheckedEntries::default();
-        let mut builder = Ok(Builder::with_capacity(count));
-        let mut batch: Vec<NodeView<'a>> = Vec::with_capacity(BATCH);
+        let mut indexing = Indexing::new(count);
         let mut rest = Vec::new();
         let mut fields = RawFields::new(file);
         while !fields.rest.is_empty() {
@@ -528,45 +527,81 @@ impl<'a> GraphViews<'a> {
                     let start = file.len() - fields.rest.len() - payload.len();
                     let view = read_node(payload, &mut checked)?;
                     views.raws.push((start as u32, payload.len() as u32));
-                    views.op_ids.push(ops.id(view.op));
+                    let op = ops.id(view.op);
+                    views.op_ids.push(op);
                     views.flags.push(view.flags);
-                    batch.push(view);
-                    if batch.len() == BATCH {
-                        index_batch(&mut builder, &batch);
-                        batch.clear();
-                    }
+                    indexing.push(view, ops.kinds[op as usize]);
                 }
                 (1, _) => return None,
                 _ => rest.extend_from_slice(whole),
             }
         }
-        index_batch(&mut builder, &batch);
         views.rest = GraphDef::decode(rest.as_slice()).ok()?;
         views.ops = ops.names;
-        views.prepared = builder.and_then(Builder::finish);
+        views.prepared = indexing.finish();
         Some(views)
     }
 }
 
-/// Adds a batch of nodes to the index, unless an earlier node was refused.
-fn index_batch<'a>(builder: &mut Result<Builder<'a>, Failure>, batch: &[NodeView<'a>]) {
-    let Ok(b) = builder else {
-        return;
-    };
-    let mut hashes = [0u64; BATCH];
-    for (hash, view) in hashes.iter_mut().zip(batch) {
-        *hash = hash_bytes(view.name.as_bytes());
-    }
-    b.index.touch(&hashes[..batch.len()]);
-    for (view, &hash) in batch.iter().zip(&hashes) {
-        let inputs = RawFields::new(view.inputs.of(view.raw))
-            .map_while(Result::ok)
-            .filter(|field| field.0 == 3 && field.1 == 2)
-            .map(|field| field.2);
-        if let Err(refusal) = b.add(view.name, hash, view.op, view.controls_last(), inputs) {
-            *builder = Err(refusal);
-            return;
+/// Nodes on their way into the index. Their names are hashed a batch at a time, and their
+/// slots touched, while the batch before them is added: the table's cache misses are then
+/// over by the time each node is looked at.
+struct Indexing<'a> {
+    builder: Result<Builder<'a>, Failure>,
+    /// Nodes read, with their kind.
+    filling: Vec<(NodeView<'a>, u8)>,
+    /// Nodes whose slots were touched, with their kind and hash.
+    waiting: Vec<(NodeView<'a>, u8, u64)>,
+}
+
+impl<'a> Indexing<'a> {
+    fn new(nodes: usize) -> Self {
+        Indexing {
+            builder: Ok(Builder::with_capacity(nodes)),
+            filling: Vec::with_capacity(BATCH),
+            waiting: Vec::with_capacity(BATCH),
         }
+    }
+
+    fn push(&mut self, view: NodeView<'a>, kind: u8) {
+        self.filling.push((view, kind));
+        if self.filling.len() == BATCH {
+            self.cycle();
+        }
+    }
+
+    /// Touches the filling batch's slots, adds the waiting batch, and makes the filling batch
+    /// wait.
+    fn cycle(&mut self) {
+        let Ok(b) = &mut self.builder else {
+            return;
+        };
+        let mut hashes = [0u64; BATCH];
+        for (hash, (view, _)) in hashes.iter_mut().zip(&self.filling) {
+            *hash = hash_bytes(view.name.as_bytes());
+        }
+        b.index.touch(&hashes[..self.filling.len()]);
+        for &(view, kind, hash) in &self.waiting {
+            let inputs = RawFields::new(view.inputs.of(view.raw))
+                .map_while(Result::ok)
+                .filter(|field| field.0 == 3 && field.1 == 2)
+                .map(|field| field.2);
+            let controls_last = view.controls_last();
+            if let Err(refusal) = b.add(view.name, hash, view.op, kind, controls_last, inputs) {
+                self.builder = Err(refusal);
+                return;
+            }
+        }
+        self.waiting.clear();
+        let touched = self.filling.drain(..).zip(hashes);
+        self.waiting
+            .extend(touched.map(|((view, kind), hash)| (view, kind, hash)));
+    }
+
+    fn finish(mut self) -> Result<Prepared<'a>, Failure> {
+        self.cycle();
+        self.cycle();
+        self.builder.and_then(Builder::finish)
     }
 }
 
@@ -574,9 +609,11 @@ fn index_batch<'a>(builder: &mut Result<Builder<'a>, Failure>, batch: &[NodeView
 struct OpTable<'a> {
     names: Vec<&'a str>,
     ids: FastMap<&'a str, u32>,
-    /// The last op looked up of each length (modulo 16), and its position: a graph has few
-    /// ops, most often of different lengths.
-    recent: [(&'a str, u32); 16],
+    /// Each op's kind (see [`kind_of`]).
+    kinds: Vec<u8>,
+    /// Ops looked up before, by their hash: a graph has few ops, and each is then found
+    /// without the map.
+    recent: [(&'a str, u32); 64],
 }
 
 impl Default for OpTable<'_> {
@@ -584,23 +621,34 @@ impl Default for OpTable<'_> {
         OpTable {
             names: Vec::new(),
             ids: FastMap::default(),
-            recent: [("", u32::MAX); 16],
+            kinds: Vec::new(),
+            recent: [("", u32::MAX); 64],
         }
     }
 }
 
 impl<'a> OpTable<'a> {
     fn id(&mut self, op: &'a str) -> u32 {
-        let recent = &mut self.recent[op.len() % 16];
-        if recent.1 != u32::MAX && recent.0 == op {
-            return recent.1;
+        let hash = hash_bytes(op.as_bytes()) as usize;
+        let slots = [hash % 64, (hash >> 6) % 64];
+        for slot in slots {
+            let (seen, id) = self.recent[slot];
+            if id != u32::MAX && seen == op {
+                return id;
+            }
         }
         let next = self.names.len() as u32;
         let id = *self.ids.entry(op).or_insert(next);
         if id == next {
             self.names.push(op);
+            self.kinds.push(kind_of(op));
         }
-        *recent = (op, id);
+        let slot = if self.recent[slots[0]].1 == u32::MAX {
+            slots[0]
+        } else {
+            slots[1]
+        };
+        self.recent[slot] = (op, id);
         id
     }
 }
@@ -831,6 +879,15 @@ pub(super) const BIG_SLOT: u32 = u32::MAX - 1;
 const MERGE: u8 = 1;
 const NEXT_ITERATION: u8 = 2;
 
+/// An op's kind: [`MERGE`], [`NEXT_ITERATION`] or 0.
+fn kind_of(op: &str) -> u8 {
+    match op {
+        "NextIteration" | "RefNextIteration" => NEXT_ITERATION,
+        _ if is_merge(op) => MERGE,
+        _ => 0,
+    }
+}
+
 /// `BuildNodeIndex` and `InitFromEdges`, a node at a time.
 struct Builder<'a> {
     names: Vec<&'a str>,
@@ -863,6 +920,7 @@ impl<'a> Builder<'a> {
         name: &'a str,
         hash: u64,
         op: &str,
+        kind: u8,
         controls_last: bool,
         inputs: impl Iterator<Item = &'a [u8]>,
     ) -> Result<(), Failure> {
@@ -896,11 +954,7 @@ impl<'a> Builder<'a> {
                 "Node '{name}': Control dependencies must come after regular dependencies"
             )));
         }
-        self.kinds.push(match op {
-            "NextIteration" | "RefNextIteration" => NEXT_ITERATION,
-            _ if is_merge(op) => MERGE,
-            _ => 0,
-        });
+        self.kinds.push(kind);
         self.input_starts.push(self.edges.len() as u32);
         for input in inputs {
             let (source, slot) = tensor_id_bytes(input);
@@ -1010,6 +1064,7 @@ impl<'a> Prepared<'a> {
                     &node.name,
                     hash,
                     &node.op,
+                    kind_of(&node.op),
                     node.controls_last(),
                     node.input.iter().map(String::as_bytes),
                 )?;
