@@ -669,12 +669,11 @@ impl<'a> Importer<'a> {
         graph: &Prepared<'_>,
         producer: Option<i32>,
     ) -> Result<(), Failure> {
-        // The per-node state of one import, in buffers that the next import reuses.
+        // The per-node state of one import, in buffers that the next import reuses. They are
+        // filled when the import gets past its first node (most refusals come before).
         let mut scratch = graph.scratch.take();
         scratch.pending.clear();
-        scratch.pending.extend_from_slice(&graph.pending);
         scratch.types.clear();
-        scratch.types.resize(graph.len(), NOT_YET);
         let result = self.convert(nodes, graph, producer, &mut scratch);
         graph.scratch.replace(scratch);
         result
@@ -688,7 +687,6 @@ impl<'a> Importer<'a> {
         producer: Option<i32>,
         scratch: &mut Scratch,
     ) -> Result<(), Failure> {
-        let Scratch { pending, types } = scratch;
         let mut ready = graph.ready.clone();
         self.add_function_library()?;
         let mut signatures: Vec<(Types, Types)> = Vec::new();
@@ -701,6 +699,10 @@ impl<'a> Importer<'a> {
         while let Some(Reverse(o)) = ready.pop() {
             let o = o as usize;
             processed += 1;
+            if processed > 1 || graph.data_inputs(o).next().is_some() {
+                scratch.fill(graph);
+            }
+            let types = &scratch.types;
             let node = nodes.node(o, graph.name(o));
             // ValidateColocationConstraints: `loc:@NAME` in `_class` must name a node here.
             let class = node.attr("_class");
@@ -787,6 +789,8 @@ impl<'a> Importer<'a> {
             if let Some(producer) = producer {
                 check_deprecation(op, producer)?;
             }
+            scratch.fill(graph);
+            let Scratch { pending, types } = &mut *scratch;
             // MakeEdge, for each data input.
             for (i, &(src, slot)) in data_inputs.iter().enumerate() {
                 match signatures.get(types[src] as usize) {
@@ -855,11 +859,13 @@ impl<'a> Importer<'a> {
             )));
         }
         // AddBackEdges.
+        let signature = |n: usize| {
+            let index = scratch.types.get(n).copied().unwrap_or(NOT_YET);
+            signatures.get(index as usize)
+        };
         for (src, slot, dst, i) in back_edges {
-            if let (Some((_, src_outputs)), Some((in_types, _))) = (
-                signatures.get(types[src] as usize),
-                signatures.get(types[dst] as usize),
-            ) {
+            if let (Some((_, src_outputs)), Some((in_types, _))) = (signature(src), signature(dst))
+            {
                 make_edge(
                     &self.d,
                     graph.name(src),

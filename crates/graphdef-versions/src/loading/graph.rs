@@ -869,6 +869,16 @@ pub(super) struct Scratch {
     pub(super) types: Vec<u32>,
 }
 
+impl Scratch {
+    /// The state before an import's first node, unless it is there already.
+    pub(super) fn fill(&mut self, graph: &Prepared<'_>) {
+        if self.types.is_empty() && graph.len() > 0 {
+            self.pending.extend_from_slice(&graph.pending);
+            self.types.resize(graph.len(), NOT_YET);
+        }
+    }
+}
+
 /// An edge's slot when it is a control input.
 const CONTROL: u32 = u32::MAX;
 /// An edge's slot when it is a data input from an output numbered `BIG_SLOT` or more (no
