@@ -99,6 +99,69 @@ enum Dims {
     Heap(Vec<i32>),
 }
 
+impl TensorFacts {
+    /// A cheap hash of every field (floats by their bits), for [`TensorClasses`]: equal facts
+    /// hash alike (a NaN scale, never equal to itself, may hash alike and still not match).
+    #[inline]
+    fn hash(&self) -> u64 {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = 0u64;
+        let mut mix = |word: u64| h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+        mix(self.element_type as u64
+            | u64::from(self.is_const) << 8
+            | u64::from(self.is_shape_dynamic) << 9
+            | u64::from(self.is_variable) << 10
+            | u64::from(self.is_sparse) << 11
+            | u64::from(self.quantization.is_some()) << 12);
+        for &d in self.dims.as_slice() {
+            mix(u64::from(d as u32));
+        }
+        if let Some(q) = &self.quantization {
+            mix(q.scale_count as u64);
+            mix(u64::from(q.first_scale.map_or(0, f32::to_bits)) << 1
+                | u64::from(q.first_scale.is_some()));
+            mix(u64::from(q.quantized_dimension as u32));
+        }
+        h
+    }
+}
+
+/// The distinct facts of a subgraph's tensors, each tensor an index into them: a model of
+/// millions of tensors, written by a converter, has few distinct ones (its activations and
+/// weights alike), and 4 bytes per tensor cost no fresh pages (its facts, 72 bytes each,
+/// cost 245 MB on a 345 MB model). Tensors of one class have equal facts; tensors of
+/// different classes may too (a hash table slot was reused), which only costs a comparison
+/// later.
+#[derive(Clone, Debug, Default)]
+struct TensorClasses {
+    classes: Vec<TensorFacts>,
+    /// A direct-mapped table from a facts hash to the last class with that hash.
+    slots: Vec<u32>,
+}
+
+impl TensorClasses {
+    const SLOTS: usize = 1 << 10;
+
+    /// The class of `facts`, added if new.
+    #[inline]
+    fn intern(&mut self, facts: TensorFacts) -> Result<u32, Error> {
+        if self.slots.is_empty() {
+            self.slots = vec![u32::MAX; Self::SLOTS];
+        }
+        let slot = (facts.hash() >> 54) as usize % Self::SLOTS;
+        let found = self.slots[slot];
+        if let Some(class) = self.classes.get(found as usize)
+            && *class == facts
+        {
+            return Ok(found);
+        }
+        let class = pool_mark(self.classes.len())?;
+        self.classes.push(facts);
+        self.slots[slot] = class;
+        Ok(class)
+    }
+}
+
 impl Dims {
     /// Ranks up to 6 are inline: TFLite's kernels take at most rank 5 or 6.
     const INLINE: usize = 6;
@@ -158,7 +221,8 @@ struct OperatorFacts {
     params: u32,
     options_present: bool,
     /// Whether it reads exactly like the operator before it of the same code in its
-    /// subgraph: the same tensor indices, params entry and options presence. TF's rules then
+    /// subgraph: tensors of the same classes ([`TensorClasses`]), the same params entry and
+    /// options presence. TF's rules then
     /// give it that operator's version, and [`Model::for_each_version`] does not look again.
     repeats: bool,
 }
@@ -171,11 +235,14 @@ impl OperatorFacts {
 }
 
 /// A subgraph's tensors and operators, digested. Which params entry an operator points at
-/// depends on how it was read (entries are shared where the reader noticed equal params), so
-/// two subgraphs compare by [`Subgraph::reads_the_same`], not field by field.
+/// depends on how it was read (entries are shared where the reader noticed equal params),
+/// and so does which class a tensor is, so two subgraphs compare by
+/// [`Subgraph::reads_the_same`], not field by field.
 #[derive(Clone, Debug, Default)]
 struct Subgraph {
-    tensors: Vec<TensorFacts>,
+    /// Each tensor's class: an index into `classes`.
+    tensors: Vec<u32>,
+    classes: Vec<TensorFacts>,
     operators: Vec<OperatorFacts>,
     indices: Vec<i32>,
     params: Vec<Params>,
@@ -189,6 +256,8 @@ struct Subgraph {
 /// the params, interned: an operator whose params equal those of the last operator of its
 /// code shares that entry.
 struct Digested<'p, 'b> {
+    /// The subgraph's tensor classes ([`Subgraph::tensors`]).
+    classes: &'p [u32],
     operators: &'p mut Vec<OperatorFacts>,
     fresh: &'p mut Vec<u32>,
     pool: &'p mut Vec<i32>,
@@ -248,7 +317,8 @@ impl Digested<'_, '_> {
                 facts.repeats = last.params == facts.params
                     && last.options_present == facts.options_present
                     && split - start == then_split - then_start
-                    && same_indices(
+                    && same_classes(
+                        self.classes,
                         self.pool.get(then_start as usize..then_end as usize),
                         self.pool.get(start as usize..end as usize),
                     );
@@ -291,6 +361,7 @@ impl Subgraph {
         self.operators.reserve(list.len());
         let tensors = self.tensors.len();
         let mut out = Digested {
+            classes: &self.tensors,
             operators: &mut self.operators,
             fresh: &mut self.fresh,
             pool: &mut self.indices,
@@ -328,9 +399,10 @@ impl Subgraph {
 
     /// Tensor `index`'s facts; `None` for -1 (an absent input; indices were validated).
     fn tensor(&self, index: i32) -> Option<&TensorFacts> {
-        usize::try_from(index)
+        let class = usize::try_from(index)
             .ok()
-            .and_then(|i| self.tensors.get(i))
+            .and_then(|i| self.tensors.get(i))?;
+        self.classes.get(*class as usize)
     }
 
     /// Each operator as its facts read: opcode index, inputs, outputs, params, options
@@ -350,8 +422,12 @@ impl Subgraph {
     /// Whether `other` has the same tensors and operators. Floats compare by value, and NaN
     /// equals NaN here (their printed forms match).
     fn reads_the_same(&self, other: &Subgraph) -> bool {
-        let tensors = self.tensors == other.tensors
-            || format!("{:?}", self.tensors) == format!("{:?}", other.tensors);
+        let tensors = self.tensors.len() == other.tensors.len()
+            && (0..self.tensors.len()).all(|t| {
+                let t = i32::try_from(t).unwrap_or(-1);
+                let (a, b) = (self.tensor(t), other.tensor(t));
+                a == b || format!("{a:?}") == format!("{b:?}")
+            });
         tensors
             && self.operators.len() == other.operators.len()
             && self
@@ -366,6 +442,15 @@ impl Subgraph {
             .get(operator.params as usize)
             .copied()
             .unwrap_or_default()
+    }
+
+    /// Tensor `index`'s class; `u32::MAX` for -1 (an absent input; indices were validated).
+    #[inline(always)]
+    fn class(&self, index: i32) -> u32 {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.tensors.get(i))
+            .map_or(u32::MAX, |&c| c)
     }
 
     fn inputs(&self, operator: &OperatorFacts) -> &[i32] {
@@ -510,6 +595,7 @@ impl<'a> Model<'a> {
                 let subgraph = subgraph.map_err(malformed)?;
                 tables += 1;
                 let mut tensors = Vec::new();
+                let mut classes = TensorClasses::default();
                 if let Some(list) = subgraph.tensors().map_err(malformed)? {
                     tensors.reserve(list.len());
                     // By hand where the vector was found by hand, else (and for a tensor the
@@ -540,11 +626,12 @@ impl<'a> Model<'a> {
                                 )?
                             }
                         };
-                        tensors.push(facts);
+                        tensors.push(classes.intern(facts)?);
                     }
                 }
                 let mut graph = Subgraph {
                     tensors,
+                    classes: classes.classes,
                     ..Subgraph::default()
                 };
                 if let Some(list) = subgraph.operators().map_err(malformed)? {
@@ -696,17 +783,12 @@ impl<'a> Model<'a> {
         } else if sig.custom_name.is_some() {
             sig.custom_name = None;
         }
-        fill_specs(
-            &mut sig.inputs,
-            spare,
-            subgraph.inputs(operator),
-            &subgraph.tensors,
-        );
+        fill_specs(&mut sig.inputs, spare, subgraph.inputs(operator), subgraph);
         fill_specs(
             &mut sig.outputs,
             spare,
             subgraph.outputs(operator),
-            &subgraph.tensors,
+            subgraph,
         );
         sig.params = subgraph.params(operator);
         sig.options_present = operator.options_present;
@@ -1005,7 +1087,7 @@ impl Memo {
                     .indices
                     .iter()
                     .zip(inputs.iter().chain(outputs))
-                    .all(|(then, now)| then == now)
+                    .all(|(&then, &now)| subgraph.class(then) == subgraph.class(now))
             {
                 return true;
             }
@@ -1073,7 +1155,7 @@ fn fill_specs(
     specs: &mut Vec<TensorSpec>,
     spare: &mut Vec<TensorSpec>,
     indices: &[i32],
-    tensors: &[TensorFacts],
+    subgraph: &Subgraph,
 ) {
     while specs.len() > indices.len() {
         spare.extend(specs.pop());
@@ -1083,7 +1165,7 @@ fn fill_specs(
     }
     for (spec, &index) in specs.iter_mut().zip(indices) {
         // Indices were validated: -1 or in range.
-        match usize::try_from(index).ok().and_then(|i| tensors.get(i)) {
+        match subgraph.tensor(index) {
             Some(t) => {
                 spec.element_type = t.element_type;
                 spec.dims.clear();
@@ -1375,18 +1457,25 @@ fn digest_raw_operator<'b>(
     Ok(Some(external))
 }
 
-/// Whether two operators' tensor indices are the same, in an explicit loop (a call to
-/// `memcmp` per operator cost more, perf).
+/// Whether two operators' tensors (indices `a` and `b`, validated) are of the same classes
+/// (`classes`: each tensor's), in an explicit loop (a call to `memcmp` per operator cost
+/// more, perf).
 #[inline(always)]
-fn same_indices(a: Option<&[i32]>, b: Option<&[i32]>) -> bool {
+fn same_classes(classes: &[u32], a: Option<&[i32]>, b: Option<&[i32]>) -> bool {
     let (Some(a), Some(b)) = (a, b) else {
         return false;
     };
     if a.len() != b.len() {
         return false;
     }
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
+    let class = |index: i32| {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| classes.get(i))
+            .map_or(u32::MAX, |&c| c)
+    };
+    for (&x, &y) in a.iter().zip(b) {
+        if x != y && class(x) != class(y) {
             return false;
         }
     }
@@ -1568,7 +1657,11 @@ mod tests {
                     .iter()
                     .map(|s| s.resolved().collect())
                     .collect();
-                let tensors: Vec<_> = model.subgraphs.iter().map(|s| &s.tensors).collect();
+                let tensors: Vec<Vec<_>> = model
+                    .subgraphs
+                    .iter()
+                    .map(|s| s.tensors.iter().map(|&c| &s.classes[c as usize]).collect())
+                    .collect();
                 format!(
                     "{:?}",
                     (
