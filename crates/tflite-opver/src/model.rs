@@ -99,65 +99,118 @@ enum Dims {
     Heap(Vec<i32>),
 }
 
+/// A tensor's facts packed into words, for [`TensorClasses`]: its type and flags, rank,
+/// dimensions (up to [`Dims::INLINE`]), and quantization (scale count, first scale's bits,
+/// quantized dimension). Equal keys are bitwise-equal facts, which TF's rules judge alike.
+type FactsKey = [u32; 10];
+
 impl TensorFacts {
-    /// A cheap hash of every field (floats by their bits), for [`TensorClasses`]: equal facts
-    /// hash alike (a NaN scale, never equal to itself, may hash alike and still not match).
+    /// The facts' key; `None` for a shape longer than [`Dims::INLINE`] or more scales than
+    /// a `u32` counts (such a tensor is a class of its own).
     #[inline]
-    fn hash(&self) -> u64 {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = 0u64;
-        let mut mix = |word: u64| h = (h.rotate_left(5) ^ word).wrapping_mul(K);
-        mix(self.element_type as u64
-            | u64::from(self.is_const) << 8
-            | u64::from(self.is_shape_dynamic) << 9
-            | u64::from(self.is_variable) << 10
-            | u64::from(self.is_sparse) << 11
-            | u64::from(self.quantization.is_some()) << 12);
-        for &d in self.dims.as_slice() {
-            mix(u64::from(d as u32));
-        }
-        if let Some(q) = &self.quantization {
-            mix(q.scale_count as u64);
-            mix(u64::from(q.first_scale.map_or(0, f32::to_bits)) << 1
-                | u64::from(q.first_scale.is_some()));
-            mix(u64::from(q.quantized_dimension as u32));
-        }
-        h
+    fn key(&self) -> Option<FactsKey> {
+        let Dims::Inline(rank, dims) = &self.dims else {
+            return None;
+        };
+        let (count, first, dimension) = match &self.quantization {
+            None => (0, None, 0),
+            Some(q) => (
+                u32::try_from(q.scale_count).ok()?,
+                q.first_scale,
+                q.quantized_dimension,
+            ),
+        };
+        let flags = self.element_type as u32
+            | u32::from(self.is_const) << 8
+            | u32::from(self.is_shape_dynamic) << 9
+            | u32::from(self.is_variable) << 10
+            | u32::from(self.is_sparse) << 11
+            | u32::from(self.quantization.is_some()) << 12
+            | u32::from(first.is_some()) << 13
+            | u32::from(*rank) << 16;
+        Some([
+            flags,
+            dims[0] as u32,
+            dims[1] as u32,
+            dims[2] as u32,
+            dims[3] as u32,
+            dims[4] as u32,
+            dims[5] as u32,
+            count,
+            first.map_or(0, f32::to_bits),
+            dimension as u32,
+        ])
     }
 }
 
 /// The distinct facts of a subgraph's tensors, each tensor an index into them: a model of
 /// millions of tensors, written by a converter, has few distinct ones (its activations and
 /// weights alike), and 4 bytes per tensor cost no fresh pages (its facts, 72 bytes each,
-/// cost 245 MB on a 345 MB model). Tensors of one class have equal facts; tensors of
-/// different classes may too (a hash table slot was reused), which only costs a comparison
+/// cost 245 MB on a 345 MB model). Tensors of one class have bitwise-equal facts; tensors
+/// of different classes may too (a table entry was reused), which only costs a comparison
 /// later.
 #[derive(Clone, Debug, Default)]
 struct TensorClasses {
     classes: Vec<TensorFacts>,
-    /// A direct-mapped table from a facts hash to the last class with that hash.
-    slots: Vec<u32>,
+    /// Each class's key (`None`: a class of its own).
+    keys: Vec<Option<FactsKey>>,
+    /// A two-way set-associative table from a key's hash to the last two classes with that
+    /// hash, the most recent first.
+    sets: Vec<[u32; 2]>,
 }
 
 impl TensorClasses {
-    const SLOTS: usize = 1 << 10;
+    const SETS: usize = 1 << 10;
+
+    /// A key's set: each word times an odd constant of its own, summed (independent
+    /// multiplications, not a chain), then mixed once.
+    #[inline]
+    fn set_of(key: &FactsKey) -> usize {
+        const K: [u64; 10] = [
+            0x9e37_79b9_7f4a_7c15,
+            0xc2b2_ae3d_27d4_eb4f,
+            0x1656_67b1_9e37_79f9,
+            0x85eb_ca77_c2b2_ae63,
+            0x27d4_eb2f_1656_67c5,
+            0xff51_afd7_ed55_8ccd,
+            0xc4ce_b9fe_1a85_ec53,
+            0x2545_f491_4f6c_dd1d,
+            0x5851_f42d_4c95_7f2d,
+            0x1405_7b7e_f767_814f,
+        ];
+        let mut h = 0u64;
+        for (&word, k) in key.iter().zip(K) {
+            h = h.wrapping_add(u64::from(word).wrapping_mul(k));
+        }
+        h ^= h >> 29;
+        (h.wrapping_mul(K[0]) >> 54) as usize % Self::SETS
+    }
 
     /// The class of `facts`, added if new.
     #[inline]
     fn intern(&mut self, facts: TensorFacts) -> Result<u32, Error> {
-        if self.slots.is_empty() {
-            self.slots = vec![u32::MAX; Self::SLOTS];
+        if self.sets.is_empty() {
+            self.sets = vec![[u32::MAX; 2]; Self::SETS];
         }
-        let slot = (facts.hash() >> 54) as usize % Self::SLOTS;
-        let found = self.slots[slot];
-        if let Some(class) = self.classes.get(found as usize)
-            && *class == facts
+        let key = facts.key();
+        let set = key.as_ref().map(Self::set_of);
+        if let (Some(key), Some(set)) = (&key, set)
+            && let Some(&ways) = self.sets.get(set)
         {
-            return Ok(found);
+            for found in ways {
+                if let Some(Some(then)) = self.keys.get(found as usize)
+                    && then == key
+                {
+                    return Ok(found);
+                }
+            }
         }
         let class = pool_mark(self.classes.len())?;
         self.classes.push(facts);
-        self.slots[slot] = class;
+        self.keys.push(key);
+        if let Some(ways) = set.and_then(|set| self.sets.get_mut(set)) {
+            *ways = [class, ways[0]];
+        }
         Ok(class)
     }
 }
@@ -1070,8 +1123,9 @@ struct Memo {
 
 impl Memo {
     /// Whether `operator` of subgraph `s` reads the same to TF's rules: input count, options
-    /// presence, tensors (the same ones, or equal facts) and params. Floats compare with
-    /// `==`: a NaN scale or option never matches, and is judged anew.
+    /// presence, tensors (of the same class in the same subgraph, whose facts are bitwise
+    /// equal, or equal facts) and params. Facts and params of different classes and entries
+    /// compare with `==`: a NaN scale or option there never matches, and is judged anew.
     #[inline]
     fn same(&self, subgraphs: &[Subgraph], s: usize, operator: &OperatorFacts) -> bool {
         // The common case first: the same tensors and params entry in the same subgraph.
@@ -1687,6 +1741,53 @@ mod tests {
             assert_eq!(format!("{kept:?}"), format!("{dims:?}"));
         }
         assert_eq!(Dims::Heap(vec![1, 2]), Dims::new([1, 2].into_iter()));
+    }
+
+    /// Fresh tensors of a few kinds, as a converter writes them, cost one class of facts per
+    /// kind, however many tensors there are; a tensor of rank 7 is a class of its own.
+    #[test]
+    fn alike_tensors_share_a_class() {
+        let mut b = ModelBuilder::new();
+        let q = |scale: f32, dims: &[i32]| {
+            TensorSpec::new(ElementType::Int8, dims).quantized(Quantization::per_tensor(scale))
+        };
+        let kinds = [
+            q(0.5, &[1, 8, 8, 4]),
+            q(0.25, &[1, 8, 8, 4]),
+            q(0.5, &[1, 8, 8, 4]).constant(),
+            q(0.5, &[4, 4]),
+            TensorSpec::new(ElementType::Float32, &[1, 8, 8, 4]),
+            TensorSpec::new(ElementType::Int32, &[4]).constant(),
+            TensorSpec::new(ElementType::Int8, &[1, 8, 8, 4])
+                .quantized(Quantization::per_channel(4, 3)),
+        ];
+        let add = b.operator_code(BuiltinOperator::ADD, OpVersion::ONE);
+        for i in 0..3000 {
+            let inputs = [
+                b.tensor(&kinds[i % kinds.len()]),
+                b.tensor(&kinds[(i / 3) % kinds.len()]),
+            ];
+            let output = b.tensor(&kinds[0]);
+            b.operator(add, &inputs, &[output], None);
+        }
+        let long = b.tensor(&TensorSpec::new(ElementType::Int8, &[1; 7]));
+        let long_too = b.tensor(&TensorSpec::new(ElementType::Int8, &[1; 7]));
+        b.operator(add, &[long, long_too], &[long], None);
+        let bytes = b.finish();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let subgraph = &model.subgraphs[0];
+        assert_eq!(subgraph.tensors.len(), 9002);
+        assert_eq!(subgraph.classes.len(), kinds.len() + 2);
+        // Each tensor's class has the facts it was written with.
+        for (t, &class) in subgraph.tensors.iter().enumerate().take(9000) {
+            let i = t / 3;
+            let spec = &kinds[[i % kinds.len(), (i / 3) % kinds.len(), 0][t % 3]];
+            let facts = &subgraph.classes[class as usize];
+            assert_eq!(facts.element_type, spec.element_type, "{t}");
+            assert_eq!(facts.dims.as_slice(), spec.dims, "{t}");
+            assert_eq!(facts.is_const, spec.is_const, "{t}");
+            assert_eq!(facts.quantization, spec.quantization, "{t}");
+        }
     }
 
     /// The hand reader and planus agree on every model, valid or not: every byte of the
