@@ -7,8 +7,8 @@ use crate::generated::schema::tflite as fb;
 use crate::layout::layout_error;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::operator_table::{
-    RawOperator, RawTensor, buffer_data_len, buffers_vector, i32s, operators_vector, options_bytes,
-    tensors_vector, union_value,
+    RawOperator, RawTensor, buffer_data_len, buffer_fields, buffers_vector, i32s, operators_vector,
+    options_bytes, tensors_vector, union_value,
 };
 use crate::options;
 use crate::params::{OptionsKind, Params};
@@ -112,35 +112,42 @@ impl TensorFacts {
         let Dims::Inline(rank, dims) = &self.dims else {
             return None;
         };
-        let (count, first, dimension) = match &self.quantization {
-            None => (0, None, 0),
-            Some(q) => (
-                u32::try_from(q.scale_count).ok()?,
-                q.first_scale,
-                q.quantized_dimension,
-            ),
-        };
-        let flags = self.element_type as u32
-            | u32::from(self.is_const) << 8
-            | u32::from(self.is_shape_dynamic) << 9
-            | u32::from(self.is_variable) << 10
-            | u32::from(self.is_sparse) << 11
-            | u32::from(self.quantization.is_some()) << 12
-            | u32::from(first.is_some()) << 13
-            | u32::from(*rank) << 16;
-        Some([
-            flags,
-            dims[0] as u32,
-            dims[1] as u32,
-            dims[2] as u32,
-            dims[3] as u32,
-            dims[4] as u32,
-            dims[5] as u32,
-            count,
-            first.map_or(0, f32::to_bits),
-            dimension as u32,
-        ])
+        pack_key(self, usize::from(*rank), dims)
     }
+}
+
+/// The key of `facts` whose shape is `dims[..rank]` (zeros after it), the dims field of
+/// `facts` aside: the hand reader packs a tensor's facts before it has its [`Dims`].
+#[inline(always)]
+fn pack_key(facts: &TensorFacts, rank: usize, dims: &[i32; Dims::INLINE]) -> Option<FactsKey> {
+    let (count, first, dimension) = match &facts.quantization {
+        None => (0, None, 0),
+        Some(q) => (
+            u32::try_from(q.scale_count).ok()?,
+            q.first_scale,
+            q.quantized_dimension,
+        ),
+    };
+    let flags = facts.element_type as u32
+        | u32::from(facts.is_const) << 8
+        | u32::from(facts.is_shape_dynamic) << 9
+        | u32::from(facts.is_variable) << 10
+        | u32::from(facts.is_sparse) << 11
+        | u32::from(facts.quantization.is_some()) << 12
+        | u32::from(first.is_some()) << 13
+        | (rank as u32) << 16;
+    Some([
+        flags,
+        dims[0] as u32,
+        dims[1] as u32,
+        dims[2] as u32,
+        dims[3] as u32,
+        dims[4] as u32,
+        dims[5] as u32,
+        count,
+        first.map_or(0, f32::to_bits),
+        dimension as u32,
+    ])
 }
 
 /// The distinct facts of a subgraph's tensors, each tensor an index into them: a model of
@@ -189,17 +196,24 @@ impl TensorClasses {
     /// The class of `facts`, added if new.
     #[inline]
     fn intern(&mut self, facts: TensorFacts) -> Result<u32, Error> {
+        let key = facts.key();
+        self.intern_key(key, facts)
+    }
+
+    /// The class of `facts`, whose key is `key`, added if new.
+    #[inline(always)]
+    fn intern_key(&mut self, key: Option<FactsKey>, facts: TensorFacts) -> Result<u32, Error> {
         if self.sets.is_empty() {
             self.sets = vec![[u32::MAX; 2]; Self::SETS];
         }
-        let key = facts.key();
         let set = key.as_ref().map(Self::set_of);
         if let (Some(key), Some(set)) = (&key, set)
             && let Some(&ways) = self.sets.get(set)
         {
             for found in ways {
+                // Every word at once, branch-free (`==` on the arrays called `memcmp`, perf).
                 if let Some(Some(then)) = self.keys.get(found as usize)
-                    && then == key
+                    && then.iter().zip(key).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0
                 {
                     return Ok(found);
                 }
@@ -609,12 +623,39 @@ impl<'a> Model<'a> {
         }
 
         let buffers = root.buffers().map_err(malformed)?;
+        // The buffers, for constant tensors read by hand (`None`: planus reads them).
+        let raw_buffers = buffers_vector(bytes).filter(|_| by_hand);
         // Models over 2 GB keep data at absolute file offsets ("only valid if > 1").
         let mut external_data = false;
+        // Whether each buffer holds data ([`HoldsData`]), read by hand in this one walk over
+        // the buffers: a constant tensor then costs a lookup, not a visit to its buffer.
+        let mut holds_data: Option<Vec<HoldsData>> = None;
         if let Some(list) = buffers {
-            for buffer in list {
-                external_data |= buffer.map_err(malformed)?.offset().map_err(malformed)? > 1;
+            let first = raw_buffers
+                .flatten()
+                .filter(|&(len, _)| len == list.len())
+                .map(|(_, first)| first);
+            let mut states = Vec::with_capacity(if first.is_some() { list.len() } else { 0 });
+            for i in 0..list.len() {
+                let by_hand = first.and_then(|first| buffer_fields(bytes, first + 4 * i));
+                let offset = match by_hand {
+                    Some((data, offset)) => {
+                        states.push(match data {
+                            Some(len) => HoldsData::from(len.is_some_and(|len| len > 0)),
+                            None => HoldsData::Unknown,
+                        });
+                        offset
+                    }
+                    None => {
+                        states.push(HoldsData::Unknown);
+                        // `i` is below the vector's length.
+                        let buffer = list.get(i).ok_or_else(|| layout_error("a buffer"))?;
+                        buffer.map_err(malformed)?.offset().map_err(malformed)?
+                    }
+                };
+                external_data |= offset > 1;
             }
+            holds_data = first.map(|_| states);
         }
         let buffer_data = |index: u32| -> Result<Option<&'a [u8]>, Error> {
             let Some(buffers) = buffers else {
@@ -639,8 +680,6 @@ impl<'a> Model<'a> {
                 tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
             }
         }
-        // The buffers, for constant tensors read by hand (`None`: planus reads them).
-        let raw_buffers = buffers_vector(bytes).filter(|_| by_hand);
         let mut subgraphs = Vec::new();
         if let Some(list) = root.subgraphs().map_err(malformed)? {
             subgraphs.reserve(list.len());
@@ -657,29 +696,41 @@ impl<'a> Model<'a> {
                         .filter(|&(len, _)| by_hand && len == list.len())
                         .map(|(_, first)| first);
                     for t in 0..list.len() {
-                        let raw = first.and_then(|first| RawTensor::read(bytes, first + 4 * t));
-                        let facts = match raw {
-                            Some(raw) => digest_raw_tensor(
-                                &raw,
-                                |index| match raw_buffers {
-                                    Some(None) => Some(None),
-                                    Some(Some(list)) => buffer_data_len(bytes, list, index),
-                                    None => None,
+                        let by_hand = match first {
+                            Some(first) => digest_raw_tensor(
+                                bytes,
+                                first + 4 * t,
+                                |index| match (&holds_data, raw_buffers) {
+                                    (Some(states), _) => match states.get(index as usize) {
+                                        // Out of range: no data, as planus reads it.
+                                        None | Some(HoldsData::No) => Some(None),
+                                        Some(HoldsData::Yes) => Some(Some(1)),
+                                        Some(HoldsData::Unknown) => None,
+                                    },
+                                    (None, Some(None)) => Some(None),
+                                    (None, Some(Some(list))) => buffer_data_len(bytes, list, index),
+                                    (None, None) => None,
                                 },
                                 &buffer_data,
                                 &mut tables,
+                                &mut classes,
                             )?,
+                            None => None,
+                        };
+                        let class = match by_hand {
+                            Some(class) => class,
                             None => {
                                 // `t` is below the vector's length.
                                 let tensor = list.get(t).ok_or_else(|| layout_error("a tensor"))?;
-                                digest_tensor(
+                                let facts = digest_tensor(
                                     tensor.map_err(malformed)?,
                                     &buffer_data,
                                     &mut tables,
-                                )?
+                                )?;
+                                classes.intern(facts)?
                             }
                         };
-                        tensors.push(classes.intern(facts)?);
+                        tensors.push(class);
                     }
                 }
                 let mut graph = Subgraph {
@@ -1108,6 +1159,22 @@ impl<'a> Model<'a> {
     }
 }
 
+/// Whether a buffer holds data (a tensor using it is constant), as read by hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HoldsData {
+    No,
+    Yes,
+    /// The hand reader gave up on its data: planus reads it for each tensor that uses it,
+    /// and reports what is wrong.
+    Unknown,
+}
+
+impl From<bool> for HoldsData {
+    fn from(holds: bool) -> Self {
+        if holds { Self::Yes } else { Self::No }
+    }
+}
+
 /// The last operator of an operator code judged, in [`Model::for_each_version`].
 #[derive(Clone, Debug, Default)]
 struct Memo {
@@ -1245,15 +1312,26 @@ fn fill_specs(
     }
 }
 
-/// [`digest_tensor`] from the hand reader's fields.
+/// [`digest_tensor`] by hand, for the tensor whose offset is stored at `element`, straight
+/// into its class: `Ok(None)` when the hand reader gives up and planus must read it.
 /// `data_len` gives the length of a buffer's data by hand (`None`: planus' `buffer_data` must
 /// read it).
+///
+/// One function from the tensor's bytes to its class, with the reader inlined: its facts are
+/// packed into their key where they are read (handing the reader's fields, then the facts,
+/// back through memory stalled on each tensor, perf on a model of 3.4 million tensors).
+#[inline(never)]
 fn digest_raw_tensor<'a>(
-    raw: &RawTensor<'_>,
+    bytes: &[u8],
+    element: usize,
     data_len: impl Fn(u32) -> Option<Option<usize>>,
     buffer_data: &impl Fn(u32) -> Result<Option<&'a [u8]>, Error>,
     tables: &mut usize,
-) -> Result<TensorFacts, Error> {
+    classes: &mut TensorClasses,
+) -> Result<Option<u32>, Error> {
+    let Some(raw) = RawTensor::read(bytes, element) else {
+        return Ok(None);
+    };
     *tables += 1 + raw.variant_tensors + usize::from(raw.sparse);
     // TF: a tensor is constant when its buffer (not the sentinel 0) holds data.
     let is_const = raw.buffer != 0
@@ -1271,15 +1349,27 @@ fn digest_raw_tensor<'a>(
                     quantized_dimension,
                 }
             });
-    Ok(TensorFacts {
+    let mut facts = TensorFacts {
         element_type: ElementType::from_schema(raw.type_).unwrap_or(ElementType::NoType),
-        dims: Dims::new(i32s(raw.shape)),
+        dims: Dims::Inline(0, [0; Dims::INLINE]),
         is_const,
         is_shape_dynamic: i32s(raw.shape_signature).any(|d| d == -1),
         is_variable: raw.is_variable,
         quantization,
         is_sparse: raw.sparse,
-    })
+    };
+    let rank = raw.shape.len() / 4;
+    if rank > Dims::INLINE {
+        facts.dims = Dims::new(i32s(raw.shape));
+        return classes.intern_key(None, facts).map(Some);
+    }
+    let mut dims = [0; Dims::INLINE];
+    for (d, c) in dims.iter_mut().zip(raw.shape.chunks_exact(4)) {
+        *d = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    let key = pack_key(&facts, rank, &dims);
+    facts.dims = Dims::Inline(rank as u8, dims);
+    classes.intern_key(key, facts).map(Some)
 }
 
 /// Digests a tensor, and adds its FlatBuffer tables to `tables`: itself, its quantization
