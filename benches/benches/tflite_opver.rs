@@ -15,14 +15,24 @@
 //! with fresh tensors for each operator and options that vary more, profit less from both:
 //! this model is the case those two shortcuts were made for, not a typical one.
 //!
-//! The CLI is timed as a whole process on the same model: with `TFLITE_1M_OPS_FILE=PATH` in
+//! A second model has the same million operators in the same mix, but, as the TensorFlow
+//! converter writes them, every operator has tensors of its own: each input and output is a
+//! new tensor with a name, a shape and quantization parameters, and each constant one a buffer
+//! of its own (3.4 million tensors, about 350 MB). Nothing repeats there but the options
+//! tables: it measures what reading the tensor tables costs, which the first model hides.
+//! Its group (`model_1m_operators_fresh_tensors`) has the baseline walk and the full
+//! recompute, with the fewest samples criterion takes.
+//!
+//! The CLI is timed as a whole process on the same models: with `TFLITE_1M_OPS_FILE=PATH` in
 //! the environment, the bench also writes the model it generates to `PATH`
 //! (`TFLITE_1M_OPS_FILE=/tmp/1m.tflite cargo bench -p benches --bench tflite_opver -- baseline`
-//! writes it and runs only the baseline), for `/usr/bin/time tflite-opver inspect PATH`.
+//! writes it and runs only the baselines), for `/usr/bin/time tflite-opver inspect PATH`;
+//! `TFLITE_1M_FRESH_OPS_FILE=PATH` writes the model with fresh tensors.
 
 use std::hint::black_box;
+use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use tflite_opver::{
     AddParams, BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType,
     FullyConnectedParams, Model, ModelBuilder, MulParams, OpVersion, Params, Quantization,
@@ -116,6 +126,79 @@ fn million_operator_model() -> Vec<u8> {
     b.finish()
 }
 
+/// The operator mix of [`million_operator_model`], with fresh tensors for every operator:
+/// each input and output a new tensor (named, shaped, quantized as the converter writes
+/// them), each constant one with a buffer of its own.
+fn million_operator_fresh_tensor_model() -> Vec<u8> {
+    let mut b = ModelBuilder::new();
+    let q = Quantization::per_tensor(0.05);
+    let i8t = |dims: &[i32]| TensorSpec::new(ElementType::Int8, dims).quantized(q);
+    let x = i8t(&[1, 16, 16, 8]);
+    let w = TensorSpec::new(ElementType::Int8, &[8, 3, 3, 8])
+        .constant()
+        .quantized(Quantization::per_channel(8, 0));
+    let dw = TensorSpec::new(ElementType::Int8, &[1, 3, 3, 8])
+        .constant()
+        .quantized(Quantization::per_channel(8, 3));
+    let bias = TensorSpec::new(ElementType::Int32, &[8]).constant();
+    let fc_w = i8t(&[8, 8]).constant();
+    let f = TensorSpec::new(ElementType::Float32, &[1, 16, 16, 8]);
+    let idx = TensorSpec::new(ElementType::Int32, &[4]).constant();
+
+    let v1 = OpVersion::ONE;
+    let ops = [
+        (
+            b.operator_code(BuiltinOperator::CONV_2D, v1),
+            vec![&x, &w, &bias],
+            Some(Params::Conv2D(Conv2DParams::default())),
+        ),
+        (
+            b.operator_code(BuiltinOperator::DEPTHWISE_CONV_2D, v1),
+            vec![&x, &dw, &bias],
+            Some(Params::DepthwiseConv2D(DepthwiseConv2DParams {
+                dilation_width_factor: 2,
+                ..Default::default()
+            })),
+        ),
+        (
+            b.operator_code(BuiltinOperator::FULLY_CONNECTED, v1),
+            vec![&x, &fc_w, &bias],
+            Some(Params::FullyConnected(FullyConnectedParams::default())),
+        ),
+        (
+            b.operator_code(BuiltinOperator::ADD, v1),
+            vec![&x, &x],
+            Some(Params::Add(AddParams::default())),
+        ),
+        (
+            b.operator_code(BuiltinOperator::MUL, v1),
+            vec![&x, &x],
+            Some(Params::Mul(MulParams::default())),
+        ),
+        (b.operator_code(BuiltinOperator::RELU, v1), vec![&x], None),
+        (
+            b.operator_code(BuiltinOperator::STRIDED_SLICE, v1),
+            vec![&x, &idx, &idx, &idx],
+            Some(Params::StridedSlice(StridedSliceParams::default())),
+        ),
+        (
+            b.operator_code(BuiltinOperator::QUANTIZE, v1),
+            vec![&f],
+            None,
+        ),
+    ];
+    let mut inputs = Vec::new();
+    for i in 0..OPERATORS {
+        let (code, specs, params) = &ops[i % ops.len()];
+        inputs.clear();
+        inputs.extend(specs.iter().map(|spec| b.tensor(spec)));
+        let output = b.tensor(&x);
+        b.operator(*code, &inputs, &[output], params.as_ref());
+    }
+    b.min_runtime_version(&RuntimeVersion::new(1, 5, 0));
+    b.finish()
+}
+
 /// The baseline: a plain walk of every operator through the generated planus reader, reading
 /// what every operator is made of (opcode index, input and output tensor indices) and
 /// nothing more: what any tool pays just to look at each operator once.
@@ -175,5 +258,37 @@ fn million_operators(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, million_operators);
+fn million_operators_fresh_tensors(c: &mut Criterion) {
+    let bytes = million_operator_fresh_tensor_model();
+    if let Some(path) = std::env::var_os("TFLITE_1M_FRESH_OPS_FILE") {
+        std::fs::write(&path, &bytes).expect("TFLITE_1M_FRESH_OPS_FILE names a writable path");
+    }
+    let parsed = Model::from_bytes(&bytes).expect("valid");
+    assert_eq!(parsed.operator_count(), OPERATORS);
+    drop(parsed);
+
+    let mut group = c.benchmark_group("model_1m_operators_fresh_tensors");
+    // Each iteration reads about 350 MB: the fewest samples criterion takes, one iteration
+    // each.
+    group.sample_size(10);
+    group.sampling_mode(SamplingMode::Flat);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(5));
+    group.throughput(Throughput::Elements(OPERATORS as u64));
+    group.bench_function("baseline: plain planus walk of every operator", |b| {
+        b.iter(|| black_box(plain_walk(black_box(&bytes)).expect("valid")));
+    });
+    group.bench_function(
+        "full version recompute (validate + signatures + rules)",
+        |b| {
+            b.iter(|| {
+                let model = Model::from_bytes(black_box(&bytes)).expect("valid");
+                black_box(model.required_versions())
+            });
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, million_operators, million_operators_fresh_tensors);
 criterion_main!(benches);

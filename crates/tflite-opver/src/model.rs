@@ -7,8 +7,8 @@ use crate::generated::schema::tflite as fb;
 use crate::layout::layout_error;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::operator_table::{
-    RawOperator, RawTensor, buffer_data_len, buffers_vector, i32s, operators_vector, options_bytes,
-    tensors_vector, union_value,
+    RawOperator, RawTensor, buffer_data_len, buffer_fields, buffers_vector, i32s, operators_vector,
+    options_bytes, tensors_vector, union_value,
 };
 use crate::options;
 use crate::params::{OptionsKind, Params};
@@ -99,6 +99,136 @@ enum Dims {
     Heap(Vec<i32>),
 }
 
+/// A tensor's facts packed into words, for [`TensorClasses`]: its type and flags, rank,
+/// dimensions (up to [`Dims::INLINE`]), and quantization (scale count, first scale's bits,
+/// quantized dimension). Equal keys are bitwise-equal facts, which TF's rules judge alike.
+type FactsKey = [u32; 10];
+
+impl TensorFacts {
+    /// The facts' key; `None` for a shape longer than [`Dims::INLINE`] or more scales than
+    /// a `u32` counts (such a tensor is a class of its own).
+    #[inline]
+    fn key(&self) -> Option<FactsKey> {
+        let Dims::Inline(rank, dims) = &self.dims else {
+            return None;
+        };
+        pack_key(self, usize::from(*rank), dims)
+    }
+}
+
+/// The key of `facts` whose shape is `dims[..rank]` (zeros after it), the dims field of
+/// `facts` aside: the hand reader packs a tensor's facts before it has its [`Dims`].
+#[inline(always)]
+fn pack_key(facts: &TensorFacts, rank: usize, dims: &[i32; Dims::INLINE]) -> Option<FactsKey> {
+    let (count, first, dimension) = match &facts.quantization {
+        None => (0, None, 0),
+        Some(q) => (
+            u32::try_from(q.scale_count).ok()?,
+            q.first_scale,
+            q.quantized_dimension,
+        ),
+    };
+    let flags = facts.element_type as u32
+        | u32::from(facts.is_const) << 8
+        | u32::from(facts.is_shape_dynamic) << 9
+        | u32::from(facts.is_variable) << 10
+        | u32::from(facts.is_sparse) << 11
+        | u32::from(facts.quantization.is_some()) << 12
+        | u32::from(first.is_some()) << 13
+        | (rank as u32) << 16;
+    Some([
+        flags,
+        dims[0] as u32,
+        dims[1] as u32,
+        dims[2] as u32,
+        dims[3] as u32,
+        dims[4] as u32,
+        dims[5] as u32,
+        count,
+        first.map_or(0, f32::to_bits),
+        dimension as u32,
+    ])
+}
+
+/// The distinct facts of a subgraph's tensors, each tensor an index into them: a model of
+/// millions of tensors, written by a converter, has few distinct ones (its activations and
+/// weights alike), and 4 bytes per tensor cost no fresh pages (its facts, 72 bytes each,
+/// cost 245 MB on a 345 MB model). Tensors of one class have bitwise-equal facts; tensors
+/// of different classes may too (a table entry was reused), which only costs a comparison
+/// later.
+#[derive(Clone, Debug, Default)]
+struct TensorClasses {
+    classes: Vec<TensorFacts>,
+    /// Each class's key (`None`: a class of its own).
+    keys: Vec<Option<FactsKey>>,
+    /// A two-way set-associative table from a key's hash to the last two classes with that
+    /// hash, the most recent first.
+    sets: Vec<[u32; 2]>,
+}
+
+impl TensorClasses {
+    const SETS: usize = 1 << 10;
+
+    /// A key's set: each word times an odd constant of its own, summed (independent
+    /// multiplications, not a chain), then mixed once.
+    #[inline]
+    fn set_of(key: &FactsKey) -> usize {
+        const K: [u64; 10] = [
+            0x9e37_79b9_7f4a_7c15,
+            0xc2b2_ae3d_27d4_eb4f,
+            0x1656_67b1_9e37_79f9,
+            0x85eb_ca77_c2b2_ae63,
+            0x27d4_eb2f_1656_67c5,
+            0xff51_afd7_ed55_8ccd,
+            0xc4ce_b9fe_1a85_ec53,
+            0x2545_f491_4f6c_dd1d,
+            0x5851_f42d_4c95_7f2d,
+            0x1405_7b7e_f767_814f,
+        ];
+        let mut h = 0u64;
+        for (&word, k) in key.iter().zip(K) {
+            h = h.wrapping_add(u64::from(word).wrapping_mul(k));
+        }
+        h ^= h >> 29;
+        (h.wrapping_mul(K[0]) >> 54) as usize % Self::SETS
+    }
+
+    /// The class of `facts`, added if new.
+    #[inline]
+    fn intern(&mut self, facts: TensorFacts) -> Result<u32, Error> {
+        let key = facts.key();
+        self.intern_key(key, facts)
+    }
+
+    /// The class of `facts`, whose key is `key`, added if new.
+    #[inline(always)]
+    fn intern_key(&mut self, key: Option<FactsKey>, facts: TensorFacts) -> Result<u32, Error> {
+        if self.sets.is_empty() {
+            self.sets = vec![[u32::MAX; 2]; Self::SETS];
+        }
+        let set = key.as_ref().map(Self::set_of);
+        if let (Some(key), Some(set)) = (&key, set)
+            && let Some(&ways) = self.sets.get(set)
+        {
+            for found in ways {
+                // Every word at once, branch-free (`==` on the arrays called `memcmp`, perf).
+                if let Some(Some(then)) = self.keys.get(found as usize)
+                    && then.iter().zip(key).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0
+                {
+                    return Ok(found);
+                }
+            }
+        }
+        let class = pool_mark(self.classes.len())?;
+        self.classes.push(facts);
+        self.keys.push(key);
+        if let Some(ways) = set.and_then(|set| self.sets.get_mut(set)) {
+            *ways = [class, ways[0]];
+        }
+        Ok(class)
+    }
+}
+
 impl Dims {
     /// Ranks up to 6 are inline: TFLite's kernels take at most rank 5 or 6.
     const INLINE: usize = 6;
@@ -158,7 +288,8 @@ struct OperatorFacts {
     params: u32,
     options_present: bool,
     /// Whether it reads exactly like the operator before it of the same code in its
-    /// subgraph: the same tensor indices, params entry and options presence. TF's rules then
+    /// subgraph: tensors of the same classes ([`TensorClasses`]), the same params entry and
+    /// options presence. TF's rules then
     /// give it that operator's version, and [`Model::for_each_version`] does not look again.
     repeats: bool,
 }
@@ -171,11 +302,14 @@ impl OperatorFacts {
 }
 
 /// A subgraph's tensors and operators, digested. Which params entry an operator points at
-/// depends on how it was read (entries are shared where the reader noticed equal params), so
-/// two subgraphs compare by [`Subgraph::reads_the_same`], not field by field.
+/// depends on how it was read (entries are shared where the reader noticed equal params),
+/// and so does which class a tensor is, so two subgraphs compare by
+/// [`Subgraph::reads_the_same`], not field by field.
 #[derive(Clone, Debug, Default)]
 struct Subgraph {
-    tensors: Vec<TensorFacts>,
+    /// Each tensor's class: an index into `classes`.
+    tensors: Vec<u32>,
+    classes: Vec<TensorFacts>,
     operators: Vec<OperatorFacts>,
     indices: Vec<i32>,
     params: Vec<Params>,
@@ -189,6 +323,8 @@ struct Subgraph {
 /// the params, interned: an operator whose params equal those of the last operator of its
 /// code shares that entry.
 struct Digested<'p, 'b> {
+    /// The subgraph's tensor classes ([`Subgraph::tensors`]).
+    classes: &'p [u32],
     operators: &'p mut Vec<OperatorFacts>,
     fresh: &'p mut Vec<u32>,
     pool: &'p mut Vec<i32>,
@@ -248,7 +384,8 @@ impl Digested<'_, '_> {
                 facts.repeats = last.params == facts.params
                     && last.options_present == facts.options_present
                     && split - start == then_split - then_start
-                    && same_indices(
+                    && same_classes(
+                        self.classes,
                         self.pool.get(then_start as usize..then_end as usize),
                         self.pool.get(start as usize..end as usize),
                     );
@@ -291,6 +428,7 @@ impl Subgraph {
         self.operators.reserve(list.len());
         let tensors = self.tensors.len();
         let mut out = Digested {
+            classes: &self.tensors,
             operators: &mut self.operators,
             fresh: &mut self.fresh,
             pool: &mut self.indices,
@@ -328,9 +466,10 @@ impl Subgraph {
 
     /// Tensor `index`'s facts; `None` for -1 (an absent input; indices were validated).
     fn tensor(&self, index: i32) -> Option<&TensorFacts> {
-        usize::try_from(index)
+        let class = usize::try_from(index)
             .ok()
-            .and_then(|i| self.tensors.get(i))
+            .and_then(|i| self.tensors.get(i))?;
+        self.classes.get(*class as usize)
     }
 
     /// Each operator as its facts read: opcode index, inputs, outputs, params, options
@@ -350,8 +489,12 @@ impl Subgraph {
     /// Whether `other` has the same tensors and operators. Floats compare by value, and NaN
     /// equals NaN here (their printed forms match).
     fn reads_the_same(&self, other: &Subgraph) -> bool {
-        let tensors = self.tensors == other.tensors
-            || format!("{:?}", self.tensors) == format!("{:?}", other.tensors);
+        let tensors = self.tensors.len() == other.tensors.len()
+            && (0..self.tensors.len()).all(|t| {
+                let t = i32::try_from(t).unwrap_or(-1);
+                let (a, b) = (self.tensor(t), other.tensor(t));
+                a == b || format!("{a:?}") == format!("{b:?}")
+            });
         tensors
             && self.operators.len() == other.operators.len()
             && self
@@ -366,6 +509,15 @@ impl Subgraph {
             .get(operator.params as usize)
             .copied()
             .unwrap_or_default()
+    }
+
+    /// Tensor `index`'s class; `u32::MAX` for -1 (an absent input; indices were validated).
+    #[inline(always)]
+    fn class(&self, index: i32) -> u32 {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.tensors.get(i))
+            .map_or(u32::MAX, |&c| c)
     }
 
     fn inputs(&self, operator: &OperatorFacts) -> &[i32] {
@@ -471,12 +623,39 @@ impl<'a> Model<'a> {
         }
 
         let buffers = root.buffers().map_err(malformed)?;
+        // The buffers, for constant tensors read by hand (`None`: planus reads them).
+        let raw_buffers = buffers_vector(bytes).filter(|_| by_hand);
         // Models over 2 GB keep data at absolute file offsets ("only valid if > 1").
         let mut external_data = false;
+        // Whether each buffer holds data ([`HoldsData`]), read by hand in this one walk over
+        // the buffers: a constant tensor then costs a lookup, not a visit to its buffer.
+        let mut holds_data: Option<Vec<HoldsData>> = None;
         if let Some(list) = buffers {
-            for buffer in list {
-                external_data |= buffer.map_err(malformed)?.offset().map_err(malformed)? > 1;
+            let first = raw_buffers
+                .flatten()
+                .filter(|&(len, _)| len == list.len())
+                .map(|(_, first)| first);
+            let mut states = Vec::with_capacity(if first.is_some() { list.len() } else { 0 });
+            for i in 0..list.len() {
+                let by_hand = first.and_then(|first| buffer_fields(bytes, first + 4 * i));
+                let offset = match by_hand {
+                    Some((data, offset)) => {
+                        states.push(match data {
+                            Some(len) => HoldsData::from(len.is_some_and(|len| len > 0)),
+                            None => HoldsData::Unknown,
+                        });
+                        offset
+                    }
+                    None => {
+                        states.push(HoldsData::Unknown);
+                        // `i` is below the vector's length.
+                        let buffer = list.get(i).ok_or_else(|| layout_error("a buffer"))?;
+                        buffer.map_err(malformed)?.offset().map_err(malformed)?
+                    }
+                };
+                external_data |= offset > 1;
             }
+            holds_data = first.map(|_| states);
         }
         let buffer_data = |index: u32| -> Result<Option<&'a [u8]>, Error> {
             let Some(buffers) = buffers else {
@@ -501,8 +680,6 @@ impl<'a> Model<'a> {
                 tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
             }
         }
-        // The buffers, for constant tensors read by hand (`None`: planus reads them).
-        let raw_buffers = buffers_vector(bytes).filter(|_| by_hand);
         let mut subgraphs = Vec::new();
         if let Some(list) = root.subgraphs().map_err(malformed)? {
             subgraphs.reserve(list.len());
@@ -510,6 +687,7 @@ impl<'a> Model<'a> {
                 let subgraph = subgraph.map_err(malformed)?;
                 tables += 1;
                 let mut tensors = Vec::new();
+                let mut classes = TensorClasses::default();
                 if let Some(list) = subgraph.tensors().map_err(malformed)? {
                     tensors.reserve(list.len());
                     // By hand where the vector was found by hand, else (and for a tensor the
@@ -518,33 +696,46 @@ impl<'a> Model<'a> {
                         .filter(|&(len, _)| by_hand && len == list.len())
                         .map(|(_, first)| first);
                     for t in 0..list.len() {
-                        let raw = first.and_then(|first| RawTensor::read(bytes, first + 4 * t));
-                        let facts = match raw {
-                            Some(raw) => digest_raw_tensor(
-                                &raw,
-                                |index| match raw_buffers {
-                                    Some(None) => Some(None),
-                                    Some(Some(list)) => buffer_data_len(bytes, list, index),
-                                    None => None,
+                        let by_hand = match first {
+                            Some(first) => digest_raw_tensor(
+                                bytes,
+                                first + 4 * t,
+                                |index| match (&holds_data, raw_buffers) {
+                                    (Some(states), _) => match states.get(index as usize) {
+                                        // Out of range: no data, as planus reads it.
+                                        None | Some(HoldsData::No) => Some(None),
+                                        Some(HoldsData::Yes) => Some(Some(1)),
+                                        Some(HoldsData::Unknown) => None,
+                                    },
+                                    (None, Some(None)) => Some(None),
+                                    (None, Some(Some(list))) => buffer_data_len(bytes, list, index),
+                                    (None, None) => None,
                                 },
                                 &buffer_data,
                                 &mut tables,
+                                &mut classes,
                             )?,
+                            None => None,
+                        };
+                        let class = match by_hand {
+                            Some(class) => class,
                             None => {
                                 // `t` is below the vector's length.
                                 let tensor = list.get(t).ok_or_else(|| layout_error("a tensor"))?;
-                                digest_tensor(
+                                let facts = digest_tensor(
                                     tensor.map_err(malformed)?,
                                     &buffer_data,
                                     &mut tables,
-                                )?
+                                )?;
+                                classes.intern(facts)?
                             }
                         };
-                        tensors.push(facts);
+                        tensors.push(class);
                     }
                 }
                 let mut graph = Subgraph {
                     tensors,
+                    classes: classes.classes,
                     ..Subgraph::default()
                 };
                 if let Some(list) = subgraph.operators().map_err(malformed)? {
@@ -696,17 +887,12 @@ impl<'a> Model<'a> {
         } else if sig.custom_name.is_some() {
             sig.custom_name = None;
         }
-        fill_specs(
-            &mut sig.inputs,
-            spare,
-            subgraph.inputs(operator),
-            &subgraph.tensors,
-        );
+        fill_specs(&mut sig.inputs, spare, subgraph.inputs(operator), subgraph);
         fill_specs(
             &mut sig.outputs,
             spare,
             subgraph.outputs(operator),
-            &subgraph.tensors,
+            subgraph,
         );
         sig.params = subgraph.params(operator);
         sig.options_present = operator.options_present;
@@ -973,6 +1159,22 @@ impl<'a> Model<'a> {
     }
 }
 
+/// Whether a buffer holds data (a tensor using it is constant), as read by hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HoldsData {
+    No,
+    Yes,
+    /// The hand reader gave up on its data: planus reads it for each tensor that uses it,
+    /// and reports what is wrong.
+    Unknown,
+}
+
+impl From<bool> for HoldsData {
+    fn from(holds: bool) -> Self {
+        if holds { Self::Yes } else { Self::No }
+    }
+}
+
 /// The last operator of an operator code judged, in [`Model::for_each_version`].
 #[derive(Clone, Debug, Default)]
 struct Memo {
@@ -988,8 +1190,9 @@ struct Memo {
 
 impl Memo {
     /// Whether `operator` of subgraph `s` reads the same to TF's rules: input count, options
-    /// presence, tensors (the same ones, or equal facts) and params. Floats compare with
-    /// `==`: a NaN scale or option never matches, and is judged anew.
+    /// presence, tensors (of the same class in the same subgraph, whose facts are bitwise
+    /// equal, or equal facts) and params. Facts and params of different classes and entries
+    /// compare with `==`: a NaN scale or option there never matches, and is judged anew.
     #[inline]
     fn same(&self, subgraphs: &[Subgraph], s: usize, operator: &OperatorFacts) -> bool {
         // The common case first: the same tensors and params entry in the same subgraph.
@@ -1005,7 +1208,7 @@ impl Memo {
                     .indices
                     .iter()
                     .zip(inputs.iter().chain(outputs))
-                    .all(|(then, now)| then == now)
+                    .all(|(&then, &now)| subgraph.class(then) == subgraph.class(now))
             {
                 return true;
             }
@@ -1073,7 +1276,7 @@ fn fill_specs(
     specs: &mut Vec<TensorSpec>,
     spare: &mut Vec<TensorSpec>,
     indices: &[i32],
-    tensors: &[TensorFacts],
+    subgraph: &Subgraph,
 ) {
     while specs.len() > indices.len() {
         spare.extend(specs.pop());
@@ -1083,7 +1286,7 @@ fn fill_specs(
     }
     for (spec, &index) in specs.iter_mut().zip(indices) {
         // Indices were validated: -1 or in range.
-        match usize::try_from(index).ok().and_then(|i| tensors.get(i)) {
+        match subgraph.tensor(index) {
             Some(t) => {
                 spec.element_type = t.element_type;
                 spec.dims.clear();
@@ -1109,15 +1312,26 @@ fn fill_specs(
     }
 }
 
-/// [`digest_tensor`] from the hand reader's fields.
+/// [`digest_tensor`] by hand, for the tensor whose offset is stored at `element`, straight
+/// into its class: `Ok(None)` when the hand reader gives up and planus must read it.
 /// `data_len` gives the length of a buffer's data by hand (`None`: planus' `buffer_data` must
 /// read it).
+///
+/// One function from the tensor's bytes to its class, with the reader inlined: its facts are
+/// packed into their key where they are read (handing the reader's fields, then the facts,
+/// back through memory stalled on each tensor, perf on a model of 3.4 million tensors).
+#[inline(never)]
 fn digest_raw_tensor<'a>(
-    raw: &RawTensor<'_>,
+    bytes: &[u8],
+    element: usize,
     data_len: impl Fn(u32) -> Option<Option<usize>>,
     buffer_data: &impl Fn(u32) -> Result<Option<&'a [u8]>, Error>,
     tables: &mut usize,
-) -> Result<TensorFacts, Error> {
+    classes: &mut TensorClasses,
+) -> Result<Option<u32>, Error> {
+    let Some(raw) = RawTensor::read(bytes, element) else {
+        return Ok(None);
+    };
     *tables += 1 + raw.variant_tensors + usize::from(raw.sparse);
     // TF: a tensor is constant when its buffer (not the sentinel 0) holds data.
     let is_const = raw.buffer != 0
@@ -1135,15 +1349,27 @@ fn digest_raw_tensor<'a>(
                     quantized_dimension,
                 }
             });
-    Ok(TensorFacts {
+    let mut facts = TensorFacts {
         element_type: ElementType::from_schema(raw.type_).unwrap_or(ElementType::NoType),
-        dims: Dims::new(i32s(raw.shape)),
+        dims: Dims::Inline(0, [0; Dims::INLINE]),
         is_const,
         is_shape_dynamic: i32s(raw.shape_signature).any(|d| d == -1),
         is_variable: raw.is_variable,
         quantization,
         is_sparse: raw.sparse,
-    })
+    };
+    let rank = raw.shape.len() / 4;
+    if rank > Dims::INLINE {
+        facts.dims = Dims::new(i32s(raw.shape));
+        return classes.intern_key(None, facts).map(Some);
+    }
+    let mut dims = [0; Dims::INLINE];
+    for (d, c) in dims.iter_mut().zip(raw.shape.chunks_exact(4)) {
+        *d = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    let key = pack_key(&facts, rank, &dims);
+    facts.dims = Dims::Inline(rank as u8, dims);
+    classes.intern_key(key, facts).map(Some)
 }
 
 /// Digests a tensor, and adds its FlatBuffer tables to `tables`: itself, its quantization
@@ -1375,18 +1601,25 @@ fn digest_raw_operator<'b>(
     Ok(Some(external))
 }
 
-/// Whether two operators' tensor indices are the same, in an explicit loop (a call to
-/// `memcmp` per operator cost more, perf).
+/// Whether two operators' tensors (indices `a` and `b`, validated) are of the same classes
+/// (`classes`: each tensor's), in an explicit loop (a call to `memcmp` per operator cost
+/// more, perf).
 #[inline(always)]
-fn same_indices(a: Option<&[i32]>, b: Option<&[i32]>) -> bool {
+fn same_classes(classes: &[u32], a: Option<&[i32]>, b: Option<&[i32]>) -> bool {
     let (Some(a), Some(b)) = (a, b) else {
         return false;
     };
     if a.len() != b.len() {
         return false;
     }
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
+    let class = |index: i32| {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| classes.get(i))
+            .map_or(u32::MAX, |&c| c)
+    };
+    for (&x, &y) in a.iter().zip(b) {
+        if x != y && class(x) != class(y) {
             return false;
         }
     }
@@ -1568,7 +1801,11 @@ mod tests {
                     .iter()
                     .map(|s| s.resolved().collect())
                     .collect();
-                let tensors: Vec<_> = model.subgraphs.iter().map(|s| &s.tensors).collect();
+                let tensors: Vec<Vec<_>> = model
+                    .subgraphs
+                    .iter()
+                    .map(|s| s.tensors.iter().map(|&c| &s.classes[c as usize]).collect())
+                    .collect();
                 format!(
                     "{:?}",
                     (
@@ -1594,6 +1831,53 @@ mod tests {
             assert_eq!(format!("{kept:?}"), format!("{dims:?}"));
         }
         assert_eq!(Dims::Heap(vec![1, 2]), Dims::new([1, 2].into_iter()));
+    }
+
+    /// Fresh tensors of a few kinds, as a converter writes them, cost one class of facts per
+    /// kind, however many tensors there are; a tensor of rank 7 is a class of its own.
+    #[test]
+    fn alike_tensors_share_a_class() {
+        let mut b = ModelBuilder::new();
+        let q = |scale: f32, dims: &[i32]| {
+            TensorSpec::new(ElementType::Int8, dims).quantized(Quantization::per_tensor(scale))
+        };
+        let kinds = [
+            q(0.5, &[1, 8, 8, 4]),
+            q(0.25, &[1, 8, 8, 4]),
+            q(0.5, &[1, 8, 8, 4]).constant(),
+            q(0.5, &[4, 4]),
+            TensorSpec::new(ElementType::Float32, &[1, 8, 8, 4]),
+            TensorSpec::new(ElementType::Int32, &[4]).constant(),
+            TensorSpec::new(ElementType::Int8, &[1, 8, 8, 4])
+                .quantized(Quantization::per_channel(4, 3)),
+        ];
+        let add = b.operator_code(BuiltinOperator::ADD, OpVersion::ONE);
+        for i in 0..3000 {
+            let inputs = [
+                b.tensor(&kinds[i % kinds.len()]),
+                b.tensor(&kinds[(i / 3) % kinds.len()]),
+            ];
+            let output = b.tensor(&kinds[0]);
+            b.operator(add, &inputs, &[output], None);
+        }
+        let long = b.tensor(&TensorSpec::new(ElementType::Int8, &[1; 7]));
+        let long_too = b.tensor(&TensorSpec::new(ElementType::Int8, &[1; 7]));
+        b.operator(add, &[long, long_too], &[long], None);
+        let bytes = b.finish();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let subgraph = &model.subgraphs[0];
+        assert_eq!(subgraph.tensors.len(), 9002);
+        assert_eq!(subgraph.classes.len(), kinds.len() + 2);
+        // Each tensor's class has the facts it was written with.
+        for (t, &class) in subgraph.tensors.iter().enumerate().take(9000) {
+            let i = t / 3;
+            let spec = &kinds[[i % kinds.len(), (i / 3) % kinds.len(), 0][t % 3]];
+            let facts = &subgraph.classes[class as usize];
+            assert_eq!(facts.element_type, spec.element_type, "{t}");
+            assert_eq!(facts.dims.as_slice(), spec.dims, "{t}");
+            assert_eq!(facts.is_const, spec.is_const, "{t}");
+            assert_eq!(facts.quantization, spec.quantization, "{t}");
+        }
     }
 
     /// The hand reader and planus agree on every model, valid or not: every byte of the

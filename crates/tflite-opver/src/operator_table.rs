@@ -153,6 +153,24 @@ pub(crate) fn buffer_data_len(
         return Some(None);
     }
     let buffer = RawTable::at_offset(b, first.checked_add(index.checked_mul(4)?)?)?;
+    data_len(b, &buffer)
+}
+
+/// The fields of the buffer whose offset is stored at `element`: its `data` length (as
+/// [`buffer_data_len`] reads it) and its `offset` (0 when absent); `None` when the hand
+/// reader gives up on the table or the offset.
+#[inline]
+pub(crate) fn buffer_fields(b: &[u8], element: usize) -> Option<(Option<Option<usize>>, u64)> {
+    let buffer = RawTable::at_offset(b, element)?;
+    // Buffer slots (schema.fbs): data 0, offset 1, size 2.
+    let offset = buffer.u64(b, 1)?;
+    Some((data_len(b, &buffer), offset))
+}
+
+/// A buffer's `data` length: `Some(None)` when absent, `None` when the vector is not inside
+/// the buffer (planus' check).
+#[inline]
+fn data_len(b: &[u8], buffer: &RawTable<'_>) -> Option<Option<usize>> {
     // Buffer slot 0: `data`, a vector of bytes.
     match buffer.slot(0) {
         0 => Some(None),
@@ -306,7 +324,7 @@ pub(crate) struct RawTensor<'a> {
 
 impl<'a> RawTensor<'a> {
     /// Reads the tensor whose offset is stored at `element`.
-    #[inline]
+    #[inline(always)] // into `digest_raw_tensor`, which packs its fields where they are read
     pub(crate) fn read(b: &'a [u8], element: usize) -> Option<Self> {
         // Tensor slots (schema.fbs): shape 0, type 1, buffer 2, name 3, quantization 4,
         // is_variable 5, sparsity 6, shape_signature 7, has_rank 8, variant_tensors 9.
