@@ -11,6 +11,10 @@
 //! writes it and runs only the small benches), for `/usr/bin/time graphdef-versions check PATH`
 //! beside TensorFlow's `GraphDef.FromString` of the same bytes.
 //!
+//! `graph_def_1m_nodes/releases_ten_importers` judges that graph in all ten releases with
+//! `ReleaseJudge` (each refuses it at its first node, once every node is indexed), beside
+//! `judge_versions_and_ops`, what `check` does.
+//!
 //! `releases_1m_valid_nodes` judges a graph that every release loads (a `Placeholder`, then
 //! `Identity` and `AddV2` nodes in a chain, all with their attrs) in all ten releases with
 //! `ReleaseJudge`, beside the full prost decode of the same bytes: replaying ten importers,
@@ -148,6 +152,16 @@ fn million_nodes(c: &mut Criterion) {
     let registry = Registry::tensorflow();
     group.bench_function("judge_versions_and_ops", |b| {
         b.iter(|| judge(black_box(&bytes), &consumer, &registry).unwrap())
+    });
+    // What `graphdef-versions releases` does, beside `judge_versions_and_ops` (what `check`
+    // does): every release refuses this graph at its first node, after indexing all of them.
+    let releases = ReleaseJudge::with_host("bench");
+    group.bench_function("releases_ten_importers", |b| {
+        b.iter(|| {
+            let report = releases.judge(black_box(&bytes)).unwrap();
+            assert_eq!(report.oldest_release(), None);
+            report
+        })
     });
     group.bench_function("baseline/copy_bytes", |b| {
         b.iter(|| black_box(&bytes).to_vec())
