@@ -745,3 +745,19 @@ proptest! {
         }
     }
 }
+
+/// `fuzz/run.sh` stopped on this input (`graphdef_releases`): the in-place reading of nodes
+/// took a field key of more than 32 bits, which prost refuses ("invalid key value").
+#[test]
+fn an_attr_key_of_more_than_32_bits_is_refused_as_prost_refuses_it() {
+    let bytes = data_bytes("findings/graphdef_releases-attr-key-over-32-bits.bin");
+    // The first node's first attr entry starts with the 5-byte key f8 fa 9b 8b 79.
+    assert_eq!(bytes[0x22..0x27], [0xf8, 0xfa, 0x9b, 0x8b, 0x79]);
+    let whole = GraphDef::decode(bytes.as_slice()).unwrap_err();
+    assert!(whole.to_string().contains("invalid key value"), "{whole}");
+    let judged = graphdef_versions::ReleaseJudge::with_host("test").judge(&bytes);
+    assert!(
+        matches!(judged, Err(Error::Decode(_))),
+        "read as prost reads it: {judged:?}"
+    );
+}

@@ -14,6 +14,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::Failure;
 use crate::schema::{AttrValue, GraphDef, NodeDef};
 use prost::Message;
+use prost::bytes::Buf;
 
 /// A hash of bytes, eight at a time, each word folded in by a 128-bit multiply. Names come from
 /// the graph, and a graph that collides them on purpose only slows its own judging down.
@@ -159,8 +160,9 @@ impl<'a> RawFields<'a> {
     fn read_any(&mut self) -> Result<RawField<'a>, ()> {
         let start = self.rest;
         let mut buf = self.rest;
-        let key = varint(&mut buf).ok_or(())?;
-        let number = u32::try_from(key >> 3).map_err(|_| ())?;
+        // A key is a varint of at most 32 bits, as prost's `decode_key` reads it.
+        let key = u32::try_from(varint(&mut buf).ok_or(())?).map_err(|_| ())?;
+        let number = key >> 3;
         if number == 0 {
             return Err(());
         }
@@ -471,8 +473,10 @@ impl<'a> CheckedEntries<'a> {
         let flag = match self.all.get(entry) {
             Some(&flag) => flag,
             None => {
-                let (key, value) = attr_entry(entry)?;
-                AttrValue::decode(value).ok()?;
+                let (key, _) = attr_entry(entry)?;
+                if !decodes_in_a_graph(entry) {
+                    return None;
+                }
                 let flag = match key {
                     "_class" => NodeView::CLASS,
                     "_output_shapes" => NodeView::OUTPUT_SHAPES,
@@ -486,6 +490,18 @@ impl<'a> CheckedEntries<'a> {
         self.next += 1;
         Some(flag)
     }
+}
+
+/// Whether prost decodes `entry` as the attr entry of a node of a GraphDef: at the depth it
+/// has in the file, since prost's recursion limit counts the messages around it. The entry is
+/// not copied: the GraphDef's and NodeDef's headers are chained before it.
+fn decodes_in_a_graph(entry: &[u8]) -> bool {
+    let mut node = vec![0x2a];
+    prost::encoding::encode_varint(entry.len() as u64, &mut node);
+    let mut header = vec![0x0a];
+    prost::encoding::encode_varint((node.len() + entry.len()) as u64, &mut header);
+    header.extend_from_slice(&node);
+    GraphDef::decode(header.as_slice().chain(entry)).is_ok()
 }
 
 /// How many nodes are read, hashed and indexed together (see [`NameIndex::touch`]).
@@ -1364,6 +1380,73 @@ mod tests {
             assert_eq!(index.get(name.as_bytes(), |n| &names[n]), Some(i));
         }
         assert_eq!(index.get(b"n1000", |n| &names[n]), None);
+    }
+
+    #[test]
+    fn keys_are_read_as_prost_reads_them() {
+        // A key over 32 bits, whose field number would still fit in 32 bits.
+        let key = [0xf8, 0xfa, 0x9b, 0x8b, 0x79, 0x00];
+        assert!(RawFields::new(&key).read().is_err());
+        assert!(NodeDef::decode(&key[..]).is_err());
+        // Field number 0, wire types 6 and 7, a truncated length: refused; a group is left
+        // to prost.
+        for bytes in [
+            &[0x02, 0x00][..],
+            &[0x0e],
+            &[0x0f],
+            &[0x0a, 0x05, 0x00],
+            &[0x0b],
+        ] {
+            assert!(RawFields::new(bytes).read().is_err(), "{bytes:?}");
+        }
+        assert_eq!(
+            RawFields::new(&[0x0a, 0x01, 0x61]).read(),
+            Ok((1, 2, &b"a"[..], &[0x0a, 0x01, 0x61][..]))
+        );
+    }
+
+    /// An attr value nested `depth` times: `func` attrs inside `func` attrs.
+    fn nested(depth: usize) -> AttrValue {
+        use crate::schema::NameAttrList;
+        use crate::schema::attr_value::Value;
+        let mut value = AttrValue {
+            value: Some(Value::I(1)),
+        };
+        for _ in 0..depth {
+            value = AttrValue {
+                value: Some(Value::Func(NameAttrList {
+                    name: "f".into(),
+                    attr: [("a".to_string(), value)].into(),
+                })),
+            };
+        }
+        value
+    }
+
+    /// prost's recursion limit counts the messages around an attr value: a value that decodes
+    /// on its own may not decode inside a node of a graph, and the in-place reading must
+    /// refuse it as the whole decode does.
+    #[test]
+    fn attr_values_are_decoded_at_their_depth_in_the_graph() {
+        let mut both = 0;
+        for depth in 25..40 {
+            let value = nested(depth);
+            let graph = GraphDef {
+                node: vec![NodeDef {
+                    name: "n".into(),
+                    op: "Op".into(),
+                    attr: [("f".to_string(), value.clone())].into(),
+                    ..NodeDef::default()
+                }],
+                ..GraphDef::default()
+            };
+            let bytes = graph.encode_to_vec();
+            let whole = GraphDef::decode(bytes.as_slice()).is_ok();
+            assert_eq!(GraphViews::read(&bytes).is_some(), whole, "depth {depth}");
+            both += usize::from(!whole && AttrValue::decode(&*value.encode_to_vec()).is_ok());
+        }
+        // Some depths decode alone but not in the graph.
+        assert!(both > 0);
     }
 
     fn node_bytes(fields: &[(u8, &[u8])]) -> Vec<u8> {
