@@ -761,3 +761,20 @@ fn an_attr_key_of_more_than_32_bits_is_refused_as_prost_refuses_it() {
         "read as prost reads it: {judged:?}"
     );
 }
+
+/// `fuzz/run.sh` stopped on this input (`graphdef_releases`): a NodeDef's attr field (5)
+/// written as a varint. prost reads a map entry's length without looking at the wire type
+/// and refuses the bytes; the in-place reading had skipped the field as unknown.
+#[test]
+fn an_attr_field_written_as_a_varint_is_refused_as_prost_refuses_it() {
+    let bytes = data_bytes("findings/graphdef_releases-attr-as-varint.bin");
+    // After the name "c" and the op "Const", field 7 varints, then 0x28: field 5, varint.
+    assert_eq!(bytes[5..12], *b"\x12\x05Const");
+    assert_eq!(bytes[0x18], 0x28);
+    assert!(GraphDef::decode(bytes.as_slice()).is_err());
+    let judged = graphdef_versions::ReleaseJudge::with_host("test").judge(&bytes);
+    assert!(
+        matches!(judged, Err(Error::Decode(_))),
+        "read as prost reads it: {judged:?}"
+    );
+}

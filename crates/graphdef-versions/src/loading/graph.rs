@@ -745,7 +745,7 @@ fn read_node<'a>(raw: &'a [u8], checked: &mut CheckedEntries<'a>) -> Option<Node
                 view.inputs.cover(start, end);
             }
             (4, 2) => {}
-            (1..=4, _) => return None,
+            (1..=5, _) => return None,
             _ => {
                 after_attr = view.attrs.end != 0;
                 text_together = false;
