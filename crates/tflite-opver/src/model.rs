@@ -1966,4 +1966,33 @@ mod tests {
             );
         }
     }
+
+    /// Operators whose index bytes repeat the last operator's of their code share its pool
+    /// range when read by hand, and read exactly as planus reads them one by one.
+    #[test]
+    fn repeated_indices_share_one_range() {
+        let mut b = ModelBuilder::new();
+        let t =
+            TensorSpec::new(ElementType::Int8, &[1, 4]).quantized(Quantization::per_tensor(0.5));
+        let (x, y) = (b.tensor(&t), b.tensor(&t));
+        let add = b.operator_code(BuiltinOperator::ADD, OpVersion::ONE);
+        let relu = b.operator_code(BuiltinOperator::RELU, OpVersion::ONE);
+        for _ in 0..100 {
+            b.operator(add, &[x, y], &[x], Some(&Params::Add(AddParams::default())));
+            b.operator(relu, &[x], &[y], None);
+        }
+        // A different operator of the same code breaks the run, and the next one starts anew.
+        b.operator(add, &[y, x], &[x], Some(&Params::Add(AddParams::default())));
+        b.operator(add, &[x, y], &[x], Some(&Params::Add(AddParams::default())));
+        let bytes = b.finish();
+        let (hand, planus) = (
+            Model::read(&bytes, true).expect("valid"),
+            Model::read(&bytes, false).expect("valid"),
+        );
+        assert_eq!(outcome(&bytes, true), outcome(&bytes, false));
+        // ADD [x, y] -> x, RELU [x] -> y, ADD [y, x] -> x, ADD [x, y] -> x again.
+        assert_eq!(hand.subgraphs[0].indices.len(), 3 + 2 + 3 + 3);
+        assert_eq!(planus.subgraphs[0].indices.len(), 100 * 5 + 3 + 3);
+        assert_eq!(hand.required_versions(), planus.required_versions());
+    }
 }
