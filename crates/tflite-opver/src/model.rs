@@ -340,12 +340,25 @@ struct Digested<'p, 'b> {
     /// The FlatBuffer tables of the operators read: each operator and its options tables
     /// ([`Model::flatbuffer_tables`]).
     tables: usize,
+    /// Per operator code, the input and output index bytes of its last operator read by hand
+    /// and where its indices sit in the pool: an operator with the same bytes has the same
+    /// (already validated) indices, and shares that range instead of appending a copy.
+    last_indices: Vec<Option<IndicesMemo<'b>>>,
+    /// Per operator code, the options its operators read ([`OptionsKind::of`]), looked up
+    /// once per code rather than once per operator (2.8% of reading the bench model, perf).
+    kinds: Vec<OptionsKind>,
 }
+
+/// An operator's input and output index bytes, as the hand reader found them, and the
+/// range of the pool ([`OperatorFacts::tensors`]) that holds them, validated.
+type IndicesMemo<'b> = (&'b [u8], &'b [u8], [u32; 3]);
 
 /// An options table already read: its union tag, bytes ([`options_bytes`]) and params.
 #[derive(Clone, Copy)]
 struct OptionsMemo<'b> {
     tag: u8,
+    /// The vtable's position, and the bytes ([`options_bytes`]).
+    vtable: usize,
     bytes: (&'b [u8], &'b [u8]),
     params: u32,
     options_present: bool,
@@ -359,7 +372,8 @@ impl Digested<'_, '_> {
     fn intern(&mut self, code: usize, params: Params) -> Result<u32, Error> {
         if let Some(&last) = self.last.get(code)
             && let Some(found) = self.params.get(last as usize)
-            && *found == params
+            // No options (most ops without options tables): no call to the derived `==`.
+            && (matches!((found, &params), (Params::None, Params::None)) || *found == params)
         {
             return Ok(last);
         }
@@ -383,12 +397,14 @@ impl Digested<'_, '_> {
                 let [then_start, then_split, then_end] = last.tensors;
                 facts.repeats = last.params == facts.params
                     && last.options_present == facts.options_present
-                    && split - start == then_split - then_start
-                    && same_classes(
-                        self.classes,
-                        self.pool.get(then_start as usize..then_end as usize),
-                        self.pool.get(start as usize..end as usize),
-                    );
+                    // The same pool range (shared by the hand reader): the same tensors.
+                    && (facts.tensors == last.tensors
+                        || (split - start == then_split - then_start
+                            && same_classes(
+                                self.classes,
+                                self.pool.get(then_start as usize..then_end as usize),
+                                self.pool.get(start as usize..end as usize),
+                            )));
             }
             // Below `u32::MAX`: operators are counted by a FlatBuffer vector's `u32` length.
             *slot = u32::try_from(position).unwrap_or(u32::MAX);
@@ -397,6 +413,18 @@ impl Digested<'_, '_> {
             self.fresh.push(u32::try_from(position).unwrap_or(u32::MAX));
         }
         self.operators.push(facts);
+    }
+}
+
+impl<'b> Digested<'_, 'b> {
+    /// [`Digested::push`] for an operator read by hand, remembering its index bytes and
+    /// pool range for the next operator of its code.
+    #[inline(always)] // into `digest_raw_operator`
+    fn push_raw(&mut self, raw: &RawOperator<'b>, facts: OperatorFacts) {
+        if let Some(slot) = self.last_indices.get_mut(facts.opcode_index as usize) {
+            *slot = Some((raw.inputs, raw.outputs, facts.tensors));
+        }
+        self.push(facts);
     }
 }
 
@@ -437,6 +465,8 @@ impl Subgraph {
             last_operator: vec![u32::MAX; codes.len()],
             last_options: vec![None; codes.len()],
             tables: 0,
+            last_indices: vec![None; codes.len()],
+            kinds: codes.iter().map(|c| OptionsKind::of(c.builtin)).collect(),
         };
         let first = raw
             .filter(|&(len, _)| len == list.len())
@@ -1497,7 +1527,7 @@ fn too_many_indices() -> Error {
 #[inline(never)] // for the reason given at `digest_operator`
 fn digest_raw_operator<'b>(
     bytes: &'b [u8],
-    raw: &RawOperator<'_>,
+    raw: &RawOperator<'b>,
     at: OperatorLocation,
     codes: &[OperatorCode<'_>],
     tensors: usize,
@@ -1506,41 +1536,59 @@ fn digest_raw_operator<'b>(
     let opcode_index = raw.opcode_index;
     let code = operator_code(codes, opcode_index, at)?;
     let pool = &mut *out.pool;
+    // Nothing to undo below when the range is shared: the pool ends here either way.
     let start = pool.len();
-    raw_tensor_indices(raw.inputs, at, tensors, pool)?;
-    let (start_mark, split) = (pool_mark(start)?, pool_mark(pool.len())?);
-    raw_tensor_indices(raw.outputs, at, tensors, pool)?;
-    let end = pool_mark(pool.len())?;
-    let kind = OptionsKind::of(code.builtin);
+    let [start_mark, split, end] = match out.last_indices.get(opcode_index as usize) {
+        Some(&Some((inputs, outputs, range)))
+            if same_bytes(inputs, raw.inputs) && same_bytes(outputs, raw.outputs) =>
+        {
+            range
+        }
+        _ => {
+            raw_tensor_indices(raw.inputs, at, tensors, pool)?;
+            let (start_mark, split) = (pool_mark(start)?, pool_mark(pool.len())?);
+            raw_tensor_indices(raw.outputs, at, tensors, pool)?;
+            [start_mark, split, pool_mark(pool.len())?]
+        }
+    };
+    let kind = out
+        .kinds
+        .get(opcode_index as usize)
+        .copied()
+        .unwrap_or(OptionsKind::None);
     // Like TF's `ParseOpData`, read the options table only for ops that have options; for the
     // others, only whether it is there (a table TFLite's verifier counts).
     let mut tables = 1 + raw.options_2.map_or(0, |at| {
         usize::from(union_value::<fb::BuiltinOptions2Ref<'_>>(bytes, at).is_ok())
     });
     // An options table with the same bytes as the last one of this code reads the same.
-    let located = raw
-        .options
-        .and_then(|at| Some((at.0, options_bytes(bytes, at)?)));
     let memo = out
         .last_options
         .get(opcode_index as usize)
         .copied()
         .flatten();
-    if let (Some((tag, found)), Some(memo)) = (located, memo)
+    let located = raw.options.and_then(|at| {
+        let known = memo.map(|m| (m.vtable, m.bytes.0, m.bytes.1.len()));
+        Some((at.0, options_bytes(bytes, at, known)?))
+    });
+    if let (Some((tag, (_, vtable, table))), Some(memo)) = (located, memo)
         && memo.tag == tag
-        && same_bytes(memo.bytes.0, found.0)
-        && same_bytes(memo.bytes.1, found.1)
+        && same_bytes(memo.bytes.0, vtable)
+        && same_bytes(memo.bytes.1, table)
         && !code.is_custom()
         && kind != OptionsKind::None
     {
         out.tables += tables + usize::from(memo.counted);
-        out.push(OperatorFacts {
-            opcode_index,
-            tensors: [start_mark, split, end],
-            params: memo.params,
-            options_present: memo.options_present,
-            repeats: false,
-        });
+        out.push_raw(
+            raw,
+            OperatorFacts {
+                opcode_index,
+                tensors: [start_mark, split, end],
+                params: memo.params,
+                options_present: memo.options_present,
+                repeats: false,
+            },
+        );
         return Ok(Some(false));
     }
     let mut counted = false;
@@ -1577,27 +1625,31 @@ fn digest_raw_operator<'b>(
         false
     };
     let params = out.intern(opcode_index as usize, params)?;
-    if let (Some((tag, bytes)), Some(slot)) =
+    if let (Some((tag, (vtable, vtable_bytes, table_bytes))), Some(slot)) =
         (located, out.last_options.get_mut(opcode_index as usize))
         && !code.is_custom()
         && kind != OptionsKind::None
     {
         *slot = Some(OptionsMemo {
             tag,
-            bytes,
+            vtable,
+            bytes: (vtable_bytes, table_bytes),
             params,
             options_present,
             counted,
         });
     }
     out.tables += tables;
-    out.push(OperatorFacts {
-        opcode_index,
-        tensors: [start_mark, split, end],
-        params,
-        options_present,
-        repeats: false,
-    });
+    out.push_raw(
+        raw,
+        OperatorFacts {
+            opcode_index,
+            tensors: [start_mark, split, end],
+            params,
+            options_present,
+            repeats: false,
+        },
+    );
     Ok(Some(external))
 }
 
@@ -1913,5 +1965,34 @@ mod tests {
                 "{len}"
             );
         }
+    }
+
+    /// Operators whose index bytes repeat the last operator's of their code share its pool
+    /// range when read by hand, and read exactly as planus reads them one by one.
+    #[test]
+    fn repeated_indices_share_one_range() {
+        let mut b = ModelBuilder::new();
+        let t =
+            TensorSpec::new(ElementType::Int8, &[1, 4]).quantized(Quantization::per_tensor(0.5));
+        let (x, y) = (b.tensor(&t), b.tensor(&t));
+        let add = b.operator_code(BuiltinOperator::ADD, OpVersion::ONE);
+        let relu = b.operator_code(BuiltinOperator::RELU, OpVersion::ONE);
+        for _ in 0..100 {
+            b.operator(add, &[x, y], &[x], Some(&Params::Add(AddParams::default())));
+            b.operator(relu, &[x], &[y], None);
+        }
+        // A different operator of the same code breaks the run, and the next one starts anew.
+        b.operator(add, &[y, x], &[x], Some(&Params::Add(AddParams::default())));
+        b.operator(add, &[x, y], &[x], Some(&Params::Add(AddParams::default())));
+        let bytes = b.finish();
+        let (hand, planus) = (
+            Model::read(&bytes, true).expect("valid"),
+            Model::read(&bytes, false).expect("valid"),
+        );
+        assert_eq!(outcome(&bytes, true), outcome(&bytes, false));
+        // ADD [x, y] -> x, RELU [x] -> y, ADD [y, x] -> x, ADD [x, y] -> x again.
+        assert_eq!(hand.subgraphs[0].indices.len(), 3 + 2 + 3 + 3);
+        assert_eq!(planus.subgraphs[0].indices.len(), 100 * 5 + 3 + 3);
+        assert_eq!(hand.required_versions(), planus.required_versions());
     }
 }

@@ -277,14 +277,26 @@ pub(crate) fn union_value<'a, U: planus::TableReadUnion<'a>>(
 /// outside the buffer). Two options tables with equal bytes, read by planus' generated
 /// readers (which read scalars only, at most 8 bytes each, through the vtable), give equal
 /// values; where each sits, and so its offset to its vtable, does not matter.
-pub(crate) fn options_bytes(
-    b: &[u8],
+///
+/// `known`: the vtable an earlier call found (its position and bytes); a table that uses the
+/// same one (FlatBuffer writers share vtables) has the same extent, not measured again.
+/// Returns the vtable's position too.
+#[inline]
+pub(crate) fn options_bytes<'b>(
+    b: &'b [u8],
     (_, table, slot): (u8, usize, usize),
-) -> Option<(&[u8], &[u8])> {
+    known: Option<(usize, &'b [u8], usize)>,
+) -> Option<(usize, &'b [u8], &'b [u8])> {
     let field = table.checked_add(slot)?;
     let at = field.checked_add(u32_at(b, field)? as usize)?;
     let relative = u32_at(b, at)? as i32;
     let vtable = usize::try_from((at as i64).checked_sub(i64::from(relative))?).ok()?;
+    if let Some((known_at, vtable_bytes, table_len)) = known
+        && known_at == vtable
+    {
+        let table_bytes = b.get(at.checked_add(4)?..at.checked_add(4 + table_len)?)?;
+        return Some((vtable, vtable_bytes, table_bytes));
+    }
     let vtable_size = usize::from(u16_at(b, vtable)?);
     if vtable_size < 4 || vtable_size % 2 != 0 {
         return None;
@@ -299,7 +311,7 @@ pub(crate) fn options_bytes(
         }
     }
     let table_bytes = b.get(at.checked_add(4)?..at.checked_add(end)?)?;
-    Some((vtable_bytes, table_bytes))
+    Some((vtable, vtable_bytes, table_bytes))
 }
 
 /// A tensor's fields that [`Model::from_bytes`](crate::Model::from_bytes) reads, read the
