@@ -8,8 +8,10 @@
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::cmp::Reverse;
+use std::collections::hash_map::RandomState;
 use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 use super::Failure;
 use crate::schema::{AttrValue, GraphDef, NodeDef};
@@ -17,15 +19,18 @@ use prost::Message;
 use prost::bytes::Buf;
 
 /// A hash of bytes, eight at a time, each word folded in by a 128-bit multiply. Names come from
-/// the graph, and a graph that collides them on purpose only slows its own judging down.
+/// the graph, so the hash starts from a seed drawn once per process: a graph cannot be made to
+/// collide its names on purpose and turn the index's probing quadratic.
 pub(super) fn hash_bytes(bytes: &[u8]) -> u64 {
     const K0: u64 = 0x9e37_79b9_7f4a_7c15;
     const K1: u64 = 0xd6e8_feb8_6659_fd93;
+    static SEED: OnceLock<u64> = OnceLock::new();
+    let seed = *SEED.get_or_init(|| RandomState::new().hash_one(K1));
     let fold = |a: u64, b: u64| {
         let product = u128::from(a) * u128::from(b);
         (product as u64) ^ ((product >> 64) as u64)
     };
-    let mut hash = K0 ^ bytes.len() as u64;
+    let mut hash = fold(seed ^ K0, K1) ^ bytes.len() as u64;
     let mut words = bytes.chunks_exact(8);
     for word in &mut words {
         let mut w = [0u8; 8];
