@@ -4,6 +4,9 @@
 //! without a metadata vector at all (on which TF's own `UpdateMinimumRuntimeVersionForModel`
 //! crashes). Each is warned about, and `stamp` fixes each.
 
+mod common;
+
+use common::stored_versions;
 use tflite_opver::{
     BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, Params,
     ResizeBilinearParams, RuntimeVersion, StampMode, StampWarning, TensorSpec, stamp,
@@ -32,14 +35,6 @@ fn too_low(builder: &mut ModelBuilder) -> &mut ModelBuilder {
     builder
         .signature(&dequantize, OpVersion::new(2))
         .signature(&resize, OpVersion::ONE)
-}
-
-fn versions(model: &Model<'_>) -> Vec<i32> {
-    model
-        .operator_codes()
-        .iter()
-        .map(|c| c.version.get())
-        .collect()
 }
 
 fn too_low_codes(warnings: &[StampWarning]) -> Vec<(usize, i32, i32)> {
@@ -89,7 +84,7 @@ fn no_metadata_vector_is_warned_and_stamp_adds_it() {
         assert!(stamped.extended);
         assert_eq!(stamped.min_runtime_before, None);
         let after = Model::from_bytes(&stamped.bytes).unwrap();
-        assert_eq!(versions(&after), [3, 3]);
+        assert_eq!(stored_versions(&after), [3, 3]);
         assert!(after.has_metadata());
         assert_eq!(
             after.stored_min_runtime_version(),
@@ -129,7 +124,7 @@ fn metadata_without_the_runtime_entry_is_warned_and_stamp_adds_the_entry() {
 
     let stamped = stamp(&bytes, StampMode::Raise).unwrap();
     let after = Model::from_bytes(&stamped.bytes).unwrap();
-    assert_eq!(versions(&after), [3, 3]);
+    assert_eq!(stored_versions(&after), [3, 3]);
     assert_eq!(after.stored_min_runtime_version(), Some("2.2.0"));
     assert!(after.stamp_warnings().is_empty());
     // The other entry is kept, and its buffer still holds its bytes.

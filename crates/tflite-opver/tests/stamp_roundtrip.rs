@@ -3,6 +3,9 @@
 //! held the default, the `min_runtime_version` metadata missing), and stamped models reading
 //! back identically except the changed fields.
 
+mod common;
+
+use common::stored_versions;
 use tflite_opver::{
     BuiltinOperator, DepthwiseConv2DParams, ElementType, Model, ModelBuilder, OpSignature,
     OpVersion, Params, RuntimeVersion, StampMode, TensorSpec, stamp,
@@ -45,14 +48,6 @@ fn signatures(model: &Model<'_>) -> Vec<OpSignature> {
         .collect()
 }
 
-fn versions(model: &Model<'_>) -> Vec<i32> {
-    model
-        .operator_codes()
-        .iter()
-        .map(|c| c.version.get())
-        .collect()
-}
-
 #[test]
 fn one_code_takes_the_max_over_its_operators() {
     // Two DEPTHWISE_CONV_2D operators share one code at version 1; one is dilated (needs 2).
@@ -67,7 +62,7 @@ fn one_code_takes_the_max_over_its_operators() {
 
     let stamped = stamp(&bytes, StampMode::Raise).unwrap();
     let after = Model::from_bytes(&stamped.bytes).unwrap();
-    assert_eq!(versions(&after), [2]);
+    assert_eq!(stored_versions(&after), [2]);
     // TF's table: DEPTHWISE_CONV_2D v2 needs TFLite 1.12.0.
     assert_eq!(after.stored_min_runtime_version(), Some("1.12.0"));
     assert_eq!(stamped.min_runtime_before.as_deref(), Some("1.5.0"));
@@ -82,13 +77,16 @@ fn raise_keeps_high_versions_minimize_lowers_them() {
         .finish();
     let raised = stamp(&bytes, StampMode::Raise).unwrap();
     assert!(raised.changes.is_empty());
-    assert_eq!(versions(&Model::from_bytes(&raised.bytes).unwrap()), [3]);
+    assert_eq!(
+        stored_versions(&Model::from_bytes(&raised.bytes).unwrap()),
+        [3]
+    );
     // Nothing to change: raise gives the same bytes back (min runtime for RELU v3 is 2.5.0).
     assert_eq!(raised.bytes, bytes);
 
     let minimized = stamp(&bytes, StampMode::Minimize).unwrap();
     let model = Model::from_bytes(&minimized.bytes).unwrap();
-    assert_eq!(versions(&model), [1]);
+    assert_eq!(stored_versions(&model), [1]);
     assert_eq!(minimized.changes.len(), 1);
     assert_eq!(minimized.changes[0].from, OpVersion::new(3));
     assert_eq!(minimized.changes[0].to, OpVersion::ONE);
@@ -111,7 +109,7 @@ fn custom_codes_are_never_restamped() {
         let stamped = stamp(&bytes, mode).unwrap();
         assert!(stamped.changes.is_empty());
         let model = Model::from_bytes(&stamped.bytes).unwrap();
-        assert_eq!(versions(&model), [7]);
+        assert_eq!(stored_versions(&model), [7]);
         // No builtin operator has a runtime entry, and there was no metadata: none is added.
         assert_eq!(model.stored_min_runtime_version(), None);
         assert_eq!(stamped.bytes, bytes);
@@ -133,7 +131,7 @@ fn absent_metadata_and_absent_version_fields_are_added() {
     let stamped = stamp(&bytes, StampMode::Raise).unwrap();
     assert!(stamped.extended);
     let after = Model::from_bytes(&stamped.bytes).unwrap();
-    assert_eq!(versions(&after), [3, 1]);
+    assert_eq!(stored_versions(&after), [3, 1]);
     // RELU v3 (int16) needs TFLite 2.5.0.
     assert_eq!(after.stored_min_runtime_version(), Some("2.5.0"));
     assert_eq!(
@@ -172,6 +170,6 @@ fn nan_options_and_scales_do_not_block_stamping() {
         .finish();
     let stamped = stamp(&bytes, StampMode::Raise).unwrap();
     let model = Model::from_bytes(&stamped.bytes).unwrap();
-    assert_eq!(versions(&model), [2]);
+    assert_eq!(stored_versions(&model), [2]);
     assert_eq!(model.stored_min_runtime_version(), Some("1.14.0"));
 }

@@ -36,3 +36,12 @@ pub fn unary(
     let t = || tflite_opver::TensorSpec::new(ty, &[4]);
     tflite_opver::OpSignature::new(op, vec![t()], vec![t()], tflite_opver::Params::None)
 }
+
+/// Each operator code's stored version, in order.
+pub fn stored_versions(model: &tflite_opver::Model<'_>) -> Vec<i32> {
+    model
+        .operator_codes()
+        .iter()
+        .map(|c| c.version.get())
+        .collect()
+}
