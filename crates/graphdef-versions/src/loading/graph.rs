@@ -519,23 +519,14 @@ impl<'a> GraphViews<'a> {
     /// whole graph instead.
     pub(super) fn read(file: &'a [u8]) -> Option<GraphViews<'a>> {
         u32::try_from(file.len()).ok()?;
-        let mut views = GraphViews {
-            file,
-            raws: Vec::new(),
-            op_ids: Vec::new(),
-            ops: Vec::new(),
-            flags: Vec::new(),
-            prepared: Err(Failure::invalid(String::new())),
-            rest: GraphDef::default(),
-        };
         // The nodes are counted first, so that nothing grows while they are read.
         let mut count = 0;
         for field in RawFields::new(file) {
             count += usize::from(field.ok()?.0 == 1);
         }
-        views.raws.reserve_exact(count);
-        views.op_ids.reserve_exact(count);
-        views.flags.reserve_exact(count);
+        let mut raws = Vec::with_capacity(count);
+        let mut op_ids = Vec::with_capacity(count);
+        let mut flags = Vec::with_capacity(count);
         let mut ops = OpTable::default();
         let mut checked = CheckedEntries::default();
         let mut indexing = Indexing::new(count);
@@ -547,20 +538,25 @@ impl<'a> GraphViews<'a> {
                 (1, 2) => {
                     let start = file.len() - fields.rest.len() - payload.len();
                     let view = read_node(payload, &mut checked)?;
-                    views.raws.push((start as u32, payload.len() as u32));
+                    raws.push((start as u32, payload.len() as u32));
                     let op = ops.id(view.op);
-                    views.op_ids.push(op);
-                    views.flags.push(view.flags);
+                    op_ids.push(op);
+                    flags.push(view.flags);
                     indexing.push(view, ops.kinds[op as usize]);
                 }
                 (1, _) => return None,
                 _ => rest.extend_from_slice(whole),
             }
         }
-        views.rest = GraphDef::decode(rest.as_slice()).ok()?;
-        views.ops = ops.names;
-        views.prepared = indexing.finish();
-        Some(views)
+        Some(GraphViews {
+            file,
+            raws,
+            op_ids,
+            ops: ops.names,
+            flags,
+            rest: GraphDef::decode(rest.as_slice()).ok()?,
+            prepared: indexing.finish(),
+        })
     }
 }
 
