@@ -8,7 +8,7 @@
 //!
 //! Every distinct `OpDef` is stored once (2080 of them, 463 KB, for about 1900 ops per
 //! release); each release lists which ones it registers. An `OpDef` is decoded the first time
-//! any release's ops are asked for, and kept.
+//! it is asked for, and kept.
 
 use std::sync::OnceLock;
 
@@ -112,20 +112,18 @@ impl TfRelease {
 
     /// The registered op named `name`, as this release defines it.
     pub fn op(&self, name: &str) -> Option<&'static OpDef> {
-        let all = decoded();
         let ops = self.facts.ops;
-        ops.binary_search_by(|&index| all[usize::from(index)].name.as_str().cmp(name))
+        ops.binary_search_by(|&index| op_def_name(usize::from(index)).cmp(name))
             .ok()
-            .map(|found| &all[usize::from(ops[found])])
+            .map(|found| op_def(usize::from(ops[found])))
     }
 
     /// Every op it registers, in name order.
     pub fn ops(&self) -> impl ExactSizeIterator<Item = &'static OpDef> {
-        let all = decoded();
         self.facts
             .ops
             .iter()
-            .map(move |&index| &all[usize::from(index)])
+            .map(|&index| op_def(usize::from(index)))
     }
 }
 
@@ -138,21 +136,99 @@ fn constants(scheme: Scheme, [current, min_producer, min_consumer]: [i32; 3]) ->
     }
 }
 
-/// Every distinct OpDef, decoded once, in the tables' (name) order.
-fn decoded() -> &'static [OpDef] {
-    static DECODED: OnceLock<Vec<OpDef>> = OnceLock::new();
-    DECODED.get_or_init(|| {
-        OP_DEF_RANGES
-            .iter()
-            .map(|&(start, len)| {
-                let bytes = OP_DEFS
-                    .get(start as usize..(start + len) as usize)
-                    .unwrap_or_default();
-                // Compiled-in bytes that `cargo xtask codegen` split from TensorFlow's own
-                // serialization; the tests decode every one of them. An OpDef that failed to
-                // decode would read as an op with no name, which no lookup finds.
-                OpDef::decode(bytes).unwrap_or_default()
-            })
-            .collect()
+/// The compiled-in bytes of distinct OpDef `index`.
+fn op_def_bytes(index: usize) -> &'static [u8] {
+    OP_DEF_RANGES
+        .get(index)
+        .and_then(|&(start, len)| OP_DEFS.get(start as usize..(start + len) as usize))
+        .unwrap_or_default()
+}
+
+/// The name of distinct OpDef `index`, read from its bytes without decoding the rest: a lookup
+/// by name then decodes only the OpDef it finds, not the two thousand it passes.
+fn op_def_name(index: usize) -> &'static str {
+    use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
+    let mut bytes = op_def_bytes(index);
+    let mut name = "";
+    // The last `name` field wins, as in a decoded message.
+    while !bytes.is_empty() {
+        let Ok((number, wire)) = decode_key(&mut bytes) else {
+            break;
+        };
+        if number == 1 && wire == WireType::LengthDelimited {
+            let Some(len) = decode_varint(&mut bytes)
+                .ok()
+                .and_then(|len| usize::try_from(len).ok())
+                .filter(|&len| len <= bytes.len())
+            else {
+                break;
+            };
+            let (text, rest) = bytes.split_at(len);
+            name = std::str::from_utf8(text).unwrap_or_default();
+            bytes = rest;
+        } else if skip_field(wire, number, &mut bytes, DecodeContext::default()).is_err() {
+            break;
+        }
+    }
+    name
+}
+
+/// Distinct OpDef `index`, decoded the first time it is asked for, and kept.
+fn op_def(index: usize) -> &'static OpDef {
+    static DECODED: OnceLock<Box<[OnceLock<OpDef>]>> = OnceLock::new();
+    static NONE: OpDef = OpDef {
+        name: String::new(),
+        input_arg: Vec::new(),
+        output_arg: Vec::new(),
+        control_output: Vec::new(),
+        attr: Vec::new(),
+        deprecation: None,
+        summary: String::new(),
+        description: String::new(),
+        is_commutative: false,
+        is_aggregate: false,
+        is_stateful: false,
+        allows_uninitialized_input: false,
+        is_distributed_communication: false,
+    };
+    let all = DECODED.get_or_init(|| OP_DEF_RANGES.iter().map(|_| OnceLock::new()).collect());
+    let Some(cell) = all.get(index) else {
+        return &NONE;
+    };
+    cell.get_or_init(|| {
+        // Compiled-in bytes that `cargo xtask codegen` split from TensorFlow's own
+        // serialization; the tests decode every one of them. An OpDef that failed to decode
+        // would read as an op with no name, which no lookup finds.
+        OpDef::decode(op_def_bytes(index)).unwrap_or_default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_op_def_name_read_from_its_bytes_is_its_decoded_name() {
+        for index in 0..OP_DEF_RANGES.len() {
+            let decoded = OpDef::decode(op_def_bytes(index)).unwrap();
+            assert!(!decoded.name.is_empty());
+            assert_eq!(op_def_name(index), decoded.name, "OpDef {index}");
+            assert_eq!(op_def(index), &decoded);
+        }
+        assert_eq!(op_def_name(OP_DEF_RANGES.len()), "");
+        assert_eq!(op_def(OP_DEF_RANGES.len()).name, "");
+    }
+
+    #[test]
+    fn the_op_defs_are_in_name_order() {
+        for release in TfRelease::all() {
+            let names: Vec<&str> = release
+                .facts
+                .ops
+                .iter()
+                .map(|&i| op_def_name(usize::from(i)))
+                .collect();
+            assert!(names.is_sorted(), "{}", release.name());
+        }
+    }
 }
