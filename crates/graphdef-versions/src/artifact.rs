@@ -48,7 +48,14 @@ impl Kind {
     /// SavedModel if its first field 2 holds a meta graph whose `graph_def` carries `versions`,
     /// and a GraphDef otherwise. Empty bytes are an empty GraphDef.
     pub fn detect(bytes: &[u8]) -> Result<Kind, Error> {
+        Kind::detect_counting_nodes(bytes).map(|(kind, _)| kind)
+    }
+
+    /// [`Kind::detect`], and how many top-level fields are a GraphDef's nodes (a reader that
+    /// then reads them sizes its tables once).
+    pub(crate) fn detect_counting_nodes(bytes: &[u8]) -> Result<(Kind, usize), Error> {
         check_size(bytes)?;
+        let mut nodes = 0;
         let mut graph_evidence = false;
         let mut saved_model_evidence = false;
         let mut first_field_2 = None;
@@ -59,7 +66,10 @@ impl Kind {
                 (GRAPH_DEF_NODE, Value::Bytes(..))
                 | (GRAPH_DEF_VERSION, Value::Varint(_))
                 | (GRAPH_DEF_VERSIONS, Value::Bytes(..))
-                | (GRAPH_DEF_DEBUG_INFO, Value::Bytes(..)) => graph_evidence = true,
+                | (GRAPH_DEF_DEBUG_INFO, Value::Bytes(..)) => {
+                    nodes += usize::from(field.number == GRAPH_DEF_NODE);
+                    graph_evidence = true;
+                }
                 (SAVED_MODEL_META_GRAPHS, Value::Bytes(payload, at)) => {
                     first_field_2.get_or_insert((payload, at));
                 }
@@ -71,17 +81,20 @@ impl Kind {
                 _ => {}
             }
         }
-        match (graph_evidence, saved_model_evidence) {
-            (true, true) => Err(unknown(
-                "the top-level fields mix a GraphDef's and a SavedModel's",
-            )),
-            (true, false) => Ok(Kind::GraphDef),
-            (false, true) => Ok(Kind::SavedModel),
+        let kind = match (graph_evidence, saved_model_evidence) {
+            (true, true) => {
+                return Err(unknown(
+                    "the top-level fields mix a GraphDef's and a SavedModel's",
+                ));
+            }
+            (true, false) => Kind::GraphDef,
+            (false, true) => Kind::SavedModel,
             (false, false) => match first_field_2 {
-                Some((payload, at)) if looks_like_meta_graph(payload, at) => Ok(Kind::SavedModel),
-                _ => Ok(Kind::GraphDef),
+                Some((payload, at)) if looks_like_meta_graph(payload, at) => Kind::SavedModel,
+                _ => Kind::GraphDef,
             },
-        }
+        };
+        Ok((kind, nodes))
     }
 
     /// `"graph_def"` or `"saved_model"`.

@@ -227,11 +227,12 @@ impl ReleaseJudge {
     /// `import_graph_def` imports it, a SavedModel as `tf.saved_model.load` loads it (its first
     /// meta graph, as `tf.saved_model.load` does).
     pub fn judge(&self, bytes: &[u8]) -> Result<ReleaseReport, Error> {
-        let artifact = Artifact::open(bytes)?;
-        if artifact.kind() == Kind::GraphDef {
+        let (kind, nodes) = Kind::detect_counting_nodes(bytes)?;
+        let artifact = Artifact::open_as(kind, bytes)?;
+        if kind == Kind::GraphDef {
             // A GraphDef is read in place, its nodes decoded only where their attrs must be
             // looked at; anything unusual in its bytes is left to the full decoder.
-            if let Some(views) = GraphViews::read(bytes) {
+            if let Some(views) = GraphViews::read(bytes, nodes) {
                 return Ok(self.judge_nodes(&views, &views.prepared, &views.rest));
             }
         }
