@@ -509,114 +509,355 @@ fn decodes_in_a_graph(entry: &[u8]) -> bool {
     GraphDef::decode(header.as_slice().chain(entry)).is_ok()
 }
 
-/// How many nodes are read, hashed and indexed together (see [`NameIndex::touch`]).
+/// How many nodes are hashed and indexed together (see [`NameIndex::touch`]).
 const BATCH: usize = 16;
+
+/// How many read nodes the reading thread hands to the indexing one at a time.
+const HANDOFF: usize = 4096;
+
+/// The smallest file for which a second thread pays: below, starting it costs more than it
+/// saves.
+const TWO_THREADS_FROM: usize = 4 << 20;
+
+/// How many batches the reading thread may be ahead of the indexing one.
+const AHEAD: usize = 32;
+
+/// A node read, as the index takes it: what `BuildNodeIndex` checks of it, worked out
+/// before it reaches the index.
+#[derive(Clone, Copy)]
+struct ReadNode<'a> {
+    name: &'a str,
+    /// The name's hash.
+    hash: u64,
+    /// Its op's kind (see [`kind_of`]).
+    kind: u8,
+    /// Whether its name is a valid node name.
+    name_ok: bool,
+    /// Whether it names an op.
+    has_op: bool,
+    /// Whether no regular input follows a control input.
+    controls_last: bool,
+    /// How many inputs it has: its [`Input`]s follow those of the node before it.
+    inputs: u32,
+}
+
+impl<'a> ReadNode<'a> {
+    fn new(name: &'a str, op: &str, kind: u8, controls_last: bool, inputs: usize) -> Self {
+        ReadNode {
+            name,
+            hash: hash_bytes(name.as_bytes()),
+            kind,
+            name_ok: valid_node_name(name),
+            has_op: !op.is_empty(),
+            controls_last,
+            inputs: inputs as u32,
+        }
+    }
+}
+
+/// A node's input as the index takes it: parsed, and hashed unless it names the node
+/// before (TensorFlow writes most graphs with a node's first input just before it).
+#[derive(Clone, Copy)]
+struct Input<'a> {
+    /// The input as written (`^a`, `a:1`).
+    raw: &'a [u8],
+    /// The node it names.
+    source: &'a [u8],
+    /// The output slot (at most [`BIG_SLOT`]), or [`CONTROL`].
+    slot: u32,
+    /// Whether it names the node just before.
+    previous: bool,
+    /// The source's hash, unless it names the node just before.
+    hash: u64,
+}
+
+impl<'a> Input<'a> {
+    fn new(raw: &'a [u8], previous: &[u8]) -> Self {
+        let (source, slot) = tensor_id_bytes(raw);
+        let slot = if raw.first() == Some(&b'^') {
+            CONTROL
+        } else {
+            u32::try_from(slot).map_or(BIG_SLOT, |slot| slot.min(BIG_SLOT))
+        };
+        let previous = source == previous;
+        Input {
+            raw,
+            source,
+            slot,
+            previous,
+            hash: if previous { 0 } else { hash_bytes(source) },
+        }
+    }
+}
+
+/// Nodes read and their inputs, handed to the index together.
+#[derive(Default)]
+struct Batch<'a> {
+    nodes: Vec<ReadNode<'a>>,
+    inputs: Vec<Input<'a>>,
+}
+
+impl<'a> Batch<'a> {
+    fn with_capacity(nodes: usize) -> Self {
+        Batch {
+            nodes: Vec::with_capacity(nodes),
+            inputs: Vec::with_capacity(nodes * 2),
+        }
+    }
+
+    /// Adds a node and its inputs; `previous` is the name of the node before it.
+    fn push(
+        &mut self,
+        name: &'a str,
+        op: &str,
+        kind: u8,
+        controls_last: bool,
+        previous: &[u8],
+        inputs: impl Iterator<Item = &'a [u8]>,
+    ) {
+        let before = self.inputs.len();
+        self.inputs
+            .extend(inputs.map(|input| Input::new(input, previous)));
+        let count = self.inputs.len() - before;
+        self.nodes
+            .push(ReadNode::new(name, op, kind, controls_last, count));
+    }
+
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.inputs.clear();
+    }
+}
+
+/// What reading the file's nodes keeps, besides the index.
+struct Read<'a> {
+    raws: Vec<(u32, u32)>,
+    op_ids: Vec<u32>,
+    ops: Vec<&'a str>,
+    flags: Vec<u8>,
+    rest: GraphDef,
+}
 
 impl<'a> GraphViews<'a> {
     /// Reads a GraphDef's nodes in place, indexing them as it goes. `None` for anything a
     /// plain reading might get wrong (a known field with another wire type, text that is not
     /// UTF-8, a repeated name or op, a graph of 4 GB or more): the caller then decodes the
-    /// whole graph instead. `count` is how many nodes the file holds, counted before, so
-    /// that nothing grows while they are read (a wrong count costs only time).
-    pub(super) fn read(file: &'a [u8], count: usize) -> Option<GraphViews<'a>> {
+    /// whole graph instead. `count` says how many nodes the file holds, so that nothing
+    /// grows while they are read (a wrong count costs only time), or `None` when the file is
+    /// not to be read as a GraphDef after all.
+    ///
+    /// With `threads` of 2 or more, a large file is read on a second thread while the calling
+    /// one counts the nodes, then indexes those read so far: reading and indexing take about
+    /// as long, and the index is built in node order as on one thread, so it finds the same
+    /// refusal.
+    pub(super) fn read(
+        file: &'a [u8],
+        threads: usize,
+        count: impl FnOnce() -> Option<usize>,
+    ) -> Option<GraphViews<'a>> {
+        Self::read_with(file, threads >= 2 && file.len() >= TWO_THREADS_FROM, count)
+    }
+
+    /// [`GraphViews::read`], on two threads or one.
+    fn read_with(
+        file: &'a [u8],
+        two_threads: bool,
+        count: impl FnOnce() -> Option<usize>,
+    ) -> Option<GraphViews<'a>> {
         u32::try_from(file.len()).ok()?;
-        let count = count.min(file.len() / 2);
-        let mut raws = Vec::with_capacity(count);
-        let mut op_ids = Vec::with_capacity(count);
-        let mut flags = Vec::with_capacity(count);
-        let mut ops = OpTable::default();
-        let mut checked = CheckedEntries::default();
-        let mut indexing = Indexing::new(count);
-        let mut rest = Vec::new();
-        let mut fields = RawFields::new(file);
-        while !fields.rest.is_empty() {
-            let (number, wire, payload, whole) = fields.read().ok()?;
-            match (number, wire) {
-                (1, 2) => {
-                    let start = file.len() - fields.rest.len() - payload.len();
-                    let view = read_node(payload, &mut checked)?;
-                    raws.push((start as u32, payload.len() as u32));
-                    let op = ops.id(view.op);
-                    op_ids.push(op);
-                    flags.push(view.flags);
-                    indexing.push(view, ops.kinds[op as usize]);
-                }
-                (1, _) => return None,
-                _ => rest.extend_from_slice(whole),
-            }
-        }
+        let (read, prepared) = if two_threads {
+            read_beside_indexing(file, count)?
+        } else {
+            let count = count()?.min(file.len() / 2);
+            let mut indexing = Indexing::new(count);
+            let read = read_nodes(file, count, Batch::with_capacity(HANDOFF), |batch| {
+                indexing.add(batch);
+                batch.clear();
+                true
+            });
+            (read, indexing.finish())
+        };
+        let read = read?;
         Some(GraphViews {
             file,
-            raws,
-            op_ids,
-            ops: ops.names,
-            flags,
-            rest: GraphDef::decode(rest.as_slice()).ok()?,
-            prepared: indexing.finish(),
+            raws: read.raws,
+            op_ids: read.op_ids,
+            ops: read.ops,
+            flags: read.flags,
+            rest: read.rest,
+            prepared,
         })
     }
 }
 
-/// Nodes on their way into the index. Their names are hashed a batch at a time, and their
-/// slots touched, while the batch before them is added: the table's cache misses are then
-/// over by the time each node is looked at.
+/// [`read_nodes`] on a scoped thread, started at once, handing what it reads to [`Indexing`]
+/// on this one once `count` has said how many nodes there are (`None` if `count` says not to
+/// read the file).
+#[allow(clippy::type_complexity)]
+fn read_beside_indexing(
+    file: &[u8],
+    count: impl FnOnce() -> Option<usize>,
+) -> Option<(Option<Read<'_>>, Result<Prepared<'_>, Failure>)> {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let (to_index, read_batches) = std::sync::mpsc::sync_channel::<Batch>(AHEAD);
+        let (to_reuse, emptied) = std::sync::mpsc::channel::<Batch>();
+        let stop = &stop;
+        let reader = scope.spawn(move || {
+            // Room for nodes of 32 bytes on average: the pages of what is not used are never
+            // touched, and more nodes than that only grow the tables.
+            let first = Batch::with_capacity(HANDOFF);
+            read_nodes(file, file.len() / 32, first, |batch| {
+                let next = emptied
+                    .try_recv()
+                    .unwrap_or_else(|_| Batch::with_capacity(HANDOFF));
+                // The indexing side stops receiving only once this side is done, or once it
+                // stopped this side.
+                let _ = to_index.send(std::mem::replace(batch, next));
+                !stop.load(std::sync::atomic::Ordering::Relaxed)
+            })
+        });
+        let Some(count) = count() else {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            drop(read_batches);
+            let _ = reader.join();
+            return None;
+        };
+        let mut indexing = Indexing::new(count.min(file.len() / 2));
+        for mut batch in read_batches {
+            indexing.add(&batch);
+            batch.clear();
+            // The reading side may be done, and no longer take batches back.
+            let _ = to_reuse.send(batch);
+        }
+        let read = reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        Some((read, indexing.finish()))
+    })
+}
+
+/// Reads the file's top-level fields, in file order, handing the nodes read to `full` a
+/// [`HANDOFF`] at a time, and the last ones at the end; `None` as soon as `full` says to stop.
+/// `count` is how many nodes to make room for.
+fn read_nodes<'a>(
+    file: &'a [u8],
+    count: usize,
+    mut batch: Batch<'a>,
+    mut full: impl FnMut(&mut Batch<'a>) -> bool,
+) -> Option<Read<'a>> {
+    let mut raws = Vec::with_capacity(count);
+    let mut op_ids = Vec::with_capacity(count);
+    let mut flags = Vec::with_capacity(count);
+    let mut ops = OpTable::default();
+    let mut checked = CheckedEntries::default();
+    let mut rest = Vec::new();
+    let mut previous: &[u8] = &[];
+    let mut fields = RawFields::new(file);
+    while !fields.rest.is_empty() {
+        let (number, wire, payload, whole) = fields.read().ok()?;
+        match (number, wire) {
+            (1, 2) => {
+                let start = file.len() - fields.rest.len() - payload.len();
+                let view = read_node(payload, &mut checked)?;
+                raws.push((start as u32, payload.len() as u32));
+                let op = ops.id(view.op);
+                op_ids.push(op);
+                flags.push(view.flags);
+                let inputs = RawFields::new(view.inputs.of(view.raw))
+                    .map_while(Result::ok)
+                    .filter(|field| field.0 == 3 && field.1 == 2)
+                    .map(|field| field.2);
+                let kind = ops.kinds[op as usize];
+                batch.push(
+                    view.name,
+                    view.op,
+                    kind,
+                    view.controls_last(),
+                    previous,
+                    inputs,
+                );
+                previous = view.name.as_bytes();
+                if batch.nodes.len() == HANDOFF && !full(&mut batch) {
+                    return None;
+                }
+            }
+            (1, _) => return None,
+            _ => rest.extend_from_slice(whole),
+        }
+    }
+    if !batch.nodes.is_empty() && !full(&mut batch) {
+        return None;
+    }
+    Some(Read {
+        raws,
+        op_ids,
+        ops: ops.names,
+        flags,
+        rest: GraphDef::decode(rest.as_slice()).ok()?,
+    })
+}
+
+/// Nodes on their way into the index, a batch at a time. Within a batch, the slots of the
+/// next [`BATCH`] nodes and their inputs are touched before the nodes before them are
+/// added: the table's cache misses are then over by the time each node is looked at.
 struct Indexing<'a> {
     builder: Result<Builder<'a>, Failure>,
-    /// Nodes read, with their kind.
-    filling: Vec<(NodeView<'a>, u8)>,
-    /// Nodes whose slots were touched, with their kind and hash.
-    waiting: Vec<(NodeView<'a>, u8, u64)>,
 }
 
 impl<'a> Indexing<'a> {
     fn new(nodes: usize) -> Self {
         Indexing {
             builder: Ok(Builder::with_capacity(nodes)),
-            filling: Vec::with_capacity(BATCH),
-            waiting: Vec::with_capacity(BATCH),
         }
     }
 
-    fn push(&mut self, view: NodeView<'a>, kind: u8) {
-        self.filling.push((view, kind));
-        if self.filling.len() == BATCH {
-            self.cycle();
-        }
-    }
-
-    /// Touches the filling batch's slots, adds the waiting batch, and makes the filling batch
-    /// wait.
-    fn cycle(&mut self) {
+    fn add(&mut self, batch: &Batch<'a>) {
         let Ok(b) = &mut self.builder else {
             return;
         };
-        let mut hashes = [0u64; BATCH];
-        for (hash, (view, _)) in hashes.iter_mut().zip(&self.filling) {
-            *hash = hash_bytes(view.name.as_bytes());
+        let mut at = 0;
+        let mut next_at = 0;
+        let mut chunks = batch.nodes.chunks(BATCH).peekable();
+        if let Some(first) = chunks.peek() {
+            next_at = touch(&b.index, first, &batch.inputs, at);
         }
-        b.index.touch(&hashes[..self.filling.len()]);
-        for &(view, kind, hash) in &self.waiting {
-            let inputs = RawFields::new(view.inputs.of(view.raw))
-                .map_while(Result::ok)
-                .filter(|field| field.0 == 3 && field.1 == 2)
-                .map(|field| field.2);
-            let controls_last = view.controls_last();
-            if let Err(refusal) = b.add(view.name, hash, view.op, kind, controls_last, inputs) {
-                self.builder = Err(refusal);
-                return;
+        while let Some(chunk) = chunks.next() {
+            let chunk_end = next_at;
+            if let Some(next) = chunks.peek() {
+                next_at = touch(&b.index, next, &batch.inputs, chunk_end);
             }
+            for node in chunk {
+                let inputs = &batch.inputs[at..at + node.inputs as usize];
+                at += inputs.len();
+                if let Err(refusal) = b.add(node, inputs) {
+                    self.builder = Err(refusal);
+                    return;
+                }
+            }
+            debug_assert_eq!(at, chunk_end);
         }
-        self.waiting.clear();
-        let touched = self.filling.drain(..).zip(hashes);
-        self.waiting
-            .extend(touched.map(|((view, kind), hash)| (view, kind, hash)));
     }
 
-    fn finish(mut self) -> Result<Prepared<'a>, Failure> {
-        self.cycle();
-        self.cycle();
+    fn finish(self) -> Result<Prepared<'a>, Failure> {
         self.builder.and_then(Builder::finish)
     }
+}
+
+/// Touches the slots of `nodes` and of their inputs that are looked up, their inputs starting
+/// at `inputs[at]`; where the next nodes' inputs start.
+fn touch(index: &NameIndex, nodes: &[ReadNode], inputs: &[Input], at: usize) -> usize {
+    let count: usize = nodes.iter().map(|node| node.inputs as usize).sum();
+    let theirs = inputs.get(at..at + count).unwrap_or_default();
+    index.touch(
+        nodes.iter().map(|node| node.hash).chain(
+            theirs
+                .iter()
+                .filter(|input| !input.previous)
+                .map(|input| input.hash),
+        ),
+    );
+    at + count
 }
 
 /// The distinct ops of a graph, each with its position.
@@ -801,9 +1042,9 @@ impl NameIndex {
 
     /// Reads the slots where these hashes start, so that the table's memory is on its way to
     /// the cache before the names are looked up one by one.
-    fn touch(&self, hashes: &[u64]) {
+    fn touch(&self, hashes: impl Iterator<Item = u64>) {
         let mut any = 0;
-        for &hash in hashes {
+        for hash in hashes {
             any |= self.slots[hash as usize & self.mask];
         }
         std::hint::black_box(any);
@@ -939,22 +1180,15 @@ impl<'a> Builder<'a> {
 
     /// The checks `BuildNodeIndex` makes of the next node, and its inputs resolved as far as
     /// the nodes so far allow (TensorFlow writes most graphs with inputs first).
-    fn add(
-        &mut self,
-        name: &'a str,
-        hash: u64,
-        op: &str,
-        kind: u8,
-        controls_last: bool,
-        inputs: impl Iterator<Item = &'a [u8]>,
-    ) -> Result<(), Failure> {
+    fn add(&mut self, node: &ReadNode<'a>, inputs: &[Input<'a>]) -> Result<(), Failure> {
         let i = self.names.len();
+        let name = node.name;
         if i >= BIG_SLOT as usize {
             return Err(Failure::invalid(format!(
                 "A graph of more than {BIG_SLOT} nodes is more than this importer indexes"
             )));
         }
-        if !valid_node_name(name) {
+        if !node.name_ok {
             return Err(Failure::invalid(format!(
                 "Node '{name}': Node name contains invalid characters"
             )));
@@ -962,42 +1196,36 @@ impl<'a> Builder<'a> {
         let names = &self.names;
         if self
             .index
-            .insert(name.as_bytes(), hash, i, |n| names[n])
+            .insert(name.as_bytes(), node.hash, i, |n| names[n])
             .is_some()
         {
             return Err(Failure::invalid(format!("Node '{name}' is not unique")));
         }
         self.names.push(name);
-        if op.is_empty() {
+        if !node.has_op {
             return Err(Failure::invalid(format!(
                 "Node '{name}' does not specify an operation"
             )));
         }
-        if !controls_last {
+        if !node.controls_last {
             return Err(Failure::invalid(format!(
                 "Node '{name}': Control dependencies must come after regular dependencies"
             )));
         }
-        self.kinds.push(kind);
+        self.kinds.push(node.kind);
         self.input_starts.push(self.edges.len() as u32);
         for input in inputs {
-            let (source, slot) = tensor_id_bytes(input);
-            let slot = if input.first() == Some(&b'^') {
-                CONTROL
-            } else {
-                u32::try_from(slot).map_or(BIG_SLOT, |slot| slot.min(BIG_SLOT))
-            };
             let names = &self.names;
             let src = match i.checked_sub(1) {
-                Some(previous) if names[previous].as_bytes() == source => Some(previous),
-                _ => self.index.get(source, |n| names[n]),
+                Some(previous) if input.previous => Some(previous),
+                _ => self.index.find(input.source, input.hash, |n| names[n]).1,
             };
             let src = src.unwrap_or_else(|| {
                 self.deferred
-                    .push((self.edges.len() as u32, i as u32, input));
+                    .push((self.edges.len() as u32, i as u32, input.raw));
                 0
             });
-            self.edges.push((src as u32, slot));
+            self.edges.push((src as u32, input.slot));
         }
         Ok(())
     }
@@ -1076,25 +1304,25 @@ pub(super) struct Prepared<'a> {
 impl<'a> Prepared<'a> {
     /// The index and edges of decoded nodes.
     pub(super) fn new(nodes: &'a [NodeDef]) -> Result<Self, Failure> {
-        let mut builder = Builder::with_capacity(nodes.len());
-        for batch in nodes.chunks(BATCH) {
-            let mut hashes = [0u64; BATCH];
-            for (hash, node) in hashes.iter_mut().zip(batch) {
-                *hash = hash_bytes(node.name.as_bytes());
-            }
-            builder.index.touch(&hashes[..batch.len()]);
-            for (node, &hash) in batch.iter().zip(&hashes) {
-                builder.add(
+        let mut indexing = Indexing::new(nodes.len());
+        let mut batch = Batch::with_capacity(HANDOFF.min(nodes.len()));
+        let mut previous: &[u8] = &[];
+        for chunk in nodes.chunks(HANDOFF) {
+            for node in chunk {
+                batch.push(
                     &node.name,
-                    hash,
                     &node.op,
                     kind_of(&node.op),
                     node.controls_last(),
+                    previous,
                     node.input.iter().map(String::as_bytes),
-                )?;
+                );
+                previous = node.name.as_bytes();
             }
+            indexing.add(&batch);
+            batch.clear();
         }
-        builder.finish()
+        indexing.finish()
     }
 
     pub(super) fn len(&self) -> usize {
@@ -1333,7 +1561,16 @@ mod tests {
             let graph = graph_of(&nodes);
             let bytes = graph.encode_to_vec();
             // A count below the real one (the tables then grow) reads the same.
-            let views = GraphViews::read(&bytes, node_count(&bytes) / undercount).expect("plain bytes");
+            let views = GraphViews::read(&bytes, 1, || Some(node_count(&bytes) / undercount))
+                .expect("plain bytes");
+            // Read on a second thread, the index is the same.
+            let beside = GraphViews::read_with(&bytes, true, || Some(node_count(&bytes)))
+                .expect("plain bytes");
+            match (&views.prepared, &beside.prepared) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(shape(a), shape(b)),
+                (Err(a), Err(b)) => prop_assert_eq!(&a.message, &b.message),
+                _ => prop_assert!(false, "one thread refused, two did not"),
+            }
             let decoded = Prepared::new(&graph.node);
             match (&views.prepared, &decoded) {
                 (Ok(a), Ok(b)) => {
@@ -1448,7 +1685,7 @@ mod tests {
             let bytes = graph.encode_to_vec();
             let whole = GraphDef::decode(bytes.as_slice()).is_ok();
             assert_eq!(
-                GraphViews::read(&bytes, node_count(&bytes)).is_some(),
+                GraphViews::read(&bytes, 1, || Some(node_count(&bytes))).is_some(),
                 whole,
                 "depth {depth}"
             );
