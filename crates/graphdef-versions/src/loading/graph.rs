@@ -31,19 +31,75 @@ pub(super) fn hash_bytes(bytes: &[u8]) -> u64 {
         (product as u64) ^ ((product >> 64) as u64)
     };
     let mut hash = fold(seed ^ K0, K1) ^ bytes.len() as u64;
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(word);
-        hash = fold(hash ^ u64::from_le_bytes(w), K1);
+    // Every whole word before the last eight bytes, then those, overlapping the word before
+    // (the length is in the hash): no byte-by-byte copy of a tail.
+    let mut at = 0;
+    while at + 8 < bytes.len() {
+        hash = fold(hash ^ u64_at(&bytes[at..]), K1);
+        at += 8;
     }
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        hash = fold(hash ^ u64::from_le_bytes(w), K1);
+    fold(fold(hash ^ last_word(bytes), K1), K0)
+}
+
+/// The last eight bytes of `bytes` as a word; fewer bytes, each read once or twice.
+#[inline]
+fn last_word(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    if let Some(last) = len.checked_sub(8).and_then(|start| bytes.get(start..)) {
+        u64_at(last)
+    } else if len >= 4 {
+        let low = u32_at(bytes);
+        let high = u32_at(&bytes[len - 4..]);
+        u64::from(low) | u64::from(high) << 32
+    } else if len > 0 {
+        u64::from(bytes[0]) | u64::from(bytes[len / 2]) << 8 | u64::from(bytes[len - 1]) << 16
+    } else {
+        0
     }
-    fold(hash, K0)
+}
+
+/// The first eight bytes of `bytes` (which has as many), little-endian.
+#[inline]
+fn u64_at(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(word)
+}
+
+/// The first four bytes of `bytes` (which has as many), little-endian.
+#[inline]
+fn u32_at(bytes: &[u8]) -> u32 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&bytes[..4]);
+    u32::from_le_bytes(word)
+}
+
+/// Whether two short byte strings are equal, compared a word at a time without a call to
+/// `memcmp` (names, ops and attr entries are mostly a few dozen bytes).
+#[inline]
+pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    if len < 8 {
+        return if len >= 4 {
+            u32_at(a) == u32_at(b) && u32_at(&a[len - 4..]) == u32_at(&b[len - 4..])
+        } else {
+            a == b
+        };
+    }
+    if len > 64 {
+        return a == b;
+    }
+    let mut at = 0;
+    while at + 8 < len {
+        if u64_at(&a[at..]) != u64_at(&b[at..]) {
+            return false;
+        }
+        at += 8;
+    }
+    u64_at(&a[len - 8..]) == u64_at(&b[len - 8..])
 }
 
 /// A [`Hasher`] over [`hash_bytes`], for the maps keyed by strings from the graph.
@@ -472,7 +528,7 @@ impl<'a> CheckedEntries<'a> {
     /// decoded, so that a file prost would refuse is refused here too (by the full decoder the
     /// caller falls back to).
     fn flag(&mut self, entry: &'a [u8]) -> Option<u8> {
-        if let Some(&(_, flag)) = self.recent.iter().find(|(seen, _)| *seen == entry) {
+        if let Some(&(_, flag)) = self.recent.iter().find(|(seen, _)| same_bytes(seen, entry)) {
             return Some(flag);
         }
         let flag = match self.all.get(entry) {
@@ -579,7 +635,7 @@ impl<'a> Input<'a> {
         } else {
             u32::try_from(slot).map_or(BIG_SLOT, |slot| slot.min(BIG_SLOT))
         };
-        let previous = source == previous;
+        let previous = same_bytes(source, previous);
         Input {
             raw,
             source,
@@ -590,11 +646,11 @@ impl<'a> Input<'a> {
     }
 }
 
-/// Nodes read and their inputs, handed to the index together.
+/// Nodes read and their inputs as written, handed to the index together.
 #[derive(Default)]
 struct Batch<'a> {
     nodes: Vec<ReadNode<'a>>,
-    inputs: Vec<Input<'a>>,
+    inputs: Vec<&'a [u8]>,
 }
 
 impl<'a> Batch<'a> {
@@ -605,19 +661,17 @@ impl<'a> Batch<'a> {
         }
     }
 
-    /// Adds a node and its inputs; `previous` is the name of the node before it.
+    /// Adds a node and its inputs.
     fn push(
         &mut self,
         name: &'a str,
         op: &str,
         kind: u8,
         controls_last: bool,
-        previous: &[u8],
         inputs: impl Iterator<Item = &'a [u8]>,
     ) {
         let before = self.inputs.len();
-        self.inputs
-            .extend(inputs.map(|input| Input::new(input, previous)));
+        self.inputs.extend(inputs);
         let count = self.inputs.len() - before;
         self.nodes
             .push(ReadNode::new(name, op, kind, controls_last, count));
@@ -752,7 +806,6 @@ fn read_nodes<'a>(
     let mut ops = OpTable::default();
     let mut checked = CheckedEntries::default();
     let mut rest = Vec::new();
-    let mut previous: &[u8] = &[];
     let mut fields = RawFields::new(file);
     while !fields.rest.is_empty() {
         let (number, wire, payload, whole) = fields.read().ok()?;
@@ -769,15 +822,7 @@ fn read_nodes<'a>(
                     .filter(|field| field.0 == 3 && field.1 == 2)
                     .map(|field| field.2);
                 let kind = ops.kinds[op as usize];
-                batch.push(
-                    view.name,
-                    view.op,
-                    kind,
-                    view.controls_last(),
-                    previous,
-                    inputs,
-                );
-                previous = view.name.as_bytes();
+                batch.push(view.name, view.op, kind, view.controls_last(), inputs);
                 if batch.nodes.len() == HANDOFF && !full(&mut batch) {
                     return None;
                 }
@@ -798,44 +843,58 @@ fn read_nodes<'a>(
     })
 }
 
-/// Nodes on their way into the index, a batch at a time. Within a batch, the slots of the
-/// next [`BATCH`] nodes and their inputs are touched before the nodes before them are
-/// added: the table's cache misses are then over by the time each node is looked at.
+/// Nodes on their way into the index, a batch at a time. The inputs of the next [`BATCH`]
+/// nodes are parsed and hashed, and the slots of those nodes and inputs touched, before the
+/// nodes before them are added: the table's cache misses are then over by the time each node
+/// is looked at.
 struct Indexing<'a> {
     builder: Result<Builder<'a>, Failure>,
+    /// The name of the last node whose inputs were parsed.
+    last_name: &'a [u8],
+    /// The parsed inputs of the nodes being added, and of the next ones.
+    now: Vec<Input<'a>>,
+    ahead: Vec<Input<'a>>,
 }
 
 impl<'a> Indexing<'a> {
     fn new(nodes: usize) -> Self {
         Indexing {
             builder: Ok(Builder::with_capacity(nodes)),
+            last_name: &[],
+            now: Vec::new(),
+            ahead: Vec::new(),
         }
     }
 
     fn add(&mut self, batch: &Batch<'a>) {
-        let Ok(b) = &mut self.builder else {
+        let Indexing {
+            builder: Ok(b),
+            last_name,
+            now,
+            ahead,
+        } = self
+        else {
             return;
         };
         let mut at = 0;
-        let mut next_at = 0;
         let mut chunks = batch.nodes.chunks(BATCH).peekable();
         if let Some(first) = chunks.peek() {
-            next_at = touch(&b.index, first, &batch.inputs, at);
+            at = parse_inputs(&b.index, first, &batch.inputs, at, last_name, ahead);
         }
         while let Some(chunk) = chunks.next() {
-            let chunk_end = next_at;
+            std::mem::swap(now, ahead);
             if let Some(next) = chunks.peek() {
-                next_at = touch(&b.index, next, &batch.inputs, chunk_end);
+                at = parse_inputs(&b.index, next, &batch.inputs, at, last_name, ahead);
             }
+            let mut k = 0;
             for node in chunk {
-                let inputs = &batch.inputs[at..at + node.inputs as usize];
-                at += inputs.len();
+                let inputs = &now[k..k + node.inputs as usize];
+                k += inputs.len();
                 if let Err(refusal) = b.add(node, inputs) {
                     self.builder = Err(refusal);
                     return;
                 }
             }
-            debug_assert_eq!(at, chunk_end);
         }
     }
 
@@ -844,20 +903,35 @@ impl<'a> Indexing<'a> {
     }
 }
 
-/// Touches the slots of `nodes` and of their inputs that are looked up, their inputs starting
-/// at `inputs[at]`; where the next nodes' inputs start.
-fn touch(index: &NameIndex, nodes: &[ReadNode], inputs: &[Input], at: usize) -> usize {
-    let count: usize = nodes.iter().map(|node| node.inputs as usize).sum();
-    let theirs = inputs.get(at..at + count).unwrap_or_default();
+/// Parses into `parsed` the inputs of `nodes`, which start at `inputs[at]`, and touches the
+/// slots of the nodes and of the inputs that will be looked up; where the next nodes' inputs
+/// start. `previous` is the name of the node before `nodes`, and then of their last.
+fn parse_inputs<'a>(
+    index: &NameIndex,
+    nodes: &[ReadNode<'a>],
+    inputs: &[&'a [u8]],
+    mut at: usize,
+    previous: &mut &'a [u8],
+    parsed: &mut Vec<Input<'a>>,
+) -> usize {
+    parsed.clear();
+    for node in nodes {
+        let theirs = inputs
+            .get(at..at + node.inputs as usize)
+            .unwrap_or_default();
+        parsed.extend(theirs.iter().map(|input| Input::new(input, previous)));
+        at += theirs.len();
+        *previous = node.name.as_bytes();
+    }
     index.touch(
         nodes.iter().map(|node| node.hash).chain(
-            theirs
+            parsed
                 .iter()
                 .filter(|input| !input.previous)
                 .map(|input| input.hash),
         ),
     );
-    at + count
+    at
 }
 
 /// The distinct ops of a graph, each with its position.
@@ -888,7 +962,7 @@ impl<'a> OpTable<'a> {
         let slots = [hash % 64, (hash >> 6) % 64];
         for slot in slots {
             let (seen, id) = self.recent[slot];
-            if id != u32::MAX && seen == op {
+            if id != u32::MAX && same_bytes(seen.as_bytes(), op.as_bytes()) {
                 return id;
             }
         }
@@ -1065,7 +1139,7 @@ impl NameIndex {
                 return (slot, None);
             }
             let node = (entry & 0xffff_ffff) as usize;
-            if entry >> 32 == tag && name_of(node).as_bytes() == name {
+            if entry >> 32 == tag && same_bytes(name_of(node).as_bytes(), name) {
                 return (slot, Some(node));
             }
             slot = (slot + 1) & self.mask;
@@ -1306,7 +1380,6 @@ impl<'a> Prepared<'a> {
     pub(super) fn new(nodes: &'a [NodeDef]) -> Result<Self, Failure> {
         let mut indexing = Indexing::new(nodes.len());
         let mut batch = Batch::with_capacity(HANDOFF.min(nodes.len()));
-        let mut previous: &[u8] = &[];
         for chunk in nodes.chunks(HANDOFF) {
             for node in chunk {
                 batch.push(
@@ -1314,10 +1387,8 @@ impl<'a> Prepared<'a> {
                     &node.op,
                     kind_of(&node.op),
                     node.controls_last(),
-                    previous,
                     node.input.iter().map(String::as_bytes),
                 );
-                previous = node.name.as_bytes();
             }
             indexing.add(&batch);
             batch.clear();
@@ -1540,6 +1611,19 @@ mod tests {
     }
 
     proptest! {
+        /// Word-at-a-time equality is byte equality, and equal bytes hash alike.
+        #[test]
+        fn same_bytes_is_equality(a in proptest::collection::vec(0u8..4, 0..80), flip in any::<usize>()) {
+            prop_assert!(same_bytes(&a, &a.clone()));
+            prop_assert_eq!(hash_bytes(&a), hash_bytes(&a.clone()));
+            if !a.is_empty() {
+                let mut b = a.clone();
+                b[flip % a.len()] ^= 1;
+                prop_assert!(!same_bytes(&a, &b));
+                prop_assert!(!same_bytes(&a, &a[..a.len() - 1]));
+            }
+        }
+
         /// The node index read in place equals the one of the decoded nodes, and each node's
         /// outputs are the nodes that name it as an input, once per edge.
         #[test]
