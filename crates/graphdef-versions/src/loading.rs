@@ -252,24 +252,22 @@ impl ReleaseJudge {
     pub fn judge(&self, bytes: &[u8]) -> Result<ReleaseReport, Error> {
         // A GraphDef is read in place, its nodes decoded only where their attrs must be
         // looked at; anything unusual in its bytes is left to the full decoder. With two
-        // threads, reading starts while the kind of file is told.
-        let mut detected = None;
-        let views = GraphViews::read(bytes, self.threads, || {
-            let found = Kind::detect_counting_nodes(bytes);
-            let nodes = match found {
-                Ok((Kind::GraphDef, nodes)) => Some(nodes),
-                _ => None,
-            };
-            detected = Some(found);
-            nodes
-        });
-        if let Some(views) = views {
+        // threads, a large file that starts with a node is read at once, before anything
+        // tells its kind (reading it whole tells that it is a GraphDef).
+        let two_threads = self.threads >= 2 && bytes.len() >= graph::TWO_THREADS_FROM;
+        if two_threads {
+            crate::wire::check_size(bytes)?;
+            if let Some(views) = GraphViews::read_on_two_threads(bytes) {
+                return Ok(self.judge_nodes(&views, &views.prepared, &views.rest));
+            }
+        }
+        let (kind, nodes) = Kind::detect_counting_nodes(bytes)?;
+        if kind == Kind::GraphDef
+            && !two_threads
+            && let Some(views) = GraphViews::read(bytes, nodes)
+        {
             return Ok(self.judge_nodes(&views, &views.prepared, &views.rest));
         }
-        let (kind, _) = match detected {
-            Some(found) => found?,
-            None => Kind::detect_counting_nodes(bytes)?,
-        };
         let artifact = Artifact::open_as(kind, bytes)?;
         let graph = artifact
             .graphs()

@@ -573,7 +573,7 @@ const HANDOFF: usize = 4096;
 
 /// The smallest file for which a second thread pays: below, starting it costs more than it
 /// saves.
-const TWO_THREADS_FROM: usize = 4 << 20;
+pub(super) const TWO_THREADS_FROM: usize = 4 << 20;
 
 /// How many batches the reading thread may be ahead of the indexing one.
 const AHEAD: usize = 32;
@@ -651,6 +651,8 @@ impl<'a> Input<'a> {
 struct Batch<'a> {
     nodes: Vec<ReadNode<'a>>,
     inputs: Vec<&'a [u8]>,
+    /// How far into the file reading had got, at the end of this batch.
+    read_to: usize,
 }
 
 impl<'a> Batch<'a> {
@@ -658,6 +660,7 @@ impl<'a> Batch<'a> {
         Batch {
             nodes: Vec::with_capacity(nodes),
             inputs: Vec::with_capacity(nodes * 2),
+            read_to: 0,
         }
     }
 
@@ -696,43 +699,37 @@ impl<'a> GraphViews<'a> {
     /// Reads a GraphDef's nodes in place, indexing them as it goes. `None` for anything a
     /// plain reading might get wrong (a known field with another wire type, text that is not
     /// UTF-8, a repeated name or op, a graph of 4 GB or more): the caller then decodes the
-    /// whole graph instead. `count` says how many nodes the file holds, so that nothing
-    /// grows while they are read (a wrong count costs only time), or `None` when the file is
-    /// not to be read as a GraphDef after all.
-    ///
-    /// With `threads` of 2 or more, a large file is read on a second thread while the calling
-    /// one counts the nodes, then indexes those read so far: reading and indexing take about
-    /// as long, and the index is built in node order as on one thread, so it finds the same
-    /// refusal.
-    pub(super) fn read(
-        file: &'a [u8],
-        threads: usize,
-        count: impl FnOnce() -> Option<usize>,
-    ) -> Option<GraphViews<'a>> {
-        Self::read_with(file, threads >= 2 && file.len() >= TWO_THREADS_FROM, count)
+    /// whole graph instead. `count` is how many nodes the file holds, counted before, so that
+    /// nothing grows while they are read (a wrong count costs only time).
+    pub(super) fn read(file: &'a [u8], count: usize) -> Option<GraphViews<'a>> {
+        u32::try_from(file.len()).ok()?;
+        let count = count.min(file.len() / 2);
+        let mut indexing = Indexing::new(count);
+        let read = read_nodes(file, count, false, Batch::with_capacity(HANDOFF), |batch| {
+            indexing.add(batch);
+            batch.clear();
+            true
+        });
+        Some(Self::of(file, read?, indexing.finish()))
     }
 
-    /// [`GraphViews::read`], on two threads or one.
-    fn read_with(
-        file: &'a [u8],
-        two_threads: bool,
-        count: impl FnOnce() -> Option<usize>,
-    ) -> Option<GraphViews<'a>> {
+    /// [`GraphViews::read`] on two threads: a scoped thread reads the nodes while the calling
+    /// thread indexes those read so far. Reading and indexing take about as long, and the
+    /// index is built in node order as on one thread, so it finds the same refusal.
+    ///
+    /// The file is read before anything tells its kind: `None` also when it does not start
+    /// with a node, or has none. With at least one node, a known field of the wrong wire type
+    /// refused, and the rest of the graph decoded, the file is a GraphDef as
+    /// [`Kind::detect`](crate::artifact::Kind::detect) tells it.
+    pub(super) fn read_on_two_threads(file: &'a [u8]) -> Option<GraphViews<'a>> {
         u32::try_from(file.len()).ok()?;
-        let (read, prepared) = if two_threads {
-            read_beside_indexing(file, count)?
-        } else {
-            let count = count()?.min(file.len() / 2);
-            let mut indexing = Indexing::new(count);
-            let read = read_nodes(file, count, Batch::with_capacity(HANDOFF), |batch| {
-                indexing.add(batch);
-                batch.clear();
-                true
-            });
-            (read, indexing.finish())
-        };
-        let read = read?;
-        Some(GraphViews {
+        let (read, prepared) = read_beside_indexing(file)?;
+        let read = read.filter(|read| !read.raws.is_empty())?;
+        Some(Self::of(file, read, prepared))
+    }
+
+    fn of(file: &'a [u8], read: Read<'a>, prepared: Result<Prepared<'a>, Failure>) -> Self {
+        GraphViews {
             file,
             raws: read.raws,
             op_ids: read.op_ids,
@@ -740,49 +737,50 @@ impl<'a> GraphViews<'a> {
             flags: read.flags,
             rest: read.rest,
             prepared,
-        })
+        }
     }
 }
 
-/// [`read_nodes`] on a scoped thread, started at once, handing what it reads to [`Indexing`]
-/// on this one once `count` has said how many nodes there are (`None` if `count` says not to
-/// read the file).
+/// [`read_nodes`] on a scoped thread, handing what it reads to [`Indexing`] on this one,
+/// which sizes the index from the first batch (`None` if no node was read).
 #[allow(clippy::type_complexity)]
-fn read_beside_indexing(
-    file: &[u8],
-    count: impl FnOnce() -> Option<usize>,
-) -> Option<(Option<Read<'_>>, Result<Prepared<'_>, Failure>)> {
-    let stop = std::sync::atomic::AtomicBool::new(false);
+fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read<'_>>, Result<Prepared<'_>, Failure>)> {
     std::thread::scope(|scope| {
         let (to_index, read_batches) = std::sync::mpsc::sync_channel::<Batch>(AHEAD);
         let (to_reuse, emptied) = std::sync::mpsc::channel::<Batch>();
-        let stop = &stop;
         let reader = scope.spawn(move || {
             // Room for nodes of 32 bytes on average: the pages of what is not used are never
             // touched, and more nodes than that only grow the tables.
             let first = Batch::with_capacity(HANDOFF);
-            read_nodes(file, file.len() / 32, first, |batch| {
+            read_nodes(file, file.len() / 32, true, first, |batch| {
                 let next = emptied
                     .try_recv()
                     .unwrap_or_else(|_| Batch::with_capacity(HANDOFF));
-                // The indexing side stops receiving only once this side is done, or once it
-                // stopped this side.
+                // The indexing side stops receiving only once this side is done.
                 let _ = to_index.send(std::mem::replace(batch, next));
-                !stop.load(std::sync::atomic::Ordering::Relaxed)
+                true
             })
         });
-        let Some(count) = count() else {
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            drop(read_batches);
+        let Ok(first) = read_batches.recv() else {
+            // Nothing read: the reading side is done.
             let _ = reader.join();
             return None;
         };
-        let mut indexing = Indexing::new(count.min(file.len() / 2));
-        for mut batch in read_batches {
+        // As many nodes as the first ones' size says, and some more: too few only makes the
+        // index grow.
+        let per_node = first.read_to / first.nodes.len().max(1);
+        let estimate = file.len() / per_node.max(1);
+        let mut indexing = Indexing::new(estimate.saturating_add(estimate / 16));
+        let mut batch = first;
+        loop {
             indexing.add(&batch);
             batch.clear();
             // The reading side may be done, and no longer take batches back.
             let _ = to_reuse.send(batch);
+            match read_batches.recv() {
+                Ok(next) => batch = next,
+                Err(_) => break,
+            }
         }
         let read = reader
             .join()
@@ -792,14 +790,19 @@ fn read_beside_indexing(
 }
 
 /// Reads the file's top-level fields, in file order, handing the nodes read to `full` a
-/// [`HANDOFF`] at a time, and the last ones at the end; `None` as soon as `full` says to stop.
-/// `count` is how many nodes to make room for.
+/// [`HANDOFF`] at a time, and the last ones at the end; `None` as soon as `full` says to stop,
+/// or, with `nodes_first`, if the first field is not a node. `count` is how many nodes to
+/// make room for.
 fn read_nodes<'a>(
     file: &'a [u8],
     count: usize,
+    nodes_first: bool,
     mut batch: Batch<'a>,
     mut full: impl FnMut(&mut Batch<'a>) -> bool,
 ) -> Option<Read<'a>> {
+    if nodes_first && !matches!(RawFields::new(file).next(), Some(Ok((1, 2, _, _)))) {
+        return None;
+    }
     let mut raws = Vec::with_capacity(count);
     let mut op_ids = Vec::with_capacity(count);
     let mut flags = Vec::with_capacity(count);
@@ -823,14 +826,20 @@ fn read_nodes<'a>(
                     .map(|field| field.2);
                 let kind = ops.kinds[op as usize];
                 batch.push(view.name, view.op, kind, view.controls_last(), inputs);
-                if batch.nodes.len() == HANDOFF && !full(&mut batch) {
-                    return None;
+                if batch.nodes.len() == HANDOFF {
+                    batch.read_to = file.len() - fields.rest.len();
+                    if !full(&mut batch) {
+                        return None;
+                    }
                 }
             }
-            (1, _) => return None,
+            // The other fields a GraphDef or a SavedModel knows, each with the wire type
+            // neither message allows for it (see `Kind::detect`).
+            (1, _) | (2 | 4 | 5, 0 | 1 | 5) | (3, 1 | 2 | 5) => return None,
             _ => rest.extend_from_slice(whole),
         }
     }
+    batch.read_to = file.len();
     if !batch.nodes.is_empty() && !full(&mut batch) {
         return None;
     }
@@ -1202,7 +1211,8 @@ impl Scratch {
     /// The state before an import's first node, unless it is there already.
     pub(super) fn fill(&mut self, graph: &Prepared<'_>) {
         if self.types.is_empty() && graph.len() > 0 {
-            self.pending.extend_from_slice(&graph.pending);
+            self.pending
+                .extend((0..graph.len()).map(|n| graph.pending(n)));
             self.types.resize(graph.len(), NOT_YET);
         }
     }
@@ -1321,34 +1331,17 @@ impl<'a> Builder<'a> {
                 })?;
             self.edges[edge as usize].0 = src as u32;
         }
-        let mut pending = Vec::with_capacity(names.len());
-        let mut ready = Vec::new();
-        for i in 0..names.len() {
-            let inputs =
-                &self.edges[self.input_starts[i] as usize..self.input_starts[i + 1] as usize];
-            let mut count = inputs.len() as u32;
-            if self.kinds[i] == MERGE {
-                // A Merge fed by a NextIteration waits only for its control inputs and one
-                // other input.
-                let back = inputs.iter().any(|&(src, slot)| {
-                    slot != CONTROL && self.kinds[src as usize] == NEXT_ITERATION
-                });
-                if back {
-                    count = inputs.iter().filter(|&&(_, slot)| slot == CONTROL).count() as u32 + 1;
-                }
-            }
-            if count == 0 {
-                ready.push(Reverse(i as u32));
-            }
-            pending.push(count);
-        }
+        // A node with no inputs is ready at once (a Merge waits for at least one input).
+        let ready: Vec<Reverse<u32>> = (0..names.len())
+            .filter(|&i| self.input_starts[i] == self.input_starts[i + 1])
+            .map(|i| Reverse(i as u32))
+            .collect();
         Ok(Prepared {
             names: self.names,
             kinds: self.kinds,
             index: self.index,
             edges: self.edges,
             input_starts: self.input_starts,
-            pending,
             ready: BinaryHeap::from(ready),
             outputs: OnceCell::new(),
             scratch: RefCell::default(),
@@ -1364,8 +1357,6 @@ pub(super) struct Prepared<'a> {
     index: NameIndex,
     edges: Vec<(u32, u32)>,
     input_starts: Vec<u32>,
-    /// How many inputs each node waits for.
-    pub(super) pending: Vec<u32>,
     /// Nodes with no pending input, smallest index first (TensorFlow's `std::set`).
     pub(super) ready: BinaryHeap<Reverse<u32>>,
     /// The nodes each node feeds, `targets[starts[n]..starts[n + 1]]`, made when first
@@ -1398,6 +1389,22 @@ impl<'a> Prepared<'a> {
 
     pub(super) fn len(&self) -> usize {
         self.names.len()
+    }
+
+    /// How many inputs node `n` waits for before it is made.
+    pub(super) fn pending(&self, n: usize) -> u32 {
+        let inputs = &self.edges[self.input_starts[n] as usize..self.input_starts[n + 1] as usize];
+        if self.kinds[n] == MERGE {
+            // A Merge fed by a NextIteration waits only for its control inputs and one other
+            // input.
+            let back = inputs
+                .iter()
+                .any(|&(src, slot)| slot != CONTROL && self.kinds[src as usize] == NEXT_ITERATION);
+            if back {
+                return inputs.iter().filter(|&&(_, slot)| slot == CONTROL).count() as u32 + 1;
+            }
+        }
+        inputs.len() as u32
     }
 
     /// Node `n`'s name.
@@ -1615,7 +1622,7 @@ mod tests {
             p.names.clone(),
             (0..p.len()).map(|n| p.data_inputs(n).collect()).collect(),
             (0..p.len()).map(|n| p.outputs(n).to_vec()).collect(),
-            p.pending.clone(),
+            (0..p.len()).map(|n| p.pending(n)).collect(),
         )
     }
 
@@ -1639,7 +1646,43 @@ mod tests {
         crate::artifact::Kind::detect_counting_nodes(bytes).map_or(0, |(_, nodes)| nodes)
     }
 
+    /// A top-level field: its number, wire type and payload.
+    fn field(number: u32, wire: u32, payload: &[u8]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        prost::encoding::encode_varint(u64::from(number << 3 | wire), &mut bytes);
+        match wire {
+            0 => bytes.push(payload.len() as u8 & 0x7f),
+            1 => bytes.extend_from_slice(&[0; 8]),
+            5 => bytes.extend_from_slice(&[0; 4]),
+            _ => {
+                prost::encoding::encode_varint(payload.len() as u64, &mut bytes);
+                bytes.extend_from_slice(payload);
+            }
+        }
+        bytes
+    }
+
     proptest! {
+        /// A file read on two threads, before anything tells its kind, is read only if it is
+        /// a GraphDef as `Kind::detect` tells it.
+        #[test]
+        fn read_before_its_kind_is_told_only_if_a_graph_def(
+            fields in proptest::collection::vec((1u32..7, prop_oneof![Just(0u32), Just(1), Just(2), Just(5)], 0usize..3), 0..6),
+        ) {
+            let node = NodeDef { name: "a".into(), op: "Op".into(), ..NodeDef::default() }.encode_to_vec();
+            let payloads: [&[u8]; 3] = [&[], &node, &[0x08, 0x01]];
+            let mut bytes = field(1, 2, &node);
+            for (number, wire, payload) in fields {
+                bytes.extend(field(number, wire, payloads[payload]));
+            }
+            if GraphViews::read_on_two_threads(&bytes).is_some() {
+                prop_assert_eq!(
+                    crate::artifact::Kind::detect(&bytes).ok(),
+                    Some(crate::artifact::Kind::GraphDef)
+                );
+            }
+        }
+
         /// Word-at-a-time equality is byte equality, and equal bytes hash alike.
         #[test]
         fn same_bytes_is_equality(a in proptest::collection::vec(0u8..4, 0..80), flip in any::<usize>()) {
@@ -1674,15 +1717,17 @@ mod tests {
             let graph = graph_of(&nodes);
             let bytes = graph.encode_to_vec();
             // A count below the real one (the tables then grow) reads the same.
-            let views = GraphViews::read(&bytes, 1, || Some(node_count(&bytes) / undercount))
+            let views = GraphViews::read(&bytes, node_count(&bytes) / undercount)
                 .expect("plain bytes");
-            // Read on a second thread, the index is the same.
-            let beside = GraphViews::read_with(&bytes, true, || Some(node_count(&bytes)))
-                .expect("plain bytes");
-            match (&views.prepared, &beside.prepared) {
-                (Ok(a), Ok(b)) => prop_assert_eq!(shape(a), shape(b)),
-                (Err(a), Err(b)) => prop_assert_eq!(&a.message, &b.message),
-                _ => prop_assert!(false, "one thread refused, two did not"),
+            // Read on a second thread, the index is the same (a graph of no nodes is left
+            // to the caller).
+            match GraphViews::read_on_two_threads(&bytes) {
+                Some(beside) => match (&views.prepared, &beside.prepared) {
+                    (Ok(a), Ok(b)) => prop_assert_eq!(shape(a), shape(b)),
+                    (Err(a), Err(b)) => prop_assert_eq!(&a.message, &b.message),
+                    _ => prop_assert!(false, "one thread refused, two did not"),
+                },
+                None => prop_assert!(nodes.is_empty()),
             }
             let decoded = Prepared::new(&graph.node);
             match (&views.prepared, &decoded) {
@@ -1717,7 +1762,7 @@ mod tests {
         let prepared = Prepared::new(&graph.node).expect("indexed");
         assert_eq!(prepared.data_inputs(0).collect::<Vec<_>>(), [(1, BIG_SLOT)]);
         assert_eq!(prepared.outputs(1), [0]);
-        assert_eq!(prepared.pending, [1, 0]);
+        assert_eq!([prepared.pending(0), prepared.pending(1)], [1, 0]);
         let unknown = graph_of(&[("b".into(), "Op".into(), vec!["c".into()])]);
         let refusal = Prepared::new(&unknown.node).err().expect("refused");
         assert_eq!(refusal.message, "Node 'b': Unknown input node 'c'");
@@ -1798,7 +1843,7 @@ mod tests {
             let bytes = graph.encode_to_vec();
             let whole = GraphDef::decode(bytes.as_slice()).is_ok();
             assert_eq!(
-                GraphViews::read(&bytes, 1, || Some(node_count(&bytes))).is_some(),
+                GraphViews::read(&bytes, node_count(&bytes)).is_some(),
                 whole,
                 "depth {depth}"
             );
