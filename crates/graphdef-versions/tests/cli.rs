@@ -592,6 +592,41 @@ fn releases_reads_a_saved_model_directory_as_tf_saved_model_load() {
 }
 
 #[test]
+fn releases_on_one_thread_or_two_says_the_same() {
+    use graphdef_versions::schema::{GraphDef, NodeDef};
+    // Large enough (over 4 MiB) for the second thread to read it.
+    let bytes = GraphDef {
+        node: (0..80_000)
+            .map(|i| NodeDef {
+                name: format!("layer_{}/node_{i}", i / 100),
+                op: "NoOp".to_string(),
+                input: if i == 0 {
+                    vec![]
+                } else {
+                    vec![format!("^layer_{}/node_{}", (i - 1) / 100, i - 1)]
+                },
+                ..NodeDef::default()
+            })
+            .collect(),
+        versions: Some(versions(1205, 0, &[])),
+        ..GraphDef::default()
+    }
+    .encode_to_vec();
+    assert!(bytes.len() >= 4 << 20, "{} bytes", bytes.len());
+    let path = temp_file("large.pb", &bytes);
+    let path = path.to_str().unwrap();
+    let one = run(&["releases", path, "--json", "--threads", "1"]);
+    let two = run(&["releases", path, "--json", "--threads", "2"]);
+    let default = run(&["releases", path, "--json"]);
+    assert_eq!(one.status.code(), Some(0));
+    assert_eq!(json_of(&one)["oldest_release"], "2.12.1");
+    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(one.stdout, default.stdout);
+    let zero = run(&["releases", path, "--threads", "0"]);
+    assert_eq!(zero.status.code(), Some(2));
+}
+
+#[test]
 fn releases_exits_1_when_no_release_loads_it() {
     // min_consumer above every release's GraphDef version.
     let bytes = graph(&["NoOp"], &[], Some(versions(2474, 2475, &[]))).encode_to_vec();

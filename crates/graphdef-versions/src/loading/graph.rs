@@ -650,6 +650,8 @@ impl<'a> Input<'a> {
 #[derive(Default)]
 struct Batch<'a> {
     nodes: Vec<ReadNode<'a>>,
+    /// The nodes' names, which the index keeps: the reading thread makes room for them.
+    names: Vec<&'a str>,
     inputs: Vec<&'a [u8]>,
     /// How far into the file reading had got, at the end of this batch.
     read_to: usize,
@@ -659,6 +661,7 @@ impl<'a> Batch<'a> {
     fn with_capacity(nodes: usize) -> Self {
         Batch {
             nodes: Vec::with_capacity(nodes),
+            names: Vec::with_capacity(nodes),
             inputs: Vec::with_capacity(nodes * 2),
             read_to: 0,
         }
@@ -678,11 +681,17 @@ impl<'a> Batch<'a> {
         let count = self.inputs.len() - before;
         self.nodes
             .push(ReadNode::new(name, op, kind, controls_last, count));
+        self.names.push(name);
     }
 
+    /// Empties the batch for the next nodes; the names went to the index, so room is made
+    /// for new ones.
     fn clear(&mut self) {
         self.nodes.clear();
         self.inputs.clear();
+        if self.names.capacity() == 0 {
+            self.names = Vec::with_capacity(self.nodes.capacity());
+        }
     }
 }
 
@@ -773,7 +782,7 @@ fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read<'_>>, Result<Prepare
         let mut indexing = Indexing::new(estimate.saturating_add(estimate / 16));
         let mut batch = first;
         loop {
-            indexing.add(&batch);
+            indexing.add(&mut batch);
             batch.clear();
             // The reading side may be done, and no longer take batches back.
             let _ = to_reuse.send(batch);
@@ -875,7 +884,7 @@ impl<'a> Indexing<'a> {
         }
     }
 
-    fn add(&mut self, batch: &Batch<'a>) {
+    fn add(&mut self, batch: &mut Batch<'a>) {
         let Indexing {
             builder: Ok(b),
             last_name,
@@ -885,6 +894,7 @@ impl<'a> Indexing<'a> {
         else {
             return;
         };
+        b.names.push_chunk(std::mem::take(&mut batch.names));
         let mut at = 0;
         let mut chunks = batch.nodes.chunks(BATCH).peekable();
         if let Some(first) = chunks.peek() {
@@ -1239,7 +1249,10 @@ fn kind_of(op: &str) -> u8 {
 
 /// `BuildNodeIndex` and `InitFromEdges`, a node at a time.
 struct Builder<'a> {
-    names: Vec<&'a str>,
+    /// The names of the nodes handed over so far, added or about to be.
+    names: Names<'a>,
+    /// How many nodes were added.
+    added: usize,
     kinds: Vec<u8>,
     index: NameIndex,
     /// Each node's inputs as (source node, slot or [`CONTROL`]), node after node.
@@ -1253,7 +1266,8 @@ impl<'a> Builder<'a> {
     /// A builder for a graph of about `nodes` nodes.
     fn with_capacity(nodes: usize) -> Self {
         Builder {
-            names: Vec::with_capacity(nodes),
+            names: Names::with_capacity(nodes),
+            added: 0,
             kinds: Vec::with_capacity(nodes),
             index: NameIndex::with_capacity(nodes),
             edges: Vec::with_capacity(nodes),
@@ -1265,7 +1279,7 @@ impl<'a> Builder<'a> {
     /// The checks `BuildNodeIndex` makes of the next node, and its inputs resolved as far as
     /// the nodes so far allow (TensorFlow writes most graphs with inputs first).
     fn add(&mut self, node: &ReadNode<'a>, inputs: &[Input<'a>]) -> Result<(), Failure> {
-        let i = self.names.len();
+        let i = self.added;
         let name = node.name;
         if i >= BIG_SLOT as usize {
             return Err(Failure::invalid(format!(
@@ -1285,7 +1299,7 @@ impl<'a> Builder<'a> {
         {
             return Err(Failure::invalid(format!("Node '{name}' is not unique")));
         }
-        self.names.push(name);
+        self.added += 1;
         if !node.has_op {
             return Err(Failure::invalid(format!(
                 "Node '{name}' does not specify an operation"
@@ -1349,10 +1363,51 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The nodes' names, in the chunks of [`HANDOFF`] names their batches brought (the last one
+/// shorter), kept as they came.
+#[derive(Default)]
+struct Names<'a> {
+    chunks: Vec<Vec<&'a str>>,
+    len: usize,
+}
+
+impl<'a> Names<'a> {
+    fn with_capacity(nodes: usize) -> Self {
+        Names {
+            chunks: Vec::with_capacity(nodes.div_ceil(HANDOFF)),
+            len: 0,
+        }
+    }
+
+    /// Adds the names of the next [`HANDOFF`] nodes, or of the last ones.
+    fn push_chunk(&mut self, chunk: Vec<&'a str>) {
+        debug_assert_eq!(self.len % HANDOFF, 0, "only the last chunk is short");
+        self.len += chunk.len();
+        self.chunks.push(chunk);
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<&'a str> {
+        self.chunks.concat()
+    }
+}
+
+impl<'a> std::ops::Index<usize> for Names<'a> {
+    type Output = &'a str;
+
+    fn index(&self, n: usize) -> &&'a str {
+        &self.chunks[n / HANDOFF][n % HANDOFF]
+    }
+}
+
 /// A graph's nodes indexed and their edges resolved: what importing them needs before any
 /// release is asked.
 pub(super) struct Prepared<'a> {
-    names: Vec<&'a str>,
+    names: Names<'a>,
     kinds: Vec<u8>,
     index: NameIndex,
     edges: Vec<(u32, u32)>,
@@ -1381,7 +1436,7 @@ impl<'a> Prepared<'a> {
                     node.input.iter().map(String::as_bytes),
                 );
             }
-            indexing.add(&batch);
+            indexing.add(&mut batch);
             batch.clear();
         }
         indexing.finish()
@@ -1619,7 +1674,7 @@ mod tests {
 
     fn shape<'a>(p: &Prepared<'a>) -> Shape<'a> {
         (
-            p.names.clone(),
+            p.names.to_vec(),
             (0..p.len()).map(|n| p.data_inputs(n).collect()).collect(),
             (0..p.len()).map(|n| p.outputs(n).to_vec()).collect(),
             (0..p.len()).map(|n| p.pending(n)).collect(),

@@ -1,0 +1,204 @@
+//! `ReleaseJudge::threads(2)`: a large GraphDef (4 MiB or more) is read on a second thread
+//! while the calling one indexes it, before anything tells the file's kind. The verdicts and
+//! their messages must be those of one thread, whatever the graph holds and wherever in it.
+
+use std::collections::HashMap;
+
+use graphdef_versions::ReleaseJudge;
+use graphdef_versions::schema::{
+    AttrValue, GraphDef, MetaGraphDef, NodeDef, SavedModel, VersionDef, attr_value,
+};
+use prost::Message;
+
+/// Enough nodes for a file over 4 MiB: the two-thread reading starts there.
+const NODES: usize = 80_000;
+
+/// A chain of `Identity` nodes after a `Placeholder`, which every release loads.
+fn chain() -> Vec<NodeDef> {
+    let float = || AttrValue {
+        value: Some(attr_value::Value::Type(1)),
+    };
+    (0..NODES)
+        .map(|i| {
+            if i == 0 {
+                NodeDef {
+                    name: "block_0/input".to_string(),
+                    op: "Placeholder".to_string(),
+                    attr: HashMap::from([("dtype".to_string(), float())]),
+                    ..NodeDef::default()
+                }
+            } else {
+                let previous = if i == 1 {
+                    "block_0/input".to_string()
+                } else {
+                    format!("block_{}/identity_{}", (i - 1) / 1000, i - 1)
+                };
+                NodeDef {
+                    name: format!("block_{}/identity_{i}", i / 1000),
+                    op: "Identity".to_string(),
+                    input: vec![previous],
+                    attr: HashMap::from([("T".to_string(), float())]),
+                    ..NodeDef::default()
+                }
+            }
+        })
+        .collect()
+}
+
+fn graph_def(node: Vec<NodeDef>) -> GraphDef {
+    GraphDef {
+        node,
+        versions: Some(VersionDef {
+            producer: 1205,
+            ..VersionDef::default()
+        }),
+        ..GraphDef::default()
+    }
+}
+
+/// The graph judged on one thread and on two, which must agree; the verdict on one thread.
+fn judged_alike(bytes: &[u8]) -> (Option<String>, Vec<String>) {
+    assert!(bytes.len() >= 4 << 20, "a file of {} bytes", bytes.len());
+    let one = ReleaseJudge::with_host("test")
+        .judge(bytes)
+        .map_err(|e| e.to_string());
+    let two = ReleaseJudge::with_host("test")
+        .threads(2)
+        .judge(bytes)
+        .map_err(|e| e.to_string());
+    assert_eq!(one, two);
+    let report = one.expect("judged");
+    let first_errors = report
+        .verdicts()
+        .iter()
+        .filter_map(|verdict| verdict.errors().first().map(|e| e.message().to_string()))
+        .collect();
+    (
+        report.oldest_release().map(|r| r.name().to_string()),
+        first_errors,
+    )
+}
+
+#[test]
+fn a_large_graph_every_release_loads() {
+    let (oldest, errors) = judged_alike(&graph_def(chain()).encode_to_vec());
+    assert_eq!(oldest.as_deref(), Some("2.12.1"));
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+fn a_repeated_name_near_the_end() {
+    let mut nodes = chain();
+    nodes[NODES - 3].name = nodes[100].name.clone();
+    let (oldest, errors) = judged_alike(&graph_def(nodes).encode_to_vec());
+    assert_eq!(oldest, None);
+    assert_eq!(errors.len(), 10);
+    assert!(
+        errors[0].contains("Node 'block_0/identity_100' is not unique"),
+        "{}",
+        errors[0]
+    );
+}
+
+#[test]
+fn an_unknown_input_and_an_invalid_name() {
+    let mut nodes = chain();
+    nodes[NODES - 1].input = vec!["nowhere:1".to_string()];
+    let (_, errors) = judged_alike(&graph_def(nodes.clone()).encode_to_vec());
+    assert!(
+        errors[0].contains("Unknown input node 'nowhere:1'"),
+        "{}",
+        errors[0]
+    );
+    // A bad name anywhere comes before any input: the index is built first.
+    nodes[NODES / 2].name = "_internal".to_string();
+    let (_, errors) = judged_alike(&graph_def(nodes).encode_to_vec());
+    assert!(
+        errors[0].contains("Node '_internal': Node name contains invalid characters"),
+        "{}",
+        errors[0]
+    );
+}
+
+#[test]
+fn inputs_written_after_their_nodes_and_control_inputs() {
+    let mut nodes = chain();
+    // The first identity reads the last node, written after it, as a control input; the
+    // chain then has a cycle, which every release refuses in its own words.
+    let last = nodes[NODES - 1].name.clone();
+    nodes[1].input.push(format!("^{last}"));
+    let (oldest, errors) = judged_alike(&graph_def(nodes).encode_to_vec());
+    assert_eq!(oldest, None);
+    assert_eq!(errors.len(), 10);
+}
+
+#[test]
+fn a_file_that_does_not_start_with_a_node() {
+    // Versions first, then the nodes: read on one thread after all.
+    let graph = graph_def(chain());
+    let mut bytes = GraphDef {
+        versions: graph.versions.clone(),
+        ..GraphDef::default()
+    }
+    .encode_to_vec();
+    bytes.extend(
+        GraphDef {
+            node: graph.node,
+            ..GraphDef::default()
+        }
+        .encode_to_vec(),
+    );
+    let (oldest, _) = judged_alike(&bytes);
+    assert_eq!(oldest.as_deref(), Some("2.12.1"));
+}
+
+#[test]
+fn a_large_saved_model_is_not_read_as_a_graph_def() {
+    let saved_model = SavedModel {
+        saved_model_schema_version: 1,
+        meta_graphs: vec![MetaGraphDef {
+            graph_def: Some(graph_def(chain())),
+            ..MetaGraphDef::default()
+        }],
+    };
+    judged_alike(&saved_model.encode_to_vec());
+    // Without its schema version, the meta graph is the first field.
+    let saved_model = SavedModel {
+        saved_model_schema_version: 0,
+        ..saved_model
+    };
+    judged_alike(&saved_model.encode_to_vec());
+}
+
+#[test]
+fn a_large_file_with_damage_at_its_end() {
+    let mut bytes = graph_def(chain()).encode_to_vec();
+    // A field of the wrong wire type for a GraphDef (5 is a SavedModel's or a GraphDef's
+    // debug info, never a varint).
+    bytes.extend([5 << 3, 1]);
+    let one = ReleaseJudge::with_host("test").judge(&bytes);
+    assert!(one.is_err());
+    assert_eq!(
+        one.map_err(|e| e.to_string()),
+        ReleaseJudge::with_host("test")
+            .threads(2)
+            .judge(&bytes)
+            .map_err(|e| e.to_string())
+    );
+    // Truncated inside its last node.
+    let bytes = graph_def(chain()).encode_to_vec();
+    let cut = &bytes[..bytes.len() - 20];
+    judged_alike_or_refused(cut);
+}
+
+/// Like [`judged_alike`], for bytes the judge may refuse.
+fn judged_alike_or_refused(bytes: &[u8]) {
+    let one = ReleaseJudge::with_host("test")
+        .judge(bytes)
+        .map_err(|e| e.to_string());
+    let two = ReleaseJudge::with_host("test")
+        .threads(2)
+        .judge(bytes)
+        .map_err(|e| e.to_string());
+    assert_eq!(one, two);
+}
