@@ -202,3 +202,30 @@ fn judged_alike_or_refused(bytes: &[u8]) {
         .map_err(|e| e.to_string());
     assert_eq!(one, two);
 }
+
+#[test]
+fn small_first_nodes_before_a_large_field() {
+    // Nodes of a few bytes, then a field the GraphDef does not know, of 5 MiB: the index is
+    // sized from the first nodes, within the file's size, and grows if it must.
+    let mut bytes = graph_def(
+        (0..6000)
+            .map(|i| NodeDef {
+                name: format!("n{i}"),
+                op: "NoOp".to_string(),
+                ..NodeDef::default()
+            })
+            .collect(),
+    )
+    .encode_to_vec();
+    let mut unknown = Vec::new();
+    prost::encoding::encode_key(
+        100,
+        prost::encoding::WireType::LengthDelimited,
+        &mut unknown,
+    );
+    prost::encoding::encode_varint(5 << 20, &mut unknown);
+    unknown.resize(unknown.len() + (5 << 20), 0);
+    bytes.extend(unknown);
+    let (oldest, errors) = judged_alike(&bytes);
+    assert_eq!(oldest.as_deref(), Some("2.12.1"), "{errors:?}");
+}

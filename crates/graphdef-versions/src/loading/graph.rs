@@ -776,9 +776,10 @@ fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read<'_>>, Result<Prepare
             return None;
         };
         // As many nodes as the first ones' size says, and some more: too few only makes the
-        // index grow.
+        // index grow. At most one per 16 bytes of the file, so that tiny first nodes before a
+        // large other field cannot make the index (16 bytes a node) larger than the file.
         let per_node = first.read_to / first.nodes.len().max(1);
-        let estimate = file.len() / per_node.max(1);
+        let estimate = (file.len() / per_node.max(1)).min(file.len() / 16);
         let mut indexing = Indexing::new(estimate.saturating_add(estimate / 16));
         let mut batch = first;
         loop {
