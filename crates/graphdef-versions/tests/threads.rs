@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 
-use graphdef_versions::ReleaseJudge;
 use graphdef_versions::schema::{
     AttrValue, GraphDef, MetaGraphDef, NodeDef, SavedModel, VersionDef, attr_value,
 };
+use graphdef_versions::{ReleaseJudge, ReleaseReport};
 use prost::Message;
 
 /// Enough nodes for a file over 4 MiB: the two-thread reading starts there.
@@ -59,15 +59,7 @@ fn graph_def(node: Vec<NodeDef>) -> GraphDef {
 /// The graph judged on one thread and on two, which must agree; the verdict on one thread.
 fn judged_alike(bytes: &[u8]) -> (Option<String>, Vec<String>) {
     assert!(bytes.len() >= 4 << 20, "a file of {} bytes", bytes.len());
-    let one = ReleaseJudge::with_host("test")
-        .judge(bytes)
-        .map_err(|e| e.to_string());
-    let two = ReleaseJudge::with_host("test")
-        .threads(2)
-        .judge(bytes)
-        .map_err(|e| e.to_string());
-    assert_eq!(one, two);
-    let report = one.expect("judged");
+    let report = judged_alike_or_refused(bytes).expect("judged");
     let first_errors = report
         .verdicts()
         .iter()
@@ -77,6 +69,28 @@ fn judged_alike(bytes: &[u8]) -> (Option<String>, Vec<String>) {
         report.oldest_release().map(|r| r.name().to_string()),
         first_errors,
     )
+}
+
+/// Like [`judged_alike`], for bytes the judge may refuse: the report or the error.
+fn judged_alike_or_refused(bytes: &[u8]) -> Result<ReleaseReport, String> {
+    let one = ReleaseJudge::with_host("test")
+        .judge(bytes)
+        .map_err(|e| e.to_string());
+    let two = ReleaseJudge::with_host("test")
+        .threads(2)
+        .judge(bytes)
+        .map_err(|e| e.to_string());
+    assert_eq!(one, two);
+    one
+}
+
+/// A graph of `nodes` that every release refuses, on one thread and on two, with an error that
+/// says `message`.
+fn refused_by_all(nodes: Vec<NodeDef>, message: &str) {
+    let (oldest, errors) = judged_alike(&graph_def(nodes).encode_to_vec());
+    assert_eq!(oldest, None);
+    assert_eq!(errors.len(), 10);
+    assert!(errors[0].contains(message), "{}", errors[0]);
 }
 
 #[test]
@@ -90,33 +104,19 @@ fn a_large_graph_every_release_loads() {
 fn a_repeated_name_near_the_end() {
     let mut nodes = chain();
     nodes[NODES - 3].name = nodes[100].name.clone();
-    let (oldest, errors) = judged_alike(&graph_def(nodes).encode_to_vec());
-    assert_eq!(oldest, None);
-    assert_eq!(errors.len(), 10);
-    assert!(
-        errors[0].contains("Node 'block_0/identity_100' is not unique"),
-        "{}",
-        errors[0]
-    );
+    refused_by_all(nodes, "Node 'block_0/identity_100' is not unique");
 }
 
 #[test]
 fn an_unknown_input_and_an_invalid_name() {
     let mut nodes = chain();
     nodes[NODES - 1].input = vec!["nowhere:1".to_string()];
-    let (_, errors) = judged_alike(&graph_def(nodes.clone()).encode_to_vec());
-    assert!(
-        errors[0].contains("Unknown input node 'nowhere:1'"),
-        "{}",
-        errors[0]
-    );
+    refused_by_all(nodes.clone(), "Unknown input node 'nowhere:1'");
     // A bad name anywhere comes before any input: the index is built first.
     nodes[NODES / 2].name = "_internal".to_string();
-    let (_, errors) = judged_alike(&graph_def(nodes).encode_to_vec());
-    assert!(
-        errors[0].contains("Node '_internal': Node name contains invalid characters"),
-        "{}",
-        errors[0]
+    refused_by_all(
+        nodes,
+        "Node '_internal': Node name contains invalid characters",
     );
 }
 
@@ -176,31 +176,10 @@ fn a_large_file_with_damage_at_its_end() {
     // A field of the wrong wire type for a GraphDef (5 is a SavedModel's or a GraphDef's
     // debug info, never a varint).
     bytes.extend([5 << 3, 1]);
-    let one = ReleaseJudge::with_host("test").judge(&bytes);
-    assert!(one.is_err());
-    assert_eq!(
-        one.map_err(|e| e.to_string()),
-        ReleaseJudge::with_host("test")
-            .threads(2)
-            .judge(&bytes)
-            .map_err(|e| e.to_string())
-    );
-    // Truncated inside its last node.
+    assert!(judged_alike_or_refused(&bytes).is_err());
+    // Cut inside its last node (the versions, written after the nodes, are a few bytes).
     let bytes = graph_def(chain()).encode_to_vec();
-    let cut = &bytes[..bytes.len() - 20];
-    judged_alike_or_refused(cut);
-}
-
-/// Like [`judged_alike`], for bytes the judge may refuse.
-fn judged_alike_or_refused(bytes: &[u8]) {
-    let one = ReleaseJudge::with_host("test")
-        .judge(bytes)
-        .map_err(|e| e.to_string());
-    let two = ReleaseJudge::with_host("test")
-        .threads(2)
-        .judge(bytes)
-        .map_err(|e| e.to_string());
-    assert_eq!(one, two);
+    assert!(judged_alike_or_refused(&bytes[..bytes.len() - 20]).is_err());
 }
 
 #[test]
