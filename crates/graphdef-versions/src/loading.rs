@@ -238,9 +238,17 @@ impl ReleaseJudge {
     ///
     /// ```
     /// use graphdef_versions::ReleaseJudge;
+    /// use graphdef_versions::schema::{GraphDef, NodeDef};
+    /// use prost::Message;
     ///
-    /// let judge = ReleaseJudge::with_host("vm").threads(2);
-    /// # let _ = judge;
+    /// let graph = GraphDef {
+    ///     node: vec![NodeDef { name: "n".into(), op: "NoOp".into(), ..Default::default() }],
+    ///     ..Default::default()
+    /// };
+    /// let bytes = graph.encode_to_vec();
+    /// let two = ReleaseJudge::with_host("vm").threads(2).judge(&bytes).unwrap();
+    /// assert_eq!(two, ReleaseJudge::with_host("vm").judge(&bytes).unwrap());
+    /// assert_eq!(two.oldest_release().unwrap().name(), "2.12.1");
     /// ```
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);

@@ -176,24 +176,10 @@ fn op_def_name(index: usize) -> &'static str {
 /// Distinct OpDef `index`, decoded the first time it is asked for, and kept.
 fn op_def(index: usize) -> &'static OpDef {
     static DECODED: OnceLock<Box<[OnceLock<OpDef>]>> = OnceLock::new();
-    static NONE: OpDef = OpDef {
-        name: String::new(),
-        input_arg: Vec::new(),
-        output_arg: Vec::new(),
-        control_output: Vec::new(),
-        attr: Vec::new(),
-        deprecation: None,
-        summary: String::new(),
-        description: String::new(),
-        is_commutative: false,
-        is_aggregate: false,
-        is_stateful: false,
-        allows_uninitialized_input: false,
-        is_distributed_communication: false,
-    };
+    static NONE: OnceLock<OpDef> = OnceLock::new();
     let all = DECODED.get_or_init(|| OP_DEF_RANGES.iter().map(|_| OnceLock::new()).collect());
     let Some(cell) = all.get(index) else {
-        return &NONE;
+        return NONE.get_or_init(OpDef::default);
     };
     cell.get_or_init(|| {
         // Compiled-in bytes that `cargo xtask codegen` split from TensorFlow's own
