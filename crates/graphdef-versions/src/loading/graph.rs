@@ -565,9 +565,6 @@ fn decodes_in_a_graph(entry: &[u8]) -> bool {
     GraphDef::decode(header.as_slice().chain(entry)).is_ok()
 }
 
-/// How many nodes are hashed and indexed together (see [`NameIndex::touch`]).
-const BATCH: usize = 16;
-
 /// How many read nodes the reading thread hands to the indexing one at a time (a few in the
 /// unit tests, so that their small graphs cross batches).
 const HANDOFF: usize = if cfg!(test) { 3 } else { 4096 };
@@ -579,57 +576,32 @@ pub(super) const TWO_THREADS_FROM: usize = 4 << 20;
 /// How many batches the reading thread may be ahead of the indexing one.
 const AHEAD: usize = 32;
 
-/// A node read, as the index takes it: what `BuildNodeIndex` checks of it, worked out
-/// before it reaches the index.
+/// A node read, as the index takes it: what `BuildNodeIndex` checks of it that reading
+/// found. Its name is hashed and checked, and its op numbered, by the index.
 #[derive(Clone, Copy)]
 struct ReadNode<'a> {
     name: &'a str,
-    /// The name's hash.
-    hash: u64,
-    /// Its op's kind (see [`kind_of`]).
-    kind: u8,
-    /// Whether its name is a valid node name.
-    name_ok: bool,
-    /// Whether it names an op.
-    has_op: bool,
+    op: &'a str,
     /// Whether no regular input follows a control input.
     controls_last: bool,
-    /// How many inputs it has: its [`Input`]s follow those of the node before it.
+    /// How many inputs it has: they follow those of the node before it.
     inputs: u32,
-}
-
-impl<'a> ReadNode<'a> {
-    fn new(name: &'a str, op: &str, kind: u8, controls_last: bool, inputs: usize) -> Self {
-        ReadNode {
-            name,
-            hash: hash_bytes(name.as_bytes()),
-            kind,
-            name_ok: valid_node_name(name),
-            has_op: !op.is_empty(),
-            controls_last,
-            inputs: inputs as u32,
-        }
-    }
 }
 
 /// A node's input as the index takes it: parsed, and hashed unless it names the node
 /// before (TensorFlow writes most graphs with a node's first input just before it).
 #[derive(Clone, Copy)]
-struct Input<'a> {
-    /// The input as written (`^a`, `a:1`).
-    raw: &'a [u8],
-    /// The node it names.
-    source: &'a [u8],
+struct Input {
     /// The output slot (at most [`BIG_SLOT`]), or [`CONTROL`].
     slot: u32,
     /// Whether it names the node just before.
     previous: bool,
-    /// The source's hash, unless it names the node just before.
+    /// The hash of the node it names, unless that is the node just before.
     hash: u64,
 }
 
-impl<'a> Input<'a> {
-    fn new(raw: &'a [u8], previous: &[u8]) -> Self {
+impl Input {
+    fn new(raw: &[u8], previous: &[u8]) -> Self {
         let (source, slot) = tensor_id_bytes(raw);
         let slot = if raw.first() == Some(&b'^') {
             CONTROL
@@ -640,8 +612,6 @@ impl<'a> Input<'a> {
         // up, not taken for the first node's "previous".
         let previous = !previous.is_empty() && same_bytes(source, previous);
         Input {
-            raw,
-            source,
             slot,
             previous,
             hash: if previous { 0 } else { hash_bytes(source) },
@@ -674,16 +644,19 @@ impl<'a> Batch<'a> {
     fn push(
         &mut self,
         name: &'a str,
-        op: &str,
-        kind: u8,
+        op: &'a str,
         controls_last: bool,
         inputs: impl Iterator<Item = &'a [u8]>,
     ) {
         let before = self.inputs.len();
         self.inputs.extend(inputs);
         let count = self.inputs.len() - before;
-        self.nodes
-            .push(ReadNode::new(name, op, kind, controls_last, count));
+        self.nodes.push(ReadNode {
+            name,
+            op,
+            controls_last,
+            inputs: count as u32,
+        });
         self.names.push(name);
     }
 
@@ -701,12 +674,18 @@ impl<'a> Batch<'a> {
 }
 
 /// What reading the file's nodes keeps, besides the index.
-struct Read<'a> {
+struct Read {
     raws: Vec<(u32, u32)>,
-    op_ids: Vec<u32>,
-    ops: Vec<&'a str>,
     flags: Vec<u8>,
     rest: GraphDef,
+}
+
+/// What indexing the nodes makes: the index and edges, or the first refusal met making
+/// them; and each node's op, numbered.
+struct Indexed<'a> {
+    prepared: Result<Prepared<'a>, Failure>,
+    op_ids: Vec<u32>,
+    ops: Vec<&'a str>,
 }
 
 impl<'a> GraphViews<'a> {
@@ -718,7 +697,7 @@ impl<'a> GraphViews<'a> {
     pub(super) fn read(file: &'a [u8], count: usize) -> Option<GraphViews<'a>> {
         u32::try_from(file.len()).ok()?;
         let count = count.min(file.len() / 2);
-        let mut indexing = Indexing::new(count);
+        let mut indexing = Indexing::new(count, false);
         let read = read_nodes(file, count, false, Batch::with_capacity(HANDOFF), |batch| {
             indexing.add(batch);
             batch.clear();
@@ -728,8 +707,9 @@ impl<'a> GraphViews<'a> {
     }
 
     /// [`GraphViews::read`] on two threads: a scoped thread reads the nodes while the calling
-    /// thread indexes those read so far. Reading and indexing take about as long, and the
-    /// index is built in node order as on one thread, so it finds the same refusal.
+    /// thread takes those read so far (numbers their ops, hashes and checks their names,
+    /// parses their inputs); then both threads sort half of the index each. The nodes are
+    /// taken in node order as on one thread, so the same refusal is found.
     ///
     /// The file is read before anything tells its kind: `None` also when it does not start
     /// with a node, or has none. With at least one node, a known field of the wrong wire type
@@ -742,15 +722,15 @@ impl<'a> GraphViews<'a> {
         Some(Self::of(file, read, prepared))
     }
 
-    fn of(file: &'a [u8], read: Read<'a>, prepared: Result<Prepared<'a>, Failure>) -> Self {
+    fn of(file: &'a [u8], read: Read, indexed: Indexed<'a>) -> Self {
         GraphViews {
             file,
             raws: read.raws,
-            op_ids: read.op_ids,
-            ops: read.ops,
+            op_ids: indexed.op_ids,
+            ops: indexed.ops,
             flags: read.flags,
             rest: read.rest,
-            prepared,
+            prepared: indexed.prepared,
         }
     }
 }
@@ -758,7 +738,7 @@ impl<'a> GraphViews<'a> {
 /// [`read_nodes`] on a scoped thread, handing what it reads to [`Indexing`] on this one,
 /// which sizes the index from the first batch (`None` if no node was read).
 #[allow(clippy::type_complexity)]
-fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read<'_>>, Result<Prepared<'_>, Failure>)> {
+fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read>, Indexed<'_>)> {
     std::thread::scope(|scope| {
         let (to_index, read_batches) = std::sync::mpsc::sync_channel::<Batch>(AHEAD);
         let (to_reuse, emptied) = std::sync::mpsc::channel::<Batch>();
@@ -785,7 +765,7 @@ fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read<'_>>, Result<Prepare
         // large other field cannot make the index (16 bytes a node) larger than the file.
         let per_node = first.read_to / first.nodes.len().max(1);
         let estimate = (file.len() / per_node.max(1)).min(file.len() / 16);
-        let mut indexing = Indexing::new(estimate.saturating_add(estimate / 16));
+        let mut indexing = Indexing::new(estimate.saturating_add(estimate / 16), true);
         let mut batch = first;
         loop {
             indexing.add(&mut batch);
@@ -814,14 +794,12 @@ fn read_nodes<'a>(
     nodes_first: bool,
     mut batch: Batch<'a>,
     mut full: impl FnMut(&mut Batch<'a>) -> bool,
-) -> Option<Read<'a>> {
+) -> Option<Read> {
     if nodes_first && !matches!(RawFields::new(file).next(), Some(Ok((1, 2, _, _)))) {
         return None;
     }
     let mut raws = Vec::with_capacity(count);
-    let mut op_ids = Vec::with_capacity(count);
     let mut flags = Vec::with_capacity(count);
-    let mut ops = OpTable::default();
     let mut checked = CheckedEntries::default();
     let mut rest = Vec::new();
     let mut fields = RawFields::new(file);
@@ -832,15 +810,12 @@ fn read_nodes<'a>(
                 let start = file.len() - fields.rest.len() - payload.len();
                 let view = read_node(payload, &mut checked)?;
                 raws.push((start as u32, payload.len() as u32));
-                let op = ops.id(view.op);
-                op_ids.push(op);
                 flags.push(view.flags);
                 let inputs = RawFields::new(view.inputs.of(view.raw))
                     .map_while(Result::ok)
                     .filter(|field| field.0 == 3 && field.1 == 2)
                     .map(|field| field.2);
-                let kind = ops.kinds[op as usize];
-                batch.push(view.name, view.op, kind, view.controls_last(), inputs);
+                batch.push(view.name, view.op, view.controls_last(), inputs);
                 if batch.nodes.len() == HANDOFF {
                     batch.read_to = file.len() - fields.rest.len();
                     if !full(&mut batch) {
@@ -860,103 +835,64 @@ fn read_nodes<'a>(
     }
     Some(Read {
         raws,
-        op_ids,
-        ops: ops.names,
         flags,
         rest: GraphDef::decode(rest.as_slice()).ok()?,
     })
 }
 
-/// Nodes on their way into the index, a batch at a time. The inputs of the next [`BATCH`]
-/// nodes are parsed and hashed, and the slots of those nodes and inputs touched, before the
-/// nodes before them are added: the table's cache misses are then over by the time each node
-/// is looked at.
+/// Nodes on their way into the index, a batch at a time, in node order. Each node's inputs
+/// are parsed as it comes, and an input naming the node just before is an edge at once; the
+/// index itself is made once every node is in (see [`Builder::finish`]).
 struct Indexing<'a> {
-    builder: Result<Builder<'a>, Failure>,
-    /// The name of the last node whose inputs were parsed.
+    builder: Builder<'a>,
+    /// The name of the last node taken.
     last_name: &'a [u8],
-    /// The parsed inputs of the nodes being added, and of the next ones.
-    now: Vec<Input<'a>>,
-    ahead: Vec<Input<'a>>,
+    /// Every node's op, numbered, also after the builder refused a node.
+    ops: OpTable<'a>,
+    op_ids: Vec<u32>,
 }
 
 impl<'a> Indexing<'a> {
-    fn new(nodes: usize) -> Self {
+    /// Indexing for about `nodes` nodes, the index made on two threads if `split`.
+    fn new(nodes: usize, split: bool) -> Self {
         Indexing {
-            builder: Ok(Builder::with_capacity(nodes)),
+            builder: Builder::with_capacity(nodes, split),
             last_name: &[],
-            now: Vec::new(),
-            ahead: Vec::new(),
+            ops: OpTable::default(),
+            op_ids: Vec::with_capacity(nodes),
         }
     }
 
     fn add(&mut self, batch: &mut Batch<'a>) {
-        let Indexing {
-            builder: Ok(b),
-            last_name,
-            now,
-            ahead,
-        } = self
-        else {
-            return;
-        };
-        b.names.push_chunk(std::mem::take(&mut batch.names));
+        let b = &mut self.builder;
+        let mut taking = b.refused.is_none();
+        if taking {
+            b.names.push_chunk(std::mem::take(&mut batch.names));
+        }
         let mut at = 0;
-        let mut chunks = batch.nodes.chunks(BATCH).peekable();
-        if let Some(first) = chunks.peek() {
-            at = parse_inputs(&b.index, first, &batch.inputs, at, last_name, ahead);
-        }
-        while let Some(chunk) = chunks.next() {
-            std::mem::swap(now, ahead);
-            if let Some(next) = chunks.peek() {
-                at = parse_inputs(&b.index, next, &batch.inputs, at, last_name, ahead);
-            }
-            let mut k = 0;
-            for node in chunk {
-                let inputs = &now[k..k + node.inputs as usize];
-                k += inputs.len();
-                if let Err(refusal) = b.add(node, inputs) {
-                    self.builder = Err(refusal);
-                    return;
-                }
+        for node in &batch.nodes {
+            let op = self.ops.id(node.op);
+            self.op_ids.push(op);
+            let inputs = batch
+                .inputs
+                .get(at..at + node.inputs as usize)
+                .unwrap_or_default();
+            at += inputs.len();
+            if taking {
+                let previous = std::mem::replace(&mut self.last_name, node.name.as_bytes());
+                let kind = self.ops.kinds[op as usize];
+                taking = b.add(node, kind, inputs, previous);
             }
         }
     }
 
-    fn finish(self) -> Result<Prepared<'a>, Failure> {
-        self.builder.and_then(Builder::finish)
+    fn finish(self) -> Indexed<'a> {
+        Indexed {
+            prepared: self.builder.finish(),
+            op_ids: self.op_ids,
+            ops: self.ops.names,
+        }
     }
-}
-
-/// Parses into `parsed` the inputs of `nodes`, which start at `inputs[at]`, and touches the
-/// slots of the nodes and of the inputs that will be looked up; where the next nodes' inputs
-/// start. `previous` is the name of the node before `nodes`, and then of their last.
-fn parse_inputs<'a>(
-    index: &NameIndex,
-    nodes: &[ReadNode<'a>],
-    inputs: &[&'a [u8]],
-    mut at: usize,
-    previous: &mut &'a [u8],
-    parsed: &mut Vec<Input<'a>>,
-) -> usize {
-    parsed.clear();
-    for node in nodes {
-        let theirs = inputs
-            .get(at..at + node.inputs as usize)
-            .unwrap_or_default();
-        parsed.extend(theirs.iter().map(|input| Input::new(input, previous)));
-        at += theirs.len();
-        *previous = node.name.as_bytes();
-    }
-    index.touch(
-        nodes.iter().map(|node| node.hash).chain(
-            parsed
-                .iter()
-                .filter(|input| !input.previous)
-                .map(|input| input.hash),
-        ),
-    );
-    at
 }
 
 /// The distinct ops of a graph, each with its position.
@@ -1116,98 +1052,210 @@ fn read_node<'a>(raw: &'a [u8], checked: &mut CheckedEntries<'a>) -> Option<Node
     Some(view)
 }
 
-/// Where each node's name is: an open-addressed table of node positions, probed linearly.
-/// A slot holds the high half of the name's hash and the node's position, or is [`EMPTY`].
-/// A [`NameIndex`] slot without a node (no node has position `u32::MAX`: see `BIG_SLOT`).
-const EMPTY: u64 = u64::MAX;
+/// How many high bits of a name's hash sort the [`NameIndex`] entries first.
+const TOP_BITS: u32 = 8;
 
+/// Where each node's name is: the nodes' positions, grouped by the high bits of their names'
+/// hashes and sorted within each group.
+///
+/// The index is made in one go once every node is in, not a node at a time: a table filled
+/// node by node pays a cache miss for each name, while grouping the names by their hashes
+/// reads and writes memory mostly in order. Names repeated are found in the same pass, and
+/// the first node whose name came before is the one `BuildNodeIndex` refuses.
 struct NameIndex {
-    slots: Vec<u64>,
-    mask: usize,
-    len: usize,
+    /// How many high bits of a hash give its group.
+    bits: u32,
+    /// Group `g`'s entries are `entries[starts[g]..starts[g + 1]]`.
+    starts: Vec<u32>,
+    /// The high half of a name's hash, then the node's position: sorted within each group.
+    entries: Vec<u64>,
+}
+
+/// The node position in a [`NameIndex`] entry.
+fn entry_node(entry: u64) -> usize {
+    (entry & 0xffff_ffff) as usize
 }
 
 impl NameIndex {
-    fn with_capacity(nodes: usize) -> Self {
-        let len = (nodes.saturating_mul(2)).max(16).next_power_of_two();
-        NameIndex {
-            // Written whole now: a zeroed allocation would be mapped page by page as it is
-            // first read, then again as it is first written.
-            slots: vec![EMPTY; len],
-            mask: len - 1,
-            len: 0,
-        }
+    /// How many high bits of a hash pick the group, for about `nodes` names: about eight
+    /// names a group, and at least the [`TOP_BITS`] the groups are first sorted by.
+    fn bits_for(nodes: usize) -> u32 {
+        (nodes / 8)
+            .clamp(1 << TOP_BITS, 1 << 24)
+            .next_power_of_two()
+            .trailing_zeros()
     }
 
-    /// Reads the slots where these hashes start, so that the table's memory is on its way to
-    /// the cache before the names are looked up one by one.
-    fn touch(&self, hashes: impl Iterator<Item = u64>) {
-        let mut any = 0;
-        for hash in hashes {
-            any |= self.slots[hash as usize & self.mask];
-        }
-        std::hint::black_box(any);
+    /// The group of a name hashed `hash`.
+    fn group(hash: u64, bits: u32) -> usize {
+        (hash >> (64 - bits)) as usize
     }
 
-    /// The slot where `name`, whose hash is `hash`, is, or the empty one where it would go.
+    /// The index of entries sorted by their hashes' [`TOP_BITS`] into `parts`, each part in
+    /// node order; and the first node whose name a node before it has. `split` sorts the
+    /// second half of the parts on a second thread.
+    ///
+    /// Each part is sorted by the rest of its group's bits, writing to a few hundred places
+    /// at a time, then each group on its own.
+    fn build<'n>(
+        parts: Vec<Vec<u64>>,
+        bits: u32,
+        split: bool,
+        name_of: impl Fn(usize) -> &'n str + Sync,
+    ) -> (Self, Option<usize>) {
+        let total: usize = parts.iter().map(Vec::len).sum();
+        let groups = 1usize << bits;
+        let per_part = 1usize << (bits - TOP_BITS);
+        let mut entries = vec![0u64; total];
+        let mut starts = vec![0u32; groups + 1];
+        starts[groups] = total as u32;
+        let half = if split { parts.len() / 2 } else { parts.len() };
+        let first: usize = parts[..half].iter().map(Vec::len).sum();
+        let (entries_a, entries_b) = entries.split_at_mut(first);
+        let (starts_a, starts_b) = starts[..groups].split_at_mut(half * per_part);
+        let (parts_a, parts_b) = parts.split_at(half);
+        let repeated = std::thread::scope(|scope| {
+            let b = (!parts_b.is_empty()).then(|| {
+                scope.spawn(|| place(parts_b, bits, first, entries_b, starts_b, &name_of))
+            });
+            let a = place(parts_a, bits, 0, entries_a, starts_a, &name_of);
+            let b = b.and_then(|b| {
+                b.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            a.into_iter().chain(b).min()
+        });
+        (
+            NameIndex {
+                bits,
+                starts,
+                entries,
+            },
+            repeated,
+        )
+    }
+
+    /// The node named `name`, hashed `hash`.
     fn find<'n>(
         &self,
         name: &[u8],
         hash: u64,
         name_of: impl Fn(usize) -> &'n str,
-    ) -> (usize, Option<usize>) {
-        let tag = hash >> 32;
-        let mut slot = hash as usize & self.mask;
-        loop {
-            let entry = self.slots[slot];
-            if entry == EMPTY {
-                return (slot, None);
-            }
-            let node = (entry & 0xffff_ffff) as usize;
-            if entry >> 32 == tag && same_bytes(name_of(node).as_bytes(), name) {
-                return (slot, Some(node));
-            }
-            slot = (slot + 1) & self.mask;
-        }
-    }
-
-    /// Adds node `node` named `name` (hashed `hash`), unless a node has that name already:
-    /// that one then.
-    fn insert<'n>(
-        &mut self,
-        name: &[u8],
-        hash: u64,
-        node: usize,
-        name_of: impl Fn(usize) -> &'n str,
     ) -> Option<usize> {
-        if (self.len + 1) * 2 > self.slots.len() {
-            self.grow(&name_of);
-        }
-        let (slot, found) = self.find(name, hash, &name_of);
-        if found.is_none() {
-            self.slots[slot] = (hash >> 32 << 32) | node as u64;
-            self.len += 1;
-        }
-        found
-    }
-
-    /// Twice the slots, every name placed again.
-    fn grow<'n>(&mut self, name_of: impl Fn(usize) -> &'n str) {
-        let old = std::mem::replace(self, NameIndex::with_capacity(self.slots.len()));
-        for entry in old.slots.into_iter().filter(|&entry| entry != EMPTY) {
-            let node = (entry & 0xffff_ffff) as usize;
-            let mut slot = hash_bytes(name_of(node).as_bytes()) as usize & self.mask;
-            while self.slots[slot] != EMPTY {
-                slot = (slot + 1) & self.mask;
-            }
-            self.slots[slot] = entry;
-            self.len += 1;
-        }
+        let group = Self::group(hash, self.bits);
+        let (start, end) = (self.starts[group] as usize, self.starts[group + 1] as usize);
+        let group = &self.entries[start..end];
+        let tag = hash >> 32;
+        let from = group.partition_point(|&entry| entry >> 32 < tag);
+        group[from..]
+            .iter()
+            .take_while(|&&entry| entry >> 32 == tag)
+            .map(|&entry| entry_node(entry))
+            .find(|&node| same_bytes(name_of(node).as_bytes(), name))
     }
 
     fn get<'n>(&self, name: &[u8], name_of: impl Fn(usize) -> &'n str) -> Option<usize> {
-        self.find(name, hash_bytes(name), name_of).1
+        self.find(name, hash_bytes(name), name_of)
     }
+}
+
+/// Sorts `parts` (consecutive parts of a [`NameIndex`], as many entries as `entries` has)
+/// into `entries`, group after group, writing each group's start, counted from `from`, to
+/// `starts`; the first node whose name an earlier node has.
+fn place<'n>(
+    parts: &[Vec<u64>],
+    bits: u32,
+    from: usize,
+    entries: &mut [u64],
+    starts: &mut [u32],
+    name_of: &impl Fn(usize) -> &'n str,
+) -> Option<usize> {
+    let per_part = 1usize << (bits - TOP_BITS);
+    let low = |entry: u64| NameIndex::group(entry, bits) & (per_part - 1);
+    let mut local = vec![0u32; per_part];
+    let mut repeated = None::<usize>;
+    let mut at = 0;
+    for (part, starts) in parts.iter().zip(starts.chunks_mut(per_part)) {
+        local.fill(0);
+        for &entry in part {
+            local[low(entry)] += 1;
+        }
+        let mut cursor = at as u32;
+        for (start, count) in starts.iter_mut().zip(&mut local) {
+            *start = (from as u32) + cursor;
+            cursor += std::mem::replace(count, cursor);
+        }
+        for &entry in part {
+            let cursor = &mut local[low(entry)];
+            entries[*cursor as usize] = entry;
+            *cursor += 1;
+        }
+        // Each cursor is now where its group ends.
+        let mut start = at;
+        for &end in &local {
+            let end = end as usize;
+            if let Some(node) = sort_group(&mut entries[start..end], name_of) {
+                repeated = Some(repeated.map_or(node, |before| before.min(node)));
+            }
+            start = end;
+        }
+        at += part.len();
+    }
+    repeated
+}
+
+/// Sorts a group of entries (by insertion when it is small, as groups mostly are); the first
+/// node whose name an earlier node of the group has.
+fn sort_group<'n>(group: &mut [u64], name_of: impl Fn(usize) -> &'n str) -> Option<usize> {
+    if group.len() > 16 {
+        group.sort_unstable();
+    } else {
+        for i in 1..group.len() {
+            let entry = group[i];
+            let mut j = i;
+            while j > 0 && group[j - 1] > entry {
+                group[j] = group[j - 1];
+                j -= 1;
+            }
+            group[j] = entry;
+        }
+    }
+    // Runs of one hash: the same name, or (rarely) names whose hashes' high halves meet.
+    let mut repeated = None::<usize>;
+    let mut run = 0;
+    while run + 1 < group.len() {
+        let tag = group[run] >> 32;
+        let end = run
+            + group[run..]
+                .iter()
+                .take_while(|&&entry| entry >> 32 == tag)
+                .count();
+        if end - run > 1
+            && let Some(node) = first_repeat(&group[run..end], &name_of)
+        {
+            repeated = Some(repeated.map_or(node, |before| before.min(node)));
+        }
+        run = end;
+    }
+    repeated
+}
+
+/// In entries of one hash, sorted, the first node whose name an earlier node of them has.
+fn first_repeat<'n>(run: &[u64], name_of: impl Fn(usize) -> &'n str) -> Option<usize> {
+    if let [a, b] = *run {
+        let (a, b) = (entry_node(a), entry_node(b));
+        return same_bytes(name_of(a).as_bytes(), name_of(b).as_bytes()).then_some(b);
+    }
+    let mut named: Vec<(&str, usize)> = run
+        .iter()
+        .map(|&entry| (name_of(entry_node(entry)), entry_node(entry)))
+        .collect();
+    named.sort_unstable();
+    named
+        .windows(2)
+        .filter(|pair| pair[0].0 == pair[1].0)
+        .map(|pair| pair[1].1)
+        .min()
 }
 
 /// A node whose types are not known yet (see [`Scratch::types`]).
@@ -1253,113 +1301,177 @@ fn kind_of(op: &str) -> u8 {
     }
 }
 
-/// `BuildNodeIndex` and `InitFromEdges`, a node at a time.
+/// What `BuildNodeIndex` refuses of a node on its own, in the order it checks: before its
+/// name is looked up in the index, or after.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Refusal {
+    TooMany,
+    InvalidName,
+    NoOp,
+    ControlsFirst,
+}
+
+impl Refusal {
+    /// Whether the node's name is checked for repeats before this.
+    fn after_repeat(self) -> bool {
+        matches!(self, Refusal::NoOp | Refusal::ControlsFirst)
+    }
+
+    fn failure(self, name: &str) -> Failure {
+        Failure::invalid(match self {
+            Refusal::TooMany => {
+                format!("A graph of more than {BIG_SLOT} nodes is more than this importer indexes")
+            }
+            Refusal::InvalidName => format!("Node '{name}': Node name contains invalid characters"),
+            Refusal::NoOp => format!("Node '{name}' does not specify an operation"),
+            Refusal::ControlsFirst => {
+                format!("Node '{name}': Control dependencies must come after regular dependencies")
+            }
+        })
+    }
+}
+
+/// An input to look up once every node is indexed: its edge, its node, and its source's hash.
+struct Lookup<'a> {
+    edge: u32,
+    node: u32,
+    hash: u64,
+    raw: &'a [u8],
+}
+
+/// `BuildNodeIndex` and `InitFromEdges`: the nodes taken in order, then indexed together.
 struct Builder<'a> {
     /// The names of the nodes handed over so far, added or about to be.
     names: Names<'a>,
-    /// How many nodes were added.
-    added: usize,
+    /// How many nodes were taken.
+    taken: usize,
+    /// The [`NameIndex`] entries of the nodes taken, by their hashes' [`TOP_BITS`].
+    parts: Vec<Vec<u64>>,
+    /// How many high bits of a hash give its [`NameIndex`] group.
+    bits: u32,
+    /// Whether the index is made on two threads.
+    split: bool,
     kinds: Vec<u8>,
-    index: NameIndex,
     /// Each node's inputs as (source node, slot or [`CONTROL`]), node after node.
     edges: Vec<(u32, u32)>,
     input_starts: Vec<u32>,
-    /// Inputs naming no node met so far: (edge position, node, input).
-    deferred: Vec<(u32, u32, &'a [u8])>,
+    /// Inputs naming another node than the one just before.
+    lookups: Vec<Lookup<'a>>,
+    /// The first node refused on its own, and why: the nodes after it are not taken.
+    refused: Option<(usize, Refusal)>,
 }
 
 impl<'a> Builder<'a> {
-    /// A builder for a graph of about `nodes` nodes.
-    fn with_capacity(nodes: usize) -> Self {
+    /// A builder for a graph of about `nodes` nodes, whose index is made on two threads if
+    /// `split`.
+    fn with_capacity(nodes: usize, split: bool) -> Self {
+        // Room in each part for its share of the nodes, and an eighth more.
+        let part = (nodes >> TOP_BITS) + (nodes >> (TOP_BITS + 3));
         Builder {
             names: Names::with_capacity(nodes),
-            added: 0,
+            taken: 0,
+            parts: (0..1 << TOP_BITS)
+                .map(|_| Vec::with_capacity(part))
+                .collect(),
+            bits: NameIndex::bits_for(nodes),
+            split,
             kinds: Vec::with_capacity(nodes),
-            index: NameIndex::with_capacity(nodes),
             edges: Vec::with_capacity(nodes),
             input_starts: Vec::with_capacity(nodes + 1),
-            deferred: Vec::new(),
+            lookups: Vec::new(),
+            refused: None,
         }
     }
 
-    /// The checks `BuildNodeIndex` makes of the next node, and its inputs resolved as far as
-    /// the nodes so far allow (TensorFlow writes most graphs with inputs first).
-    fn add(&mut self, node: &ReadNode<'a>, inputs: &[Input<'a>]) -> Result<(), Failure> {
-        let i = self.added;
-        let name = node.name;
-        if i >= BIG_SLOT as usize {
-            return Err(Failure::invalid(format!(
-                "A graph of more than {BIG_SLOT} nodes is more than this importer indexes"
-            )));
+    /// Takes the next node, whose inputs are `inputs` and the node before it is named
+    /// `previous` (empty for the first node); `false` once a node is refused on its own.
+    fn add(&mut self, node: &ReadNode<'a>, kind: u8, inputs: &[&'a [u8]], previous: &[u8]) -> bool {
+        let i = self.taken;
+        self.taken += 1;
+        let hash = hash_bytes(node.name.as_bytes());
+        self.parts[NameIndex::group(hash, TOP_BITS)].push(hash >> 32 << 32 | i as u64);
+        let refusal = if i >= BIG_SLOT as usize {
+            Some(Refusal::TooMany)
+        } else if !valid_node_name(node.name) {
+            Some(Refusal::InvalidName)
+        } else if node.op.is_empty() {
+            Some(Refusal::NoOp)
+        } else if !node.controls_last {
+            Some(Refusal::ControlsFirst)
+        } else {
+            None
+        };
+        if let Some(refusal) = refusal {
+            self.refused = Some((i, refusal));
+            return false;
         }
-        if !node.name_ok {
-            return Err(Failure::invalid(format!(
-                "Node '{name}': Node name contains invalid characters"
-            )));
-        }
-        let names = &self.names;
-        if self
-            .index
-            .insert(name.as_bytes(), node.hash, i, |n| names[n])
-            .is_some()
-        {
-            return Err(Failure::invalid(format!("Node '{name}' is not unique")));
-        }
-        self.added += 1;
-        if !node.has_op {
-            return Err(Failure::invalid(format!(
-                "Node '{name}' does not specify an operation"
-            )));
-        }
-        if !node.controls_last {
-            return Err(Failure::invalid(format!(
-                "Node '{name}': Control dependencies must come after regular dependencies"
-            )));
-        }
-        self.kinds.push(node.kind);
+        self.kinds.push(kind);
         self.input_starts.push(self.edges.len() as u32);
-        for input in inputs {
-            let names = &self.names;
-            let src = match i.checked_sub(1) {
-                Some(previous) if input.previous => Some(previous),
-                _ => self.index.find(input.source, input.hash, |n| names[n]).1,
-            };
-            let src = src.unwrap_or_else(|| {
-                self.deferred
-                    .push((self.edges.len() as u32, i as u32, input.raw));
+        for &raw in inputs {
+            let input = Input::new(raw, previous);
+            let source = if input.previous {
+                i as u32 - 1
+            } else {
+                self.lookups.push(Lookup {
+                    edge: self.edges.len() as u32,
+                    node: i as u32,
+                    hash: input.hash,
+                    raw,
+                });
                 0
-            });
-            self.edges.push((src as u32, input.slot));
+            };
+            self.edges.push((source, input.slot));
         }
-        Ok(())
+        true
     }
 
-    /// The inputs that named later nodes, then each node's pending count.
+    /// The index of the nodes taken, the first refusal of `BuildNodeIndex` if any, else the
+    /// inputs looked up (`InitFromEdges`), then the nodes ready first.
     fn finish(mut self) -> Result<Prepared<'a>, Failure> {
-        self.input_starts.push(self.edges.len() as u32);
         let names = &self.names;
-        for &(edge, node, input) in &self.deferred {
-            let src = self
-                .index
-                .get(tensor_id_bytes(input).0, |n| names[n])
+        let nodes = self.taken;
+        let (index, repeated) = NameIndex::build(self.parts, self.bits, self.split, |n| names[n]);
+        match (repeated, self.refused) {
+            (Some(node), Some((refused, why)))
+                if node < refused || (node == refused && why.after_repeat()) =>
+            {
+                return Err(Failure::invalid(format!(
+                    "Node '{}' is not unique",
+                    names[node]
+                )));
+            }
+            (_, Some((refused, why))) => return Err(why.failure(names[refused])),
+            (Some(node), None) => {
+                return Err(Failure::invalid(format!(
+                    "Node '{}' is not unique",
+                    names[node]
+                )));
+            }
+            (None, None) => {}
+        }
+        self.input_starts.push(self.edges.len() as u32);
+        for lookup in &self.lookups {
+            let source = tensor_id_bytes(lookup.raw).0;
+            let found = index
+                .find(source, lookup.hash, |n| names[n])
                 .ok_or_else(|| {
                     Failure::invalid(format!(
                         "Node '{}': Unknown input node '{}'",
-                        names[node as usize],
-                        String::from_utf8_lossy(input)
+                        names[lookup.node as usize],
+                        String::from_utf8_lossy(lookup.raw)
                     ))
                 })?;
-            self.edges[edge as usize].0 = src as u32;
+            self.edges[lookup.edge as usize].0 = found as u32;
         }
         // A node with no inputs is ready at once (a Merge waits for at least one input).
-        let ready: Vec<Reverse<u32>> = (0..names.len())
+        let ready: Vec<Reverse<u32>> = (0..nodes)
             .filter(|&i| self.input_starts[i] == self.input_starts[i + 1])
             .map(|i| Reverse(i as u32))
             .collect();
         Ok(Prepared {
             names: self.names,
             kinds: self.kinds,
-            index: self.index,
+            index,
             edges: self.edges,
             input_starts: self.input_starts,
             ready: BinaryHeap::from(ready),
@@ -1430,14 +1542,13 @@ pub(super) struct Prepared<'a> {
 impl<'a> Prepared<'a> {
     /// The index and edges of decoded nodes.
     pub(super) fn new(nodes: &'a [NodeDef]) -> Result<Self, Failure> {
-        let mut indexing = Indexing::new(nodes.len());
+        let mut indexing = Indexing::new(nodes.len(), false);
         let mut batch = Batch::with_capacity(HANDOFF.min(nodes.len()));
         for chunk in nodes.chunks(HANDOFF) {
             for node in chunk {
                 batch.push(
                     &node.name,
                     &node.op,
-                    kind_of(&node.op),
                     node.controls_last(),
                     node.input.iter().map(String::as_bytes),
                 );
@@ -1445,7 +1556,7 @@ impl<'a> Prepared<'a> {
             indexing.add(&mut batch);
             batch.clear();
         }
-        indexing.finish()
+        indexing.finish().prepared
     }
 
     pub(super) fn len(&self) -> usize {
@@ -1652,22 +1763,44 @@ mod tests {
         }
 
         #[test]
-        fn the_index_finds_each_name_once(names in proptest::collection::vec("[ab]{0,4}", 0..40)) {
-            let mut index = NameIndex::with_capacity(names.len());
+        fn the_index_finds_each_name_and_the_first_repeat(
+            names in proptest::collection::vec("[ab]{0,4}", 0..40),
+            nodes in 0usize..100_000,
+        ) {
+            // However many nodes the index was made for.
+            let (index, repeated) = index_of(&names, nodes);
             let mut first = HashMap::new();
+            let mut first_repeat = None;
             for (i, name) in names.iter().enumerate() {
-                let hash = hash_bytes(name.as_bytes());
-                let found = index.insert(name.as_bytes(), hash, i, |n| names[n].as_str());
-                prop_assert_eq!(found, first.get(name.as_str()).copied());
-                first.entry(name.as_str()).or_insert(i);
+                if first.insert(name.as_str(), i).is_some() && first_repeat.is_none() {
+                    first_repeat = Some(i);
+                }
             }
-            for name in ["", "a", "ab", "ba", "bbbb", "abc"] {
-                prop_assert_eq!(
-                    index.get(name.as_bytes(), |n| names[n].as_str()),
-                    first.get(name).copied()
-                );
+            prop_assert_eq!(repeated, first_repeat);
+            if repeated.is_none() {
+                for name in ["", "a", "ab", "ba", "bbbb", "abc"] {
+                    prop_assert_eq!(
+                        index.get(name.as_bytes(), |n| names[n].as_str()),
+                        first.get(name).copied()
+                    );
+                }
             }
         }
+    }
+
+    /// The index of `names`, made for about `nodes` nodes.
+    fn index_of(names: &[String], nodes: usize) -> (NameIndex, Option<usize>) {
+        let mut parts = vec![Vec::new(); 1 << TOP_BITS];
+        for (i, name) in names.iter().enumerate() {
+            let hash = hash_bytes(name.as_bytes());
+            parts[NameIndex::group(hash, TOP_BITS)].push(hash >> 32 << 32 | i as u64);
+        }
+        NameIndex::build(
+            parts,
+            NameIndex::bits_for(nodes),
+            nodes.is_multiple_of(2),
+            |n| &names[n],
+        )
     }
 
     /// A Prepared's edges and pending counts, for comparing two of them.
@@ -1891,17 +2024,19 @@ mod tests {
     }
 
     #[test]
-    fn the_index_grows() {
-        let names: Vec<String> = (0..1000).map(|i| format!("n{i}")).collect();
-        let mut index = NameIndex::with_capacity(0);
-        for (i, name) in names.iter().enumerate() {
-            let hash = hash_bytes(name.as_bytes());
-            assert_eq!(index.insert(name.as_bytes(), hash, i, |n| &names[n]), None);
+    fn the_index_of_more_names_than_it_was_made_for() {
+        let names: Vec<String> = (0..5000).map(|i| format!("n{i}")).collect();
+        for made_for in [0, 100, 5000, 1 << 20] {
+            let (index, repeated) = index_of(&names, made_for);
+            assert_eq!(repeated, None);
+            for (i, name) in names.iter().enumerate() {
+                assert_eq!(index.get(name.as_bytes(), |n| &names[n]), Some(i));
+            }
+            assert_eq!(index.get(b"n5000", |n| &names[n]), None);
         }
-        for (i, name) in names.iter().enumerate() {
-            assert_eq!(index.get(name.as_bytes(), |n| &names[n]), Some(i));
-        }
-        assert_eq!(index.get(b"n1000", |n| &names[n]), None);
+        // One name a thousand times: the second is the first repeat.
+        let same = vec!["x".to_string(); 1000];
+        assert_eq!(index_of(&same, 1000).1, Some(1));
     }
 
     #[test]
