@@ -483,9 +483,6 @@ impl NodeSource for [NodeDef] {
 /// its bytes are, its op and what reading it found; its name is in the node index, and the
 /// rest is read again from its bytes when the importer asks for it.
 pub(super) struct GraphViews<'a> {
-    file: &'a [u8],
-    /// Where each node's bytes are in the file: (start, length).
-    raws: Vec<(u32, u32)>,
     /// Each node's op, as a position in `ops`.
     op_ids: Vec<u32>,
     ops: Vec<&'a str>,
@@ -504,8 +501,11 @@ impl<'a> NodeSource for GraphViews<'a> {
         Self: 's;
 
     fn node<'s>(&'s self, i: usize, name: &'s str) -> NodeView<'s> {
-        let (start, len) = self.raws[i];
-        let raw = &self.file[start as usize..][..len as usize];
+        // Nodes are only looked at once indexed.
+        let raw = self
+            .prepared
+            .as_ref()
+            .map_or(&[][..], |prepared| prepared.names.raw(i));
         view_node(raw, name, self.ops[self.op_ids[i] as usize], self.flags[i])
     }
 
@@ -623,8 +623,9 @@ impl Input {
 #[derive(Default)]
 struct Batch<'a> {
     nodes: Vec<ReadNode<'a>>,
-    /// The nodes' names, which the index keeps: the reading thread makes room for them.
-    names: Vec<&'a str>,
+    /// Where the nodes' bytes are in the file, (start, length), which the index keeps: the
+    /// reading thread makes room for them.
+    raws: Vec<(u32, u32)>,
     inputs: Vec<&'a [u8]>,
     /// How far into the file reading had got, at the end of this batch.
     read_to: usize,
@@ -634,7 +635,7 @@ impl<'a> Batch<'a> {
     fn with_capacity(nodes: usize) -> Self {
         Batch {
             nodes: Vec::with_capacity(nodes),
-            names: Vec::with_capacity(nodes),
+            raws: Vec::with_capacity(nodes),
             inputs: Vec::with_capacity(nodes * 2),
             read_to: 0,
         }
@@ -657,25 +658,23 @@ impl<'a> Batch<'a> {
             controls_last,
             inputs: count as u32,
         });
-        self.names.push(name);
     }
 
-    /// Empties the batch for the next nodes; the names went to the index, so room is made
-    /// for new ones.
+    /// Empties the batch for the next nodes; where their bytes are went to the index, so
+    /// room is made for the next ones.
     fn clear(&mut self) {
         self.nodes.clear();
         self.inputs.clear();
-        // An index that refused a node earlier takes no more names.
-        self.names.clear();
-        if self.names.capacity() == 0 {
-            self.names = Vec::with_capacity(self.nodes.capacity());
+        // An index that refused a node earlier takes no more.
+        self.raws.clear();
+        if self.raws.capacity() == 0 {
+            self.raws = Vec::with_capacity(self.nodes.capacity());
         }
     }
 }
 
 /// What reading the file's nodes keeps, besides the index.
 struct Read {
-    raws: Vec<(u32, u32)>,
     flags: Vec<u8>,
     rest: GraphDef,
 }
@@ -697,13 +696,13 @@ impl<'a> GraphViews<'a> {
     pub(super) fn read(file: &'a [u8], count: usize) -> Option<GraphViews<'a>> {
         u32::try_from(file.len()).ok()?;
         let count = count.min(file.len() / 2);
-        let mut indexing = Indexing::new(count, false);
+        let mut indexing = Indexing::new(count, false, Names::in_file(file, count));
         let read = read_nodes(file, count, false, Batch::with_capacity(HANDOFF), |batch| {
             indexing.add(batch);
             batch.clear();
             true
         });
-        Some(Self::of(file, read?, indexing.finish()))
+        Some(Self::of(read?, indexing.finish()))
     }
 
     /// [`GraphViews::read`] on two threads: a scoped thread reads the nodes while the calling
@@ -718,14 +717,12 @@ impl<'a> GraphViews<'a> {
     pub(super) fn read_on_two_threads(file: &'a [u8]) -> Option<GraphViews<'a>> {
         u32::try_from(file.len()).ok()?;
         let (read, prepared) = read_beside_indexing(file)?;
-        let read = read.filter(|read| !read.raws.is_empty())?;
-        Some(Self::of(file, read, prepared))
+        let read = read.filter(|read| !read.flags.is_empty())?;
+        Some(Self::of(read, prepared))
     }
 
-    fn of(file: &'a [u8], read: Read, indexed: Indexed<'a>) -> Self {
+    fn of(read: Read, indexed: Indexed<'a>) -> Self {
         GraphViews {
-            file,
-            raws: read.raws,
             op_ids: indexed.op_ids,
             ops: indexed.ops,
             flags: read.flags,
@@ -765,7 +762,8 @@ fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read>, Indexed<'_>)> {
         // large other field cannot make the index (16 bytes a node) larger than the file.
         let per_node = first.read_to / first.nodes.len().max(1);
         let estimate = (file.len() / per_node.max(1)).min(file.len() / 16);
-        let mut indexing = Indexing::new(estimate.saturating_add(estimate / 16), true);
+        let estimate = estimate.saturating_add(estimate / 16);
+        let mut indexing = Indexing::new(estimate, true, Names::in_file(file, estimate));
         let mut batch = first;
         loop {
             indexing.add(&mut batch);
@@ -798,7 +796,6 @@ fn read_nodes<'a>(
     if nodes_first && !matches!(RawFields::new(file).next(), Some(Ok((1, 2, _, _)))) {
         return None;
     }
-    let mut raws = Vec::with_capacity(count);
     let mut flags = Vec::with_capacity(count);
     let mut checked = CheckedEntries::default();
     let mut rest = Vec::new();
@@ -809,7 +806,7 @@ fn read_nodes<'a>(
             (1, 2) => {
                 let start = file.len() - fields.rest.len() - payload.len();
                 let view = read_node(payload, &mut checked)?;
-                raws.push((start as u32, payload.len() as u32));
+                batch.raws.push((start as u32, payload.len() as u32));
                 flags.push(view.flags);
                 let inputs = RawFields::new(view.inputs.of(view.raw))
                     .map_while(Result::ok)
@@ -834,7 +831,6 @@ fn read_nodes<'a>(
         return None;
     }
     Some(Read {
-        raws,
         flags,
         rest: GraphDef::decode(rest.as_slice()).ok()?,
     })
@@ -854,9 +850,9 @@ struct Indexing<'a> {
 
 impl<'a> Indexing<'a> {
     /// Indexing for about `nodes` nodes, the index made on two threads if `split`.
-    fn new(nodes: usize, split: bool) -> Self {
+    fn new(nodes: usize, split: bool, names: Names<'a>) -> Self {
         Indexing {
-            builder: Builder::with_capacity(nodes, split),
+            builder: Builder::with_capacity(nodes, split, names),
             last_name: &[],
             ops: OpTable::default(),
             op_ids: Vec::with_capacity(nodes),
@@ -867,7 +863,7 @@ impl<'a> Indexing<'a> {
         let b = &mut self.builder;
         let mut taking = b.refused.is_none();
         if taking {
-            b.names.push_chunk(std::mem::take(&mut batch.names));
+            b.names.push_chunk(std::mem::take(&mut batch.raws));
         }
         let mut at = 0;
         for node in &batch.nodes {
@@ -1101,7 +1097,7 @@ impl NameIndex {
         parts: Vec<Vec<u64>>,
         bits: u32,
         split: bool,
-        name_of: impl Fn(usize) -> &'n str + Sync,
+        name_of: impl Fn(usize) -> &'n [u8] + Sync,
     ) -> (Self, Option<usize>) {
         let total: usize = parts.iter().map(Vec::len).sum();
         let groups = 1usize << bits;
@@ -1140,7 +1136,7 @@ impl NameIndex {
         &self,
         name: &[u8],
         hash: u64,
-        name_of: impl Fn(usize) -> &'n str,
+        name_of: impl Fn(usize) -> &'n [u8],
     ) -> Option<usize> {
         let group = Self::group(hash, self.bits);
         let (start, end) = (self.starts[group] as usize, self.starts[group + 1] as usize);
@@ -1151,10 +1147,10 @@ impl NameIndex {
             .iter()
             .take_while(|&&entry| entry >> 32 == tag)
             .map(|&entry| entry_node(entry))
-            .find(|&node| same_bytes(name_of(node).as_bytes(), name))
+            .find(|&node| same_bytes(name_of(node), name))
     }
 
-    fn get<'n>(&self, name: &[u8], name_of: impl Fn(usize) -> &'n str) -> Option<usize> {
+    fn get<'n>(&self, name: &[u8], name_of: impl Fn(usize) -> &'n [u8]) -> Option<usize> {
         self.find(name, hash_bytes(name), name_of)
     }
 }
@@ -1168,7 +1164,7 @@ fn place<'n>(
     from: usize,
     entries: &mut [u64],
     starts: &mut [u32],
-    name_of: &impl Fn(usize) -> &'n str,
+    name_of: &impl Fn(usize) -> &'n [u8],
 ) -> Option<usize> {
     let per_part = 1usize << (bits - TOP_BITS);
     let low = |entry: u64| NameIndex::group(entry, bits) & (per_part - 1);
@@ -1206,7 +1202,7 @@ fn place<'n>(
 
 /// Sorts a group of entries (by insertion when it is small, as groups mostly are); the first
 /// node whose name an earlier node of the group has.
-fn sort_group<'n>(group: &mut [u64], name_of: impl Fn(usize) -> &'n str) -> Option<usize> {
+fn sort_group<'n>(group: &mut [u64], name_of: impl Fn(usize) -> &'n [u8]) -> Option<usize> {
     if group.len() > 16 {
         group.sort_unstable();
     } else {
@@ -1241,12 +1237,12 @@ fn sort_group<'n>(group: &mut [u64], name_of: impl Fn(usize) -> &'n str) -> Opti
 }
 
 /// In entries of one hash, sorted, the first node whose name an earlier node of them has.
-fn first_repeat<'n>(run: &[u64], name_of: impl Fn(usize) -> &'n str) -> Option<usize> {
+fn first_repeat<'n>(run: &[u64], name_of: impl Fn(usize) -> &'n [u8]) -> Option<usize> {
     if let [a, b] = *run {
         let (a, b) = (entry_node(a), entry_node(b));
-        return same_bytes(name_of(a).as_bytes(), name_of(b).as_bytes()).then_some(b);
+        return same_bytes(name_of(a), name_of(b)).then_some(b);
     }
-    let mut named: Vec<(&str, usize)> = run
+    let mut named: Vec<(&[u8], usize)> = run
         .iter()
         .map(|&entry| (name_of(entry_node(entry)), entry_node(entry)))
         .collect();
@@ -1364,11 +1360,11 @@ struct Builder<'a> {
 impl<'a> Builder<'a> {
     /// A builder for a graph of about `nodes` nodes, whose index is made on two threads if
     /// `split`.
-    fn with_capacity(nodes: usize, split: bool) -> Self {
+    fn with_capacity(nodes: usize, split: bool, names: Names<'a>) -> Self {
         // Room in each part for its share of the nodes, and an eighth more.
         let part = (nodes >> TOP_BITS) + (nodes >> (TOP_BITS + 3));
         Builder {
-            names: Names::with_capacity(nodes),
+            names,
             taken: 0,
             parts: (0..1 << TOP_BITS)
                 .map(|_| Vec::with_capacity(part))
@@ -1430,21 +1426,22 @@ impl<'a> Builder<'a> {
     fn finish(mut self) -> Result<Prepared<'a>, Failure> {
         let names = &self.names;
         let nodes = self.taken;
-        let (index, repeated) = NameIndex::build(self.parts, self.bits, self.split, |n| names[n]);
+        let (index, repeated) =
+            NameIndex::build(self.parts, self.bits, self.split, |n| names.bytes(n));
         match (repeated, self.refused) {
             (Some(node), Some((refused, why)))
                 if node < refused || (node == refused && why.after_repeat()) =>
             {
                 return Err(Failure::invalid(format!(
                     "Node '{}' is not unique",
-                    names[node]
+                    names.get(node)
                 )));
             }
-            (_, Some((refused, why))) => return Err(why.failure(names[refused])),
+            (_, Some((refused, why))) => return Err(why.failure(names.get(refused))),
             (Some(node), None) => {
                 return Err(Failure::invalid(format!(
                     "Node '{}' is not unique",
-                    names[node]
+                    names.get(node)
                 )));
             }
             (None, None) => {}
@@ -1453,11 +1450,11 @@ impl<'a> Builder<'a> {
         for lookup in &self.lookups {
             let source = tensor_id_bytes(lookup.raw).0;
             let found = index
-                .find(source, lookup.hash, |n| names[n])
+                .find(source, lookup.hash, |n| names.bytes(n))
                 .ok_or_else(|| {
                     Failure::invalid(format!(
                         "Node '{}': Unknown input node '{}'",
-                        names[lookup.node as usize],
+                        names.get(lookup.node as usize),
                         String::from_utf8_lossy(lookup.raw)
                     ))
                 })?;
@@ -1481,44 +1478,76 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// The nodes' names, in the chunks of [`HANDOFF`] names their batches brought (the last one
-/// shorter), kept as they came.
-#[derive(Default)]
-struct Names<'a> {
-    chunks: Vec<Vec<&'a str>>,
-    len: usize,
+/// The nodes' names: read again from the nodes' bytes in the file, whose places the batches
+/// brought in chunks of [`HANDOFF`] nodes (the last one shorter), or those of decoded nodes.
+/// A name is wanted only for a message, or to check an input's match: keeping a node's place
+/// costs less than keeping its name.
+enum Names<'a> {
+    InFile {
+        file: &'a [u8],
+        /// Where each node's bytes are in the file: (start, length).
+        raws: Vec<Vec<(u32, u32)>>,
+        len: usize,
+    },
+    Decoded(&'a [NodeDef]),
 }
 
 impl<'a> Names<'a> {
-    fn with_capacity(nodes: usize) -> Self {
-        Names {
-            chunks: Vec::with_capacity(nodes.div_ceil(HANDOFF)),
+    /// Names of about `nodes` nodes read in place from `file`.
+    fn in_file(file: &'a [u8], nodes: usize) -> Self {
+        Names::InFile {
+            file,
+            raws: Vec::with_capacity(nodes.div_ceil(HANDOFF)),
             len: 0,
         }
     }
 
-    /// Adds the names of the next [`HANDOFF`] nodes, or of the last ones.
-    fn push_chunk(&mut self, chunk: Vec<&'a str>) {
-        debug_assert_eq!(self.len % HANDOFF, 0, "only the last chunk is short");
-        self.len += chunk.len();
-        self.chunks.push(chunk);
+    /// Adds where the next [`HANDOFF`] nodes are, or the last ones.
+    fn push_chunk(&mut self, chunk: Vec<(u32, u32)>) {
+        if let Names::InFile { raws, len, .. } = self {
+            debug_assert_eq!(*len % HANDOFF, 0, "only the last chunk is short");
+            *len += chunk.len();
+            raws.push(chunk);
+        }
     }
 
     fn len(&self) -> usize {
-        self.len
+        match self {
+            Names::InFile { len, .. } => *len,
+            Names::Decoded(nodes) => nodes.len(),
+        }
+    }
+
+    /// Node `n`'s bytes in the file (none for a decoded node).
+    fn raw(&self, n: usize) -> &'a [u8] {
+        match self {
+            Names::InFile { file, raws, .. } => {
+                let (start, len) = raws[n / HANDOFF][n % HANDOFF];
+                &file[start as usize..][..len as usize]
+            }
+            Names::Decoded(_) => &[],
+        }
+    }
+
+    /// Node `n`'s name, as bytes: the first name field of its bytes, as reading took it.
+    fn bytes(&self, n: usize) -> &'a [u8] {
+        match self {
+            Names::InFile { .. } => RawFields::new(self.raw(n))
+                .map_while(Result::ok)
+                .find(|field| field.0 == 1 && field.1 == 2)
+                .map_or(&[], |field| field.2),
+            Names::Decoded(nodes) => nodes[n].name.as_bytes(),
+        }
+    }
+
+    /// Node `n`'s name (its bytes were checked for UTF-8 as it was read).
+    fn get(&self, n: usize) -> &'a str {
+        std::str::from_utf8(self.bytes(n)).unwrap_or_default()
     }
 
     #[cfg(test)]
     fn to_vec(&self) -> Vec<&'a str> {
-        self.chunks.concat()
-    }
-}
-
-impl<'a> std::ops::Index<usize> for Names<'a> {
-    type Output = &'a str;
-
-    fn index(&self, n: usize) -> &&'a str {
-        &self.chunks[n / HANDOFF][n % HANDOFF]
+        (0..self.len()).map(|n| self.get(n)).collect()
     }
 }
 
@@ -1542,7 +1571,7 @@ pub(super) struct Prepared<'a> {
 impl<'a> Prepared<'a> {
     /// The index and edges of decoded nodes.
     pub(super) fn new(nodes: &'a [NodeDef]) -> Result<Self, Failure> {
-        let mut indexing = Indexing::new(nodes.len(), false);
+        let mut indexing = Indexing::new(nodes.len(), false, Names::Decoded(nodes));
         let mut batch = Batch::with_capacity(HANDOFF.min(nodes.len()));
         for chunk in nodes.chunks(HANDOFF) {
             for node in chunk {
@@ -1581,12 +1610,14 @@ impl<'a> Prepared<'a> {
 
     /// Node `n`'s name.
     pub(super) fn name(&self, n: usize) -> &'a str {
-        self.names[n]
+        self.names.get(n)
     }
 
     /// Whether a node is named `name`.
     pub(super) fn contains(&self, name: &str) -> bool {
-        self.index.get(name.as_bytes(), |i| self.names[i]).is_some()
+        self.index
+            .get(name.as_bytes(), |i| self.names.bytes(i))
+            .is_some()
     }
 
     /// Node `n`'s data inputs, as (source node, output slot or [`BIG_SLOT`]).
@@ -1780,7 +1811,7 @@ mod tests {
             if repeated.is_none() {
                 for name in ["", "a", "ab", "ba", "bbbb", "abc"] {
                     prop_assert_eq!(
-                        index.get(name.as_bytes(), |n| names[n].as_str()),
+                        index.get(name.as_bytes(), |n| names[n].as_bytes()),
                         first.get(name).copied()
                     );
                 }
@@ -1799,7 +1830,7 @@ mod tests {
             parts,
             NameIndex::bits_for(nodes),
             nodes.is_multiple_of(2),
-            |n| &names[n],
+            |n| names[n].as_bytes(),
         )
     }
 
@@ -2030,9 +2061,9 @@ mod tests {
             let (index, repeated) = index_of(&names, made_for);
             assert_eq!(repeated, None);
             for (i, name) in names.iter().enumerate() {
-                assert_eq!(index.get(name.as_bytes(), |n| &names[n]), Some(i));
+                assert_eq!(index.get(name.as_bytes(), |n| names[n].as_bytes()), Some(i));
             }
-            assert_eq!(index.get(b"n5000", |n| &names[n]), None);
+            assert_eq!(index.get(b"n5000", |n| names[n].as_bytes()), None);
         }
         // One name a thousand times: the second is the first repeat.
         let same = vec!["x".to_string(); 1000];
