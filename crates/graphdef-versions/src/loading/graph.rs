@@ -1061,10 +1061,12 @@ const TOP_BITS: u32 = 8;
 struct NameIndex {
     /// How many high bits of a hash give its group.
     bits: u32,
-    /// Group `g`'s entries are `entries[starts[g]..starts[g + 1]]`.
+    /// The entries, by the [`TOP_BITS`] of their hashes: each an entry's high half of its
+    /// name's hash, then the node's position, sorted. Each part holds the groups those bits
+    /// start.
+    parts: Vec<Vec<u64>>,
+    /// Where each group starts in its part.
     starts: Vec<u32>,
-    /// The high half of a name's hash, then the node's position: sorted within each group.
-    entries: Vec<u64>,
 }
 
 /// The node position in a [`NameIndex`] entry.
@@ -1094,27 +1096,20 @@ impl NameIndex {
     /// Each part is sorted by the rest of its group's bits, writing to a few hundred places
     /// at a time, then each group on its own.
     fn build<'n>(
-        parts: Vec<Vec<u64>>,
+        mut parts: Vec<Vec<u64>>,
         bits: u32,
         split: bool,
         name_of: impl Fn(usize) -> &'n [u8] + Sync,
     ) -> (Self, Option<usize>) {
-        let total: usize = parts.iter().map(Vec::len).sum();
-        let groups = 1usize << bits;
         let per_part = 1usize << (bits - TOP_BITS);
-        let mut entries = vec![0u64; total];
-        let mut starts = vec![0u32; groups + 1];
-        starts[groups] = total as u32;
+        let mut starts = vec![0u32; 1 << bits];
         let half = if split { parts.len() / 2 } else { parts.len() };
-        let first: usize = parts[..half].iter().map(Vec::len).sum();
-        let (entries_a, entries_b) = entries.split_at_mut(first);
-        let (starts_a, starts_b) = starts[..groups].split_at_mut(half * per_part);
-        let (parts_a, parts_b) = parts.split_at(half);
+        let (starts_a, starts_b) = starts.split_at_mut(half * per_part);
+        let (parts_a, parts_b) = parts.split_at_mut(half);
         let repeated = std::thread::scope(|scope| {
-            let b = (!parts_b.is_empty()).then(|| {
-                scope.spawn(|| place(parts_b, bits, first, entries_b, starts_b, &name_of))
-            });
-            let a = place(parts_a, bits, 0, entries_a, starts_a, &name_of);
+            let b = (!parts_b.is_empty())
+                .then(|| scope.spawn(|| place(parts_b, bits, starts_b, &name_of)));
+            let a = place(parts_a, bits, starts_a, &name_of);
             let b = b.and_then(|b| {
                 b.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -1124,8 +1119,8 @@ impl NameIndex {
         (
             NameIndex {
                 bits,
+                parts,
                 starts,
-                entries,
             },
             repeated,
         )
@@ -1139,8 +1134,14 @@ impl NameIndex {
         name_of: impl Fn(usize) -> &'n [u8],
     ) -> Option<usize> {
         let group = Self::group(hash, self.bits);
-        let (start, end) = (self.starts[group] as usize, self.starts[group + 1] as usize);
-        let group = &self.entries[start..end];
+        let part = &self.parts[Self::group(hash, TOP_BITS)];
+        let last = (group + 1) & ((1 << (self.bits - TOP_BITS)) - 1) == 0;
+        let end = if last {
+            part.len()
+        } else {
+            self.starts[group + 1] as usize
+        };
+        let group = &part[self.starts[group] as usize..end];
         let tag = hash >> 32;
         let from = group.partition_point(|&entry| entry >> 32 < tag);
         group[from..]
@@ -1155,14 +1156,12 @@ impl NameIndex {
     }
 }
 
-/// Sorts `parts` (consecutive parts of a [`NameIndex`], as many entries as `entries` has)
-/// into `entries`, group after group, writing each group's start, counted from `from`, to
-/// `starts`; the first node whose name an earlier node has.
+/// Sorts each of `parts` (consecutive parts of a [`NameIndex`]) group after group, writing
+/// where each group starts in its part to `starts`; the first node whose name an earlier node
+/// has.
 fn place<'n>(
-    parts: &[Vec<u64>],
+    parts: &mut [Vec<u64>],
     bits: u32,
-    from: usize,
-    entries: &mut [u64],
     starts: &mut [u32],
     name_of: &impl Fn(usize) -> &'n [u8],
 ) -> Option<usize> {
@@ -1170,32 +1169,35 @@ fn place<'n>(
     let low = |entry: u64| NameIndex::group(entry, bits) & (per_part - 1);
     let mut local = vec![0u32; per_part];
     let mut repeated = None::<usize>;
-    let mut at = 0;
-    for (part, starts) in parts.iter().zip(starts.chunks_mut(per_part)) {
+    // Each part is sorted into the room of the part before, then takes its place.
+    let mut spare = Vec::new();
+    for (part, starts) in parts.iter_mut().zip(starts.chunks_mut(per_part)) {
         local.fill(0);
-        for &entry in part {
+        for &entry in part.iter() {
             local[low(entry)] += 1;
         }
-        let mut cursor = at as u32;
+        let mut cursor = 0;
         for (start, count) in starts.iter_mut().zip(&mut local) {
-            *start = (from as u32) + cursor;
+            *start = cursor;
             cursor += std::mem::replace(count, cursor);
         }
-        for &entry in part {
+        spare.clear();
+        spare.resize(part.len(), 0);
+        for &entry in part.iter() {
             let cursor = &mut local[low(entry)];
-            entries[*cursor as usize] = entry;
+            spare[*cursor as usize] = entry;
             *cursor += 1;
         }
+        std::mem::swap(part, &mut spare);
         // Each cursor is now where its group ends.
-        let mut start = at;
+        let mut start = 0;
         for &end in &local {
             let end = end as usize;
-            if let Some(node) = sort_group(&mut entries[start..end], name_of) {
+            if let Some(node) = sort_group(&mut part[start..end], name_of) {
                 repeated = Some(repeated.map_or(node, |before| before.min(node)));
             }
             start = end;
         }
-        at += part.len();
     }
     repeated
 }
