@@ -588,35 +588,23 @@ struct ReadNode<'a> {
     inputs: u32,
 }
 
-/// A node's input as the index takes it: parsed, and hashed unless it names the node
-/// before (TensorFlow writes most graphs with a node's first input just before it).
-#[derive(Clone, Copy)]
-struct Input {
-    /// The output slot (at most [`BIG_SLOT`]), or [`CONTROL`].
-    slot: u32,
-    /// Whether it names the node just before.
-    previous: bool,
-    /// The hash of the node it names, unless that is the node just before.
-    hash: u64,
+/// An input's source node and slot: the slot at most [`BIG_SLOT`], or [`CONTROL`].
+fn parse_input(raw: &[u8]) -> (&[u8], u32) {
+    let (source, slot) = tensor_id_bytes(raw);
+    let slot = if raw.first() == Some(&b'^') {
+        CONTROL
+    } else {
+        u32::try_from(slot).map_or(BIG_SLOT, |slot| slot.min(BIG_SLOT))
+    };
+    (source, slot)
 }
 
-impl Input {
-    fn new(raw: &[u8], previous: &[u8]) -> Self {
-        let (source, slot) = tensor_id_bytes(raw);
-        let slot = if raw.first() == Some(&b'^') {
-            CONTROL
-        } else {
-            u32::try_from(slot).map_or(BIG_SLOT, |slot| slot.min(BIG_SLOT))
-        };
-        // No node is named "" (an import refuses the name), so an input naming "" is looked
-        // up, not taken for the first node's "previous".
-        let previous = !previous.is_empty() && same_bytes(source, previous);
-        Input {
-            slot,
-            previous,
-            hash: if previous { 0 } else { hash_bytes(source) },
-        }
-    }
+/// Whether an input's source is the node just before, named `previous` (empty for the first
+/// node). TensorFlow writes most graphs with a node's first input just before it. No node is
+/// named "" (an import refuses the name), so an input naming "" is looked up, not taken for
+/// the first node's "previous".
+fn names_previous(source: &[u8], previous: &[u8]) -> bool {
+    !previous.is_empty() && same_bytes(source, previous)
 }
 
 /// Nodes read and their inputs as written, handed to the index together.
@@ -1329,9 +1317,8 @@ impl Refusal {
     }
 }
 
-/// An input to look up once every node is indexed: its edge, its node, and its source's hash.
+/// An input to look up once every node is indexed: its node, and its source's hash.
 struct Lookup<'a> {
-    edge: u32,
     node: u32,
     hash: u64,
     raw: &'a [u8],
@@ -1350,10 +1337,9 @@ struct Builder<'a> {
     /// Whether the index is made on two threads.
     split: bool,
     kinds: Vec<u8>,
-    /// Each node's inputs as (source node, slot or [`CONTROL`]), node after node.
-    edges: Vec<(u32, u32)>,
-    input_starts: Vec<u32>,
-    /// Inputs naming another node than the one just before.
+    /// The nodes with no inputs, in order.
+    inputless: Vec<u32>,
+    /// Inputs naming another node than the one just before, in order.
     lookups: Vec<Lookup<'a>>,
     /// The first node refused on its own, and why: the nodes after it are not taken.
     refused: Option<(usize, Refusal)>,
@@ -1374,8 +1360,7 @@ impl<'a> Builder<'a> {
             bits: NameIndex::bits_for(nodes),
             split,
             kinds: Vec::with_capacity(nodes),
-            edges: Vec::with_capacity(nodes),
-            input_starts: Vec::with_capacity(nodes + 1),
+            inputless: Vec::new(),
             lookups: Vec::new(),
             refused: None,
         }
@@ -1404,30 +1389,26 @@ impl<'a> Builder<'a> {
             return false;
         }
         self.kinds.push(kind);
-        self.input_starts.push(self.edges.len() as u32);
+        if inputs.is_empty() {
+            self.inputless.push(i as u32);
+        }
         for &raw in inputs {
-            let input = Input::new(raw, previous);
-            let source = if input.previous {
-                i as u32 - 1
-            } else {
+            let source = tensor_id_bytes(raw).0;
+            if !names_previous(source, previous) {
                 self.lookups.push(Lookup {
-                    edge: self.edges.len() as u32,
                     node: i as u32,
-                    hash: input.hash,
+                    hash: hash_bytes(source),
                     raw,
                 });
-                0
-            };
-            self.edges.push((source, input.slot));
+            }
         }
         true
     }
 
     /// The index of the nodes taken, the first refusal of `BuildNodeIndex` if any, else the
     /// inputs looked up (`InitFromEdges`), then the nodes ready first.
-    fn finish(mut self) -> Result<Prepared<'a>, Failure> {
+    fn finish(self) -> Result<Prepared<'a>, Failure> {
         let names = &self.names;
-        let nodes = self.taken;
         let (index, repeated) =
             NameIndex::build(self.parts, self.bits, self.split, |n| names.bytes(n));
         match (repeated, self.refused) {
@@ -1448,32 +1429,33 @@ impl<'a> Builder<'a> {
             }
             (None, None) => {}
         }
-        self.input_starts.push(self.edges.len() as u32);
-        for lookup in &self.lookups {
-            let source = tensor_id_bytes(lookup.raw).0;
-            let found = index
-                .find(source, lookup.hash, |n| names.bytes(n))
-                .ok_or_else(|| {
-                    Failure::invalid(format!(
-                        "Node '{}': Unknown input node '{}'",
-                        names.get(lookup.node as usize),
-                        String::from_utf8_lossy(lookup.raw)
-                    ))
-                })?;
-            self.edges[lookup.edge as usize].0 = found as u32;
-        }
+        let sources = self
+            .lookups
+            .iter()
+            .map(|lookup| {
+                let source = tensor_id_bytes(lookup.raw).0;
+                index
+                    .find(source, lookup.hash, |n| names.bytes(n))
+                    .map(|found| found as u32)
+                    .ok_or_else(|| {
+                        Failure::invalid(format!(
+                            "Node '{}': Unknown input node '{}'",
+                            names.get(lookup.node as usize),
+                            String::from_utf8_lossy(lookup.raw)
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<u32>, Failure>>()?;
         // A node with no inputs is ready at once (a Merge waits for at least one input).
-        let ready: Vec<Reverse<u32>> = (0..nodes)
-            .filter(|&i| self.input_starts[i] == self.input_starts[i + 1])
-            .map(|i| Reverse(i as u32))
-            .collect();
+        let ready = BinaryHeap::from_iter(self.inputless.iter().map(|&n| Reverse(n)));
         Ok(Prepared {
             names: self.names,
             kinds: self.kinds,
             index,
-            edges: self.edges,
-            input_starts: self.input_starts,
-            ready: BinaryHeap::from(ready),
+            inputless: self.inputless,
+            sources,
+            edges: OnceCell::new(),
+            ready,
             outputs: OnceCell::new(),
             scratch: RefCell::default(),
         })
@@ -1542,6 +1524,17 @@ impl<'a> Names<'a> {
         }
     }
 
+    /// Node `n`'s inputs, as written.
+    fn for_each_input(&self, n: usize, mut f: impl FnMut(&'a [u8])) {
+        match self {
+            Names::InFile { .. } => RawFields::new(self.raw(n))
+                .map_while(Result::ok)
+                .filter(|field| field.0 == 3 && field.1 == 2)
+                .for_each(|field| f(field.2)),
+            Names::Decoded(nodes) => nodes[n].input.iter().for_each(|input| f(input.as_bytes())),
+        }
+    }
+
     /// Node `n`'s name (its bytes were checked for UTF-8 as it was read).
     fn get(&self, n: usize) -> &'a str {
         std::str::from_utf8(self.bytes(n)).unwrap_or_default()
@@ -1553,14 +1546,27 @@ impl<'a> Names<'a> {
     }
 }
 
-/// A graph's nodes indexed and their edges resolved: what importing them needs before any
+/// Each node's inputs as (source node, slot or [`CONTROL`]): node `n`'s are
+/// `edges[starts[n]..starts[n + 1]]`.
+struct Edges {
+    edges: Vec<(u32, u32)>,
+    starts: Vec<u32>,
+}
+
+/// A graph's nodes indexed and their inputs resolved: what importing them needs before any
 /// release is asked.
 pub(super) struct Prepared<'a> {
     names: Names<'a>,
     kinds: Vec<u8>,
     index: NameIndex,
-    edges: Vec<(u32, u32)>,
-    input_starts: Vec<u32>,
+    /// The nodes with no inputs, in order.
+    inputless: Vec<u32>,
+    /// The nodes the inputs looked up name, in order: each input that does not name the node
+    /// just before.
+    sources: Vec<u32>,
+    /// The edges, made when first needed (an import refused at its first node never needs
+    /// them, and that node has no inputs).
+    edges: OnceCell<Edges>,
     /// Nodes with no pending input, smallest index first (TensorFlow's `std::set`).
     pub(super) ready: BinaryHeap<Reverse<u32>>,
     /// The nodes each node feeds, `targets[starts[n]..starts[n + 1]]`, made when first
@@ -1594,9 +1600,46 @@ impl<'a> Prepared<'a> {
         self.names.len()
     }
 
+    /// Each node's inputs as (source node, slot or [`CONTROL`]).
+    fn edges(&self) -> &Edges {
+        self.edges.get_or_init(|| {
+            let mut edges = Edges {
+                edges: Vec::with_capacity(self.len() + self.sources.len()),
+                starts: Vec::with_capacity(self.len() + 1),
+            };
+            let mut sources = self.sources.iter();
+            let mut previous: &[u8] = &[];
+            for n in 0..self.len() {
+                edges.starts.push(edges.edges.len() as u32);
+                self.names.for_each_input(n, |raw| {
+                    let (source, slot) = parse_input(raw);
+                    let source = if names_previous(source, previous) {
+                        n as u32 - 1
+                    } else {
+                        // Every input not naming the node before was looked up, in order.
+                        sources.next().copied().unwrap_or_default()
+                    };
+                    edges.edges.push((source, slot));
+                });
+                previous = self.names.bytes(n);
+            }
+            edges.starts.push(edges.edges.len() as u32);
+            edges
+        })
+    }
+
+    /// Node `n`'s inputs as (source node, slot or [`CONTROL`]).
+    fn inputs(&self, n: usize) -> &[(u32, u32)] {
+        if self.edges.get().is_none() && self.inputless.binary_search(&(n as u32)).is_ok() {
+            return &[];
+        }
+        let Edges { edges, starts } = self.edges();
+        &edges[starts[n] as usize..starts[n + 1] as usize]
+    }
+
     /// How many inputs node `n` waits for before it is made.
     pub(super) fn pending(&self, n: usize) -> u32 {
-        let inputs = &self.edges[self.input_starts[n] as usize..self.input_starts[n + 1] as usize];
+        let inputs = self.inputs(n);
         if self.kinds[n] == MERGE {
             // A Merge fed by a NextIteration waits only for its control inputs and one other
             // input.
@@ -1624,7 +1667,7 @@ impl<'a> Prepared<'a> {
 
     /// Node `n`'s data inputs, as (source node, output slot or [`BIG_SLOT`]).
     pub(super) fn data_inputs(&self, n: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
-        self.edges[self.input_starts[n] as usize..self.input_starts[n + 1] as usize]
+        self.inputs(n)
             .iter()
             .take_while(|&&(_, slot)| slot != CONTROL)
             .map(|&(src, slot)| (src as usize, slot))
@@ -1633,18 +1676,18 @@ impl<'a> Prepared<'a> {
     /// The nodes node `n` feeds, once per edge.
     pub(super) fn outputs(&self, n: usize) -> &[u32] {
         let (starts, targets) = self.outputs.get_or_init(|| {
+            let edges = self.edges();
             // Counted by source, then filled in node order.
             let mut starts = vec![0u32; self.len() + 1];
-            for &(src, _) in &self.edges {
+            for &(src, _) in &edges.edges {
                 starts[src as usize + 1] += 1;
             }
             for k in 0..self.len() {
                 starts[k + 1] += starts[k];
             }
-            let mut targets = vec![0u32; self.edges.len()];
+            let mut targets = vec![0u32; edges.edges.len()];
             for dst in 0..self.len() {
-                let inputs = self.input_starts[dst] as usize..self.input_starts[dst + 1] as usize;
-                for &(src, _) in &self.edges[inputs] {
+                for &(src, _) in self.inputs(dst) {
                     targets[starts[src as usize] as usize] = dst as u32;
                     starts[src as usize] += 1;
                 }
