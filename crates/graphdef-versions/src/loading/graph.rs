@@ -577,10 +577,12 @@ pub(super) const TWO_THREADS_FROM: usize = 4 << 20;
 const AHEAD: usize = 32;
 
 /// A node read, as the index takes it: what `BuildNodeIndex` checks of it that reading
-/// found. Its name is hashed and checked, and its op numbered, by the index.
+/// found. Its name is checked, and its op numbered, by the index.
 #[derive(Clone, Copy)]
 struct ReadNode<'a> {
     name: &'a str,
+    /// The name's hash.
+    hash: u64,
     op: &'a str,
     /// Whether no regular input follows a control input.
     controls_last: bool,
@@ -642,6 +644,7 @@ impl<'a> Batch<'a> {
         let count = self.inputs.len() - before;
         self.nodes.push(ReadNode {
             name,
+            hash: hash_bytes(name.as_bytes()),
             op,
             controls_last,
             inputs: count as u32,
@@ -903,8 +906,12 @@ impl Default for OpTable<'_> {
 
 impl<'a> OpTable<'a> {
     fn id(&mut self, op: &'a str) -> u32 {
-        let hash = hash_bytes(op.as_bytes()) as usize;
-        let slots = [hash % 64, (hash >> 6) % 64];
+        // The recent ops are a shortcut before the map: a cheap mix of the op's length and
+        // last bytes picks their slots, and ops that share slots only cost a map lookup.
+        let bytes = op.as_bytes();
+        let mix =
+            (last_word(bytes) ^ (bytes.len() as u64) << 56).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slots = [(mix >> 58) as usize, (mix >> 52) as usize % 64];
         for slot in slots {
             let (seen, id) = self.recent[slot];
             if id != u32::MAX && same_bytes(seen.as_bytes(), op.as_bytes()) {
@@ -1371,7 +1378,7 @@ impl<'a> Builder<'a> {
     fn add(&mut self, node: &ReadNode<'a>, kind: u8, inputs: &[&'a [u8]], previous: &[u8]) -> bool {
         let i = self.taken;
         self.taken += 1;
-        let hash = hash_bytes(node.name.as_bytes());
+        let hash = node.hash;
         self.parts[NameIndex::group(hash, TOP_BITS)].push(hash >> 32 << 32 | i as u64);
         let refusal = if i >= BIG_SLOT as usize {
             Some(Refusal::TooMany)
@@ -1393,6 +1400,11 @@ impl<'a> Builder<'a> {
             self.inputless.push(i as u32);
         }
         for &raw in inputs {
+            // The node before is valid, so its name has no `:` or `^`: an input that is its
+            // name is its output 0, and needs no parsing.
+            if !previous.is_empty() && same_bytes(raw, previous) {
+                continue;
+            }
             let source = tensor_id_bytes(raw).0;
             if !names_previous(source, previous) {
                 self.lookups.push(Lookup {
