@@ -2039,6 +2039,66 @@ mod tests {
             }
         }
 
+        /// The first refusal, read in place on one thread or two, or decoded, is the one a
+        /// plain model of `BuildNodeIndex` then `InitFromEdges` finds: node after node, each
+        /// node's name checked, then looked up among the names before it, then its op and the
+        /// order of its inputs; then every input looked up among all the names.
+        #[test]
+        fn the_first_refusal_is_the_one_taking_nodes_in_order_finds(
+            nodes in proptest::collection::vec(
+                (
+                    prop_oneof![4 => "[a-e]", 1 => "[a-e]{2}", 1 => Just("-x".to_string())],
+                    prop_oneof![8 => Just("Op"), 1 => Just("")],
+                    proptest::collection::vec("\\^?[a-f](:[0-9])?", 0..3),
+                ),
+                1..14,
+            ),
+        ) {
+            let nodes: Vec<(String, String, Vec<String>)> = nodes
+                .into_iter()
+                .map(|(name, op, input)| (name, op.to_string(), input))
+                .collect();
+            let mut seen = HashSet::new();
+            let mut expected = None;
+            for (name, op, inputs) in &nodes {
+                expected = if !valid_by_pattern(name) {
+                    Some(format!("Node '{name}': Node name contains invalid characters"))
+                } else if !seen.insert(name.as_str()) {
+                    Some(format!("Node '{name}' is not unique"))
+                } else if op.is_empty() {
+                    Some(format!("Node '{name}' does not specify an operation"))
+                } else if !controls_last(inputs.iter().map(String::as_str)) {
+                    Some(format!(
+                        "Node '{name}': Control dependencies must come after regular dependencies"
+                    ))
+                } else {
+                    None
+                };
+                if expected.is_some() {
+                    break;
+                }
+            }
+            if expected.is_none() {
+                expected = nodes.iter().find_map(|(name, _, inputs)| {
+                    inputs
+                        .iter()
+                        .find(|input| !seen.contains(tensor_id(input).0))
+                        .map(|input| format!("Node '{name}': Unknown input node '{input}'"))
+                });
+            }
+            let graph = graph_of(&nodes);
+            let bytes = graph.encode_to_vec();
+            let views = GraphViews::read(&bytes, nodes.len()).expect("plain bytes");
+            let beside = GraphViews::read_on_two_threads(&bytes).expect("plain bytes");
+            let decoded = Prepared::new(&graph.node);
+            for prepared in [&views.prepared, &beside.prepared, &decoded] {
+                prop_assert_eq!(
+                    prepared.as_ref().err().map(|refusal| refusal.message.as_str()),
+                    expected.as_deref()
+                );
+            }
+        }
+
         /// The node index read in place equals the one of the decoded nodes, and each node's
         /// outputs are the nodes that name it as an input, once per edge.
         #[test]
@@ -2125,6 +2185,28 @@ mod tests {
         // One name a thousand times: the second is the first repeat.
         let same = vec!["x".to_string(); 1000];
         assert_eq!(index_of(&same, 1000).1, Some(1));
+    }
+
+    #[test]
+    fn repeats_among_names_whose_hashes_meet() {
+        let names = ["a", "b", "a", "c", "b"];
+        let entry = |node: u64| 7 << 32 | node;
+        let name_of = |n: usize| names[n].as_bytes();
+        assert_eq!(first_repeat(&[entry(0), entry(1)], name_of), None);
+        assert_eq!(first_repeat(&[entry(0), entry(2)], name_of), Some(2));
+        assert_eq!(first_repeat(&[entry(0), entry(1), entry(3)], name_of), None);
+        let all: Vec<u64> = (0..5).map(entry).collect();
+        assert_eq!(first_repeat(&all, name_of), Some(2));
+        assert_eq!(
+            first_repeat(&[entry(1), entry(3), entry(4)], name_of),
+            Some(4)
+        );
+        // A group too large to sort by insertion, out of order, its hashes meeting in threes:
+        // sorted, and node 30 repeats node 0's name.
+        let many: Vec<String> = (0..40).map(|n| format!("n{}", n % 30)).collect();
+        let mut group: Vec<u64> = (0..40u64).rev().map(|n| (n % 3) << 32 | n).collect();
+        assert_eq!(sort_group(&mut group, |n| many[n].as_bytes()), Some(30));
+        assert!(group.is_sorted());
     }
 
     #[test]
