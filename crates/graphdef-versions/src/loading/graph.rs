@@ -577,12 +577,13 @@ pub(super) const TWO_THREADS_FROM: usize = 4 << 20;
 const AHEAD: usize = 32;
 
 /// A node read, as the index takes it: what `BuildNodeIndex` checks of it that reading
-/// found. Its name is checked, and its op numbered, by the index.
+/// found. Its name is hashed and checked, its op numbered and its inputs parsed by the index.
 #[derive(Clone, Copy)]
 struct ReadNode<'a> {
     name: &'a str,
-    /// The name's hash.
-    hash: u64,
+    /// The node's bytes from its first input field to its last, for a node read in place;
+    /// empty for a decoded one, whose inputs are the batch's.
+    input_fields: &'a [u8],
     op: &'a str,
     /// Whether no regular input follows a control input.
     controls_last: bool,
@@ -644,10 +645,28 @@ impl<'a> Batch<'a> {
         let count = self.inputs.len() - before;
         self.nodes.push(ReadNode {
             name,
-            hash: hash_bytes(name.as_bytes()),
+            input_fields: &[],
             op,
             controls_last,
             inputs: count as u32,
+        });
+    }
+
+    /// Adds a node read in place, `inputs` input fields from its first to its last.
+    fn push_read(
+        &mut self,
+        name: &'a str,
+        op: &'a str,
+        controls_last: bool,
+        input_fields: &'a [u8],
+        inputs: u32,
+    ) {
+        self.nodes.push(ReadNode {
+            name,
+            input_fields,
+            op,
+            controls_last,
+            inputs,
         });
     }
 
@@ -799,11 +818,13 @@ fn read_nodes<'a>(
                 let view = read_node(payload, &mut checked)?;
                 batch.raws.push((start as u32, payload.len() as u32));
                 flags.push(view.flags);
-                let inputs = RawFields::new(view.inputs.of(view.raw))
-                    .map_while(Result::ok)
-                    .filter(|field| field.0 == 3 && field.1 == 2)
-                    .map(|field| field.2);
-                batch.push(view.name, view.op, view.controls_last(), inputs);
+                batch.push_read(
+                    view.name,
+                    view.op,
+                    view.controls_last(),
+                    view.inputs.of(view.raw),
+                    view.input_len,
+                );
                 if batch.nodes.len() == HANDOFF {
                     batch.read_to = file.len() - fields.rest.len();
                     if !full(&mut batch) {
@@ -837,6 +858,8 @@ struct Indexing<'a> {
     /// Every node's op, numbered, also after the builder refused a node.
     ops: OpTable<'a>,
     op_ids: Vec<u32>,
+    /// The inputs of the node being taken, read from its input fields.
+    inputs: Vec<&'a [u8]>,
 }
 
 impl<'a> Indexing<'a> {
@@ -847,6 +870,7 @@ impl<'a> Indexing<'a> {
             last_name: &[],
             ops: OpTable::default(),
             op_ids: Vec::with_capacity(nodes),
+            inputs: Vec::new(),
         }
     }
 
@@ -860,16 +884,29 @@ impl<'a> Indexing<'a> {
         for node in &batch.nodes {
             let op = self.ops.id(node.op);
             self.op_ids.push(op);
-            let inputs = batch
-                .inputs
-                .get(at..at + node.inputs as usize)
-                .unwrap_or_default();
-            at += inputs.len();
-            if taking {
-                let previous = std::mem::replace(&mut self.last_name, node.name.as_bytes());
-                let kind = self.ops.kinds[op as usize];
-                taking = b.add(node, kind, inputs, previous);
+            if !taking {
+                continue;
             }
+            let inputs = if node.input_fields.is_empty() {
+                let inputs = batch
+                    .inputs
+                    .get(at..at + node.inputs as usize)
+                    .unwrap_or_default();
+                at += inputs.len();
+                inputs
+            } else {
+                self.inputs.clear();
+                self.inputs.extend(
+                    RawFields::new(node.input_fields)
+                        .map_while(Result::ok)
+                        .filter(|field| field.0 == 3 && field.1 == 2)
+                        .map(|field| field.2),
+                );
+                &self.inputs
+            };
+            let previous = std::mem::replace(&mut self.last_name, node.name.as_bytes());
+            let kind = self.ops.kinds[op as usize];
+            taking = b.add(node, kind, inputs, previous);
         }
     }
 
@@ -1047,7 +1084,7 @@ fn read_node<'a>(raw: &'a [u8], checked: &mut CheckedEntries<'a>) -> Option<Node
 const TOP_BITS: u32 = 8;
 
 /// Where each node's name is: the nodes' positions, grouped by the high bits of their names'
-/// hashes and sorted within each group.
+/// hashes; a group of a few nodes, as most are, in node order, a larger one sorted.
 ///
 /// The index is made in one go once every node is in, not a node at a time: a table filled
 /// node by node pays a cache miss for each name, while grouping the names by their hashes
@@ -1056,9 +1093,9 @@ const TOP_BITS: u32 = 8;
 struct NameIndex {
     /// How many high bits of a hash give its group.
     bits: u32,
-    /// The entries, by the [`TOP_BITS`] of their hashes: each an entry's high half of its
-    /// name's hash, then the node's position, sorted. Each part holds the groups those bits
-    /// start.
+    /// The entries, by the [`TOP_BITS`] of their hashes: each the high half of a name's
+    /// hash, then the node's position. Each part holds, in order, the groups whose bits start
+    /// with its own.
     parts: Vec<Vec<u64>>,
     /// Where each group starts in its part.
     starts: Vec<u32>,
@@ -1138,12 +1175,20 @@ impl NameIndex {
         };
         let group = &part[self.starts[group] as usize..end];
         let tag = hash >> 32;
-        let from = group.partition_point(|&entry| entry >> 32 < tag);
-        group[from..]
+        let named = |node: &usize| same_bytes(name_of(*node), name);
+        if group.len() > SORTED_FROM {
+            let from = group.partition_point(|&entry| entry >> 32 < tag);
+            return group[from..]
+                .iter()
+                .take_while(|&&entry| entry >> 32 == tag)
+                .map(|&entry| entry_node(entry))
+                .find(named);
+        }
+        group
             .iter()
-            .take_while(|&&entry| entry >> 32 == tag)
+            .filter(|&&entry| entry >> 32 == tag)
             .map(|&entry| entry_node(entry))
-            .find(|&node| same_bytes(name_of(node), name))
+            .find(named)
     }
 
     fn get<'n>(&self, name: &[u8], name_of: impl Fn(usize) -> &'n [u8]) -> Option<usize> {
@@ -1197,22 +1242,28 @@ fn place<'n>(
     repeated
 }
 
-/// Sorts a group of entries (by insertion when it is small, as groups mostly are); the first
-/// node whose name an earlier node of the group has.
+/// A [`NameIndex`] group longer than this is sorted; a shorter one (most are) stays in node
+/// order, and is searched from one end to the other.
+const SORTED_FROM: usize = 24;
+
+/// The first node of a group (in node order, as a part's counting sort leaves it) whose name
+/// an earlier node of the group has; a group longer than [`SORTED_FROM`] is sorted first.
 fn sort_group<'n>(group: &mut [u64], name_of: impl Fn(usize) -> &'n [u8]) -> Option<usize> {
-    if group.len() > 16 {
-        group.sort_unstable();
-    } else {
-        for i in 1..group.len() {
-            let entry = group[i];
-            let mut j = i;
-            while j > 0 && group[j - 1] > entry {
-                group[j] = group[j - 1];
-                j -= 1;
+    if group.len() <= SORTED_FROM {
+        // Each entry against those before it: the first whose hash and name meet an earlier
+        // one's is the first repeat.
+        for (i, &entry) in group.iter().enumerate().skip(1) {
+            let tag = entry >> 32;
+            if group[..i].iter().any(|&before| {
+                before >> 32 == tag
+                    && same_bytes(name_of(entry_node(before)), name_of(entry_node(entry)))
+            }) {
+                return Some(entry_node(entry));
             }
-            group[j] = entry;
         }
+        return None;
     }
+    group.sort_unstable();
     // Runs of one hash: the same name, or (rarely) names whose hashes' high halves meet.
     let mut repeated = None::<usize>;
     let mut run = 0;
@@ -1378,7 +1429,7 @@ impl<'a> Builder<'a> {
     fn add(&mut self, node: &ReadNode<'a>, kind: u8, inputs: &[&'a [u8]], previous: &[u8]) -> bool {
         let i = self.taken;
         self.taken += 1;
-        let hash = node.hash;
+        let hash = hash_bytes(node.name.as_bytes());
         self.parts[NameIndex::group(hash, TOP_BITS)].push(hash >> 32 << 32 | i as u64);
         let refusal = if i >= BIG_SLOT as usize {
             Some(Refusal::TooMany)
@@ -2201,8 +2252,13 @@ mod tests {
             first_repeat(&[entry(1), entry(3), entry(4)], name_of),
             Some(4)
         );
-        // A group too large to sort by insertion, out of order, its hashes meeting in threes:
-        // sorted, and node 30 repeats node 0's name.
+        // In node order, a group of a few: the first whose hash and name meet an earlier one's.
+        let mut few: Vec<u64> = [0, 1, 3, 4, 2].into_iter().map(entry).collect();
+        assert_eq!(sort_group(&mut few, name_of), Some(4));
+        let mut few: Vec<u64> = [0, 1, 3].into_iter().map(entry).collect();
+        assert_eq!(sort_group(&mut few, name_of), None);
+        // A large group, out of order, its hashes meeting in threes: sorted, and node 30
+        // repeats node 0's name.
         let many: Vec<String> = (0..40).map(|n| format!("n{}", n % 30)).collect();
         let mut group: Vec<u64> = (0..40u64).rev().map(|n| (n % 3) << 32 | n).collect();
         assert_eq!(sort_group(&mut group, |n| many[n].as_bytes()), Some(30));
