@@ -19,7 +19,8 @@
 //! `releases_1m_valid_nodes` judges a graph that every release loads (a `Placeholder`, then
 //! `Identity` and `AddV2` nodes in a chain, all with their attrs) in all ten releases with
 //! `ReleaseJudge`, beside the full prost decode of the same bytes: replaying ten importers,
-//! against only reading the graph.
+//! against only reading the graph. With `GRAPHDEF_1M_VALID_NODES_FILE=PATH`, the bench writes
+//! that graph to `PATH`, for `graphdef-versions releases PATH` as a whole process.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -113,6 +114,9 @@ fn million_valid_nodes() -> Vec<u8> {
 
 fn releases(c: &mut Criterion) {
     let bytes = million_valid_nodes();
+    if let Some(path) = std::env::var_os("GRAPHDEF_1M_VALID_NODES_FILE") {
+        std::fs::write(&path, &bytes).expect("GRAPHDEF_1M_VALID_NODES_FILE names a writable path");
+    }
     let mut group = c.benchmark_group("releases_1m_valid_nodes");
     group.sample_size(10);
     group.bench_function("baseline/prost_decode_full", |b| {

@@ -230,11 +230,12 @@ impl ReleaseJudge {
     /// How many threads a judgement may use; 1, the default, is the calling thread alone.
     ///
     /// With 2 or more, a large file (4 MiB or more) that starts with a node is read as a
-    /// GraphDef on a second, scoped thread while the calling thread indexes the nodes read so
-    /// far; reading it whole tells that it is a GraphDef, so nothing reads it before. Reading
-    /// and indexing take about as long, so a large graph is judged in a little over half the
-    /// time; the work has those two stages, so more threads than 2 are not used. The verdicts
-    /// are the same: the nodes are indexed in file order either way.
+    /// GraphDef on a second, scoped thread while the calling thread takes the nodes read so
+    /// far (numbers their ops, hashes and checks their names, parses their inputs); reading it
+    /// whole tells that it is a GraphDef, so nothing reads it before. Both threads then sort
+    /// half of the name index each. The two stages take about as long, so a large graph is
+    /// judged in a little over half the time; more threads than 2 are not used. The verdicts
+    /// are the same: the nodes are taken in file order either way.
     ///
     /// ```
     /// use graphdef_versions::ReleaseJudge;

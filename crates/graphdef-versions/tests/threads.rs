@@ -208,3 +208,21 @@ fn small_first_nodes_before_a_large_field() {
     let (oldest, errors) = judged_alike(&bytes);
     assert_eq!(oldest.as_deref(), Some("2.12.1"), "{errors:?}");
 }
+
+#[test]
+fn inputs_looked_up_on_two_threads() {
+    // Every node after the second also waits for the first, named by a control input: about
+    // as many inputs to look up as nodes, which two threads share.
+    let mut nodes = chain();
+    let first = nodes[0].name.clone();
+    for node in &mut nodes[2..] {
+        node.input.push(format!("^{first}"));
+    }
+    let (oldest, errors) = judged_alike(&graph_def(nodes.clone()).encode_to_vec());
+    assert_eq!(oldest.as_deref(), Some("2.12.1"));
+    assert!(errors.is_empty(), "{errors:?}");
+    // An unknown input in each half of them: the first one is refused.
+    nodes[3 * NODES / 4].input.push("^nowhere_b".to_string());
+    nodes[NODES / 4].input.push("^nowhere_a".to_string());
+    refused_by_all(nodes, "Unknown input node '^nowhere_a'");
+}

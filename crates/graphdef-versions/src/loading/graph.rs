@@ -4,6 +4,16 @@
 //!
 //! A GraphDef file is read in place: a [`NodeView`] keeps where a node's name, op, inputs and
 //! attrs are in the file's bytes, and decodes attrs only when the importer looks at them.
+//!
+//! TensorFlow checks every node's name, and looks up every input, before it looks at any node;
+//! most imports are refused at their first node. So the nodes are first taken in order, each
+//! with only what those checks need: its name's hash goes to one of 256 parts by the hash's
+//! top bits, and an input naming the node just before (most first inputs) needs nothing more.
+//! Once every node is in, each part is sorted into groups by more bits of the hash: repeated
+//! names are found there, and the other inputs are looked up. The edges are made only when an
+//! import gets past its first node. Memory is read and written mostly in order, and each node
+//! costs a few bytes: the place of its bytes in the file (its name is read again from them
+//! when a message wants it), its op, and an index entry.
 
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
@@ -572,6 +582,9 @@ const HANDOFF: usize = if cfg!(test) { 3 } else { 4096 };
 /// The smallest file for which a second thread pays: below, starting it costs more than it
 /// saves.
 pub(super) const TWO_THREADS_FROM: usize = 4 << 20;
+
+/// The fewest nodes whose edges are made on two threads, when the index was.
+const SPLIT_EDGES_FROM: usize = 1 << 16;
 
 /// How many batches the reading thread may be ahead of the indexing one.
 const AHEAD: usize = 32;
@@ -1471,6 +1484,7 @@ impl<'a> Builder<'a> {
     /// The index of the nodes taken, the first refusal of `BuildNodeIndex` if any, else the
     /// inputs looked up (`InitFromEdges`), then the nodes ready first.
     fn finish(self) -> Result<Prepared<'a>, Failure> {
+        let nodes = self.taken;
         let names = &self.names;
         let (index, repeated) =
             NameIndex::build(self.parts, self.bits, self.split, |n| names.bytes(n));
@@ -1492,23 +1506,35 @@ impl<'a> Builder<'a> {
             }
             (None, None) => {}
         }
-        let sources = self
-            .lookups
-            .iter()
-            .map(|lookup| {
-                let source = tensor_id_bytes(lookup.raw).0;
-                index
-                    .find(source, lookup.hash, |n| names.bytes(n))
-                    .map(|found| found as u32)
-                    .ok_or_else(|| {
-                        Failure::invalid(format!(
-                            "Node '{}': Unknown input node '{}'",
-                            names.get(lookup.node as usize),
-                            String::from_utf8_lossy(lookup.raw)
-                        ))
-                    })
-            })
-            .collect::<Result<Vec<u32>, Failure>>()?;
+        // On two threads, each looks up half of the inputs; the first half's refusal comes
+        // first.
+        let (first, second) = if self.split && self.lookups.len() >= SPLIT_EDGES_FROM {
+            self.lookups.split_at(self.lookups.len() / 2)
+        } else {
+            (&self.lookups[..], &[][..])
+        };
+        let (sources, rest) = std::thread::scope(|scope| {
+            let index = &index;
+            let rest = (!second.is_empty()).then(|| scope.spawn(|| look_up(second, index, names)));
+            let sources = look_up(first, index, names);
+            let rest = rest.map(|rest| {
+                rest.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            (sources, rest)
+        });
+        let mut sources = sources?;
+        if let Some(rest) = rest {
+            sources.extend(rest?);
+        }
+        // On two threads, each makes the edges of half of the nodes, when they are wanted.
+        let halves = (self.split && nodes >= SPLIT_EDGES_FROM).then(|| {
+            let mid = nodes / 2;
+            let before = self
+                .lookups
+                .partition_point(|lookup| (lookup.node as usize) < mid);
+            (mid, before)
+        });
         // A node with no inputs is ready at once (a Merge waits for at least one input).
         let ready = BinaryHeap::from_iter(self.inputless.iter().map(|&n| Reverse(n)));
         Ok(Prepared {
@@ -1518,11 +1544,36 @@ impl<'a> Builder<'a> {
             inputless: self.inputless,
             sources,
             edges: OnceCell::new(),
+            halves,
             ready,
             outputs: OnceCell::new(),
             scratch: RefCell::default(),
         })
     }
+}
+
+/// The nodes `lookups` name, or the first refusal: an input naming no node.
+fn look_up(
+    lookups: &[Lookup<'_>],
+    index: &NameIndex,
+    names: &Names<'_>,
+) -> Result<Vec<u32>, Failure> {
+    lookups
+        .iter()
+        .map(|lookup| {
+            let source = tensor_id_bytes(lookup.raw).0;
+            index
+                .find(source, lookup.hash, |n| names.bytes(n))
+                .map(|found| found as u32)
+                .ok_or_else(|| {
+                    Failure::invalid(format!(
+                        "Node '{}': Unknown input node '{}'",
+                        names.get(lookup.node as usize),
+                        String::from_utf8_lossy(lookup.raw)
+                    ))
+                })
+        })
+        .collect()
 }
 
 /// The nodes' names: read again from the nodes' bytes in the file, whose places the batches
@@ -1587,14 +1638,26 @@ impl<'a> Names<'a> {
         }
     }
 
-    /// Node `n`'s inputs, as written.
-    fn for_each_input(&self, n: usize, mut f: impl FnMut(&'a [u8])) {
+    /// Node `n`'s inputs, as written, handed to `f` in order; and its name, as bytes, from
+    /// the same pass over its fields.
+    fn inputs_and_name(&self, n: usize, mut f: impl FnMut(&'a [u8])) -> &'a [u8] {
         match self {
-            Names::InFile { .. } => RawFields::new(self.raw(n))
-                .map_while(Result::ok)
-                .filter(|field| field.0 == 3 && field.1 == 2)
-                .for_each(|field| f(field.2)),
-            Names::Decoded(nodes) => nodes[n].input.iter().for_each(|input| f(input.as_bytes())),
+            Names::InFile { .. } => {
+                let mut name = None;
+                for (number, wire, payload, _) in RawFields::new(self.raw(n)).map_while(Result::ok)
+                {
+                    match (number, wire) {
+                        (1, 2) if name.is_none() => name = Some(payload),
+                        (3, 2) => f(payload),
+                        _ => {}
+                    }
+                }
+                name.unwrap_or_default()
+            }
+            Names::Decoded(nodes) => {
+                nodes[n].input.iter().for_each(|input| f(input.as_bytes()));
+                nodes[n].name.as_bytes()
+            }
         }
     }
 
@@ -1609,11 +1672,49 @@ impl<'a> Names<'a> {
     }
 }
 
-/// Each node's inputs as (source node, slot or [`CONTROL`]): node `n`'s are
-/// `edges[starts[n]..starts[n + 1]]`.
-struct Edges {
+/// Each node's inputs as (source node, slot or [`CONTROL`]), and its name, which the walk
+/// asks for at every node: in two halves, the nodes before `mid` and the others, each made on
+/// a thread of its own when the index was.
+struct Edges<'a> {
+    mid: usize,
+    halves: [HalfEdges<'a>; 2],
+}
+
+/// The edges of consecutive nodes: the `k`-th node's are `edges[starts[k]..starts[k + 1]]`.
+#[derive(Default)]
+struct HalfEdges<'a> {
     edges: Vec<(u32, u32)>,
     starts: Vec<u32>,
+    names: Vec<&'a str>,
+}
+
+impl<'a> Edges<'a> {
+    /// The half node `n` is in, and its place there.
+    fn half(&self, n: usize) -> (&HalfEdges<'a>, usize) {
+        match n.checked_sub(self.mid) {
+            Some(k) => (&self.halves[1], k),
+            None => (&self.halves[0], n),
+        }
+    }
+
+    fn of(&self, n: usize) -> &[(u32, u32)] {
+        let (half, k) = self.half(n);
+        &half.edges[half.starts[k] as usize..half.starts[k + 1] as usize]
+    }
+
+    fn name(&self, n: usize) -> &'a str {
+        let (half, k) = self.half(n);
+        half.names[k]
+    }
+
+    /// Every edge, node after node.
+    fn all(&self) -> impl Iterator<Item = &(u32, u32)> {
+        self.halves[0].edges.iter().chain(&self.halves[1].edges)
+    }
+
+    fn len(&self) -> usize {
+        self.halves[0].edges.len() + self.halves[1].edges.len()
+    }
 }
 
 /// A graph's nodes indexed and their inputs resolved: what importing them needs before any
@@ -1629,7 +1730,10 @@ pub(super) struct Prepared<'a> {
     sources: Vec<u32>,
     /// The edges, made when first needed (an import refused at its first node never needs
     /// them, and that node has no inputs).
-    edges: OnceCell<Edges>,
+    edges: OnceCell<Edges<'a>>,
+    /// Where the edges are split to be made on two threads, if they are: the first node of
+    /// the second half, and how many inputs before it were looked up.
+    halves: Option<(usize, usize)>,
     /// Nodes with no pending input, smallest index first (TensorFlow's `std::set`).
     pub(super) ready: BinaryHeap<Reverse<u32>>,
     /// The nodes each node feeds, `targets[starts[n]..starts[n + 1]]`, made when first
@@ -1664,30 +1768,24 @@ impl<'a> Prepared<'a> {
     }
 
     /// Each node's inputs as (source node, slot or [`CONTROL`]).
-    fn edges(&self) -> &Edges {
+    fn edges(&self) -> &Edges<'a> {
         self.edges.get_or_init(|| {
-            let mut edges = Edges {
-                edges: Vec::with_capacity(self.len() + self.sources.len()),
-                starts: Vec::with_capacity(self.len() + 1),
-            };
-            let mut sources = self.sources.iter();
-            let mut previous: &[u8] = &[];
-            for n in 0..self.len() {
-                edges.starts.push(edges.edges.len() as u32);
-                self.names.for_each_input(n, |raw| {
-                    let (source, slot) = parse_input(raw);
-                    let source = if names_previous(source, previous) {
-                        n as u32 - 1
-                    } else {
-                        // Every input not naming the node before was looked up, in order.
-                        sources.next().copied().unwrap_or_default()
-                    };
-                    edges.edges.push((source, slot));
+            let (names, len) = (&self.names, self.len());
+            let (mid, sources_before) = self.halves.unwrap_or((len, self.sources.len()));
+            // The second half starts after the name of the node before it and the inputs
+            // looked up before it.
+            let (first, second) = self.sources.split_at(sources_before);
+            let halves = std::thread::scope(|scope| {
+                let second = (mid < len).then(|| scope.spawn(|| edges_of(names, mid..len, second)));
+                let first = edges_of(names, 0..mid, first);
+                let second = second.map_or_else(HalfEdges::default, |second| {
+                    second
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
                 });
-                previous = self.names.bytes(n);
-            }
-            edges.starts.push(edges.edges.len() as u32);
-            edges
+                [first, second]
+            });
+            Edges { mid, halves }
         })
     }
 
@@ -1696,8 +1794,7 @@ impl<'a> Prepared<'a> {
         if self.edges.get().is_none() && self.inputless.binary_search(&(n as u32)).is_ok() {
             return &[];
         }
-        let Edges { edges, starts } = self.edges();
-        &edges[starts[n] as usize..starts[n + 1] as usize]
+        self.edges().of(n)
     }
 
     /// How many inputs node `n` waits for before it is made.
@@ -1718,7 +1815,10 @@ impl<'a> Prepared<'a> {
 
     /// Node `n`'s name.
     pub(super) fn name(&self, n: usize) -> &'a str {
-        self.names.get(n)
+        match self.edges.get() {
+            Some(edges) => edges.name(n),
+            None => self.names.get(n),
+        }
     }
 
     /// Whether a node is named `name`.
@@ -1742,13 +1842,13 @@ impl<'a> Prepared<'a> {
             let edges = self.edges();
             // Counted by source, then filled in node order.
             let mut starts = vec![0u32; self.len() + 1];
-            for &(src, _) in &edges.edges {
+            for &(src, _) in edges.all() {
                 starts[src as usize + 1] += 1;
             }
             for k in 0..self.len() {
                 starts[k + 1] += starts[k];
             }
-            let mut targets = vec![0u32; edges.edges.len()];
+            let mut targets = vec![0u32; edges.len()];
             for dst in 0..self.len() {
                 for &(src, _) in self.inputs(dst) {
                     targets[starts[src as usize] as usize] = dst as u32;
@@ -1774,6 +1874,44 @@ impl<'a> Prepared<'a> {
     pub(super) fn is_merge(&self, n: usize) -> bool {
         self.kinds[n] == MERGE
     }
+}
+
+/// The edges and names of `nodes`, whose inputs not naming the node before them were
+/// looked up as `sources`.
+fn edges_of<'a>(
+    names: &Names<'a>,
+    nodes: std::ops::Range<usize>,
+    sources: &[u32],
+) -> HalfEdges<'a> {
+    let mut edges = HalfEdges {
+        edges: Vec::with_capacity(nodes.len() + sources.len()),
+        starts: Vec::with_capacity(nodes.len() + 1),
+        names: Vec::with_capacity(nodes.len()),
+    };
+    let mut sources = sources.iter();
+    let mut previous: &[u8] = match nodes.start.checked_sub(1) {
+        Some(before) => names.bytes(before),
+        None => &[],
+    };
+    for n in nodes {
+        edges.starts.push(edges.edges.len() as u32);
+        let name = names.inputs_and_name(n, |raw| {
+            let (source, slot) = parse_input(raw);
+            let source = if names_previous(source, previous) {
+                n as u32 - 1
+            } else {
+                // Every input not naming the node before was looked up, in order.
+                sources.next().copied().unwrap_or_default()
+            };
+            edges.edges.push((source, slot));
+        });
+        edges
+            .names
+            .push(std::str::from_utf8(name).unwrap_or_default());
+        previous = name;
+    }
+    edges.starts.push(edges.edges.len() as u32);
+    edges
 }
 
 pub(super) fn is_merge(op: &str) -> bool {
