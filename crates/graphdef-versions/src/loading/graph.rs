@@ -623,13 +623,15 @@ fn names_previous(source: &[u8], previous: &[u8]) -> bool {
     !previous.is_empty() && same_bytes(source, previous)
 }
 
-/// Nodes read and their inputs as written, handed to the index together.
+/// Nodes read, handed to the index together.
 #[derive(Default)]
 struct Batch<'a> {
     nodes: Vec<ReadNode<'a>>,
     /// Where the nodes' bytes are in the file, (start, length), which the index keeps: the
     /// reading thread makes room for them.
     raws: Vec<(u32, u32)>,
+    /// The inputs of decoded nodes, node after node (a node read in place has its input
+    /// fields).
     inputs: Vec<&'a [u8]>,
     /// How far into the file reading had got, at the end of this batch.
     read_to: usize,
@@ -640,7 +642,7 @@ impl<'a> Batch<'a> {
         Batch {
             nodes: Vec::with_capacity(nodes),
             raws: Vec::with_capacity(nodes),
-            inputs: Vec::with_capacity(nodes * 2),
+            inputs: Vec::new(),
             read_to: 0,
         }
     }
