@@ -577,7 +577,7 @@ fn decodes_in_a_graph(entry: &[u8]) -> bool {
 
 /// How many read nodes the reading thread hands to the indexing one at a time (a few in the
 /// unit tests, so that their small graphs cross batches).
-const HANDOFF: usize = if cfg!(test) { 3 } else { 4096 };
+const HANDOFF: usize = if cfg!(test) { 3 } else { 1024 };
 
 /// The smallest file for which a second thread pays: below, starting it costs more than it
 /// saves.
@@ -587,7 +587,7 @@ pub(super) const TWO_THREADS_FROM: usize = 4 << 20;
 const SPLIT_EDGES_FROM: usize = 1 << 16;
 
 /// How many batches the reading thread may be ahead of the indexing one.
-const AHEAD: usize = 32;
+const AHEAD: usize = 16;
 
 /// A node read, as the index takes it: what `BuildNodeIndex` checks of it that reading
 /// found. Its name is hashed and checked, its op numbered and its inputs parsed by the index.
