@@ -1153,10 +1153,14 @@ impl NameIndex {
         let half = if split { parts.len() / 2 } else { parts.len() };
         let (starts_a, starts_b) = starts.split_at_mut(half * per_part);
         let (parts_a, parts_b) = parts.split_at_mut(half);
+        // Room to sort the largest part in, made on the calling thread (see `Prepared::edges`).
+        let room =
+            |parts: &[Vec<u64>]| Vec::with_capacity(parts.iter().map(Vec::len).max().unwrap_or(0));
+        let (room_a, room_b) = (room(parts_a), room(parts_b));
         let repeated = std::thread::scope(|scope| {
             let b = (!parts_b.is_empty())
-                .then(|| scope.spawn(|| place(parts_b, bits, starts_b, &name_of)));
-            let a = place(parts_a, bits, starts_a, &name_of);
+                .then(|| scope.spawn(|| place(parts_b, bits, starts_b, &name_of, room_b)));
+            let a = place(parts_a, bits, starts_a, &name_of, room_a);
             let b = b.and_then(|b| {
                 b.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -1211,21 +1215,20 @@ impl NameIndex {
     }
 }
 
-/// Sorts each of `parts` (consecutive parts of a [`NameIndex`]) group after group, writing
-/// where each group starts in its part to `starts`; the first node whose name an earlier node
-/// has.
+/// Sorts each of `parts` (consecutive parts of a [`NameIndex`]) group after group, by way
+/// of `spare` (with room for the largest), writing where each group starts in its part to
+/// `starts`; the first node whose name an earlier node has.
 fn place<'n>(
     parts: &mut [Vec<u64>],
     bits: u32,
     starts: &mut [u32],
     name_of: &impl Fn(usize) -> &'n [u8],
+    mut spare: Vec<u64>,
 ) -> Option<usize> {
     let per_part = 1usize << (bits - TOP_BITS);
     let low = |entry: u64| NameIndex::group(entry, bits) & (per_part - 1);
     let mut local = vec![0u32; per_part];
     let mut repeated = None::<usize>;
-    // Each part is sorted into the room of the part before, then takes its place.
-    let mut spare = Vec::new();
     for (part, starts) in parts.iter_mut().zip(starts.chunks_mut(per_part)) {
         local.fill(0);
         for &entry in part.iter() {
@@ -1243,7 +1246,7 @@ fn place<'n>(
             spare[*cursor as usize] = entry;
             *cursor += 1;
         }
-        std::mem::swap(part, &mut spare);
+        part.copy_from_slice(&spare);
         // Each cursor is now where its group ends.
         let mut start = 0;
         for &end in &local {
@@ -1517,8 +1520,15 @@ impl<'a> Builder<'a> {
         };
         let (sources, rest) = std::thread::scope(|scope| {
             let index = &index;
-            let rest = (!second.is_empty()).then(|| scope.spawn(|| look_up(second, index, names)));
-            let sources = look_up(first, index, names);
+            let room = Vec::with_capacity(second.len());
+            let rest =
+                (!second.is_empty()).then(|| scope.spawn(|| look_up(second, index, names, room)));
+            let sources = look_up(
+                first,
+                index,
+                names,
+                Vec::with_capacity(first.len() + second.len()),
+            );
             let rest = rest.map(|rest| {
                 rest.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -1554,28 +1564,28 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// The nodes `lookups` name, or the first refusal: an input naming no node.
+/// The nodes `lookups` name, in `found` (empty, with room made), or the first refusal: an
+/// input naming no node.
 fn look_up(
     lookups: &[Lookup<'_>],
     index: &NameIndex,
     names: &Names<'_>,
+    mut found: Vec<u32>,
 ) -> Result<Vec<u32>, Failure> {
-    lookups
-        .iter()
-        .map(|lookup| {
-            let source = tensor_id_bytes(lookup.raw).0;
-            index
-                .find(source, lookup.hash, |n| names.bytes(n))
-                .map(|found| found as u32)
-                .ok_or_else(|| {
-                    Failure::invalid(format!(
-                        "Node '{}': Unknown input node '{}'",
-                        names.get(lookup.node as usize),
-                        String::from_utf8_lossy(lookup.raw)
-                    ))
-                })
-        })
-        .collect()
+    for lookup in lookups {
+        let source = tensor_id_bytes(lookup.raw).0;
+        let node = index
+            .find(source, lookup.hash, |n| names.bytes(n))
+            .ok_or_else(|| {
+                Failure::invalid(format!(
+                    "Node '{}': Unknown input node '{}'",
+                    names.get(lookup.node as usize),
+                    String::from_utf8_lossy(lookup.raw)
+                ))
+            })?;
+        found.push(node as u32);
+    }
+    Ok(found)
 }
 
 /// The nodes' names: read again from the nodes' bytes in the file, whose places the batches
@@ -1690,6 +1700,17 @@ struct HalfEdges<'a> {
     names: Vec<&'a str>,
 }
 
+impl HalfEdges<'_> {
+    /// Room for the edges of `nodes` nodes, whose inputs looked up are `sources`.
+    fn room(nodes: usize, sources: &[u32]) -> Self {
+        HalfEdges {
+            edges: Vec::with_capacity(nodes + sources.len()),
+            starts: Vec::with_capacity(nodes + 1),
+            names: Vec::with_capacity(nodes),
+        }
+    }
+}
+
 impl<'a> Edges<'a> {
     /// The half node `n` is in, and its place there.
     fn half(&self, n: usize) -> (&HalfEdges<'a>, usize) {
@@ -1777,9 +1798,15 @@ impl<'a> Prepared<'a> {
             // The second half starts after the name of the node before it and the inputs
             // looked up before it.
             let (first, second) = self.sources.split_at(sources_before);
+            // The room for both halves is made here, on the calling thread: memory that a
+            // thread of its own allocates, the allocator may give back and take again on each
+            // call.
+            let room_a = HalfEdges::room(mid, first);
+            let room_b = HalfEdges::room(len - mid, second);
             let halves = std::thread::scope(|scope| {
-                let second = (mid < len).then(|| scope.spawn(|| edges_of(names, mid..len, second)));
-                let first = edges_of(names, 0..mid, first);
+                let second =
+                    (mid < len).then(|| scope.spawn(|| edges_of(names, mid..len, second, room_b)));
+                let first = edges_of(names, 0..mid, first, room_a);
                 let second = second.map_or_else(HalfEdges::default, |second| {
                     second
                         .join()
@@ -1879,17 +1906,13 @@ impl<'a> Prepared<'a> {
 }
 
 /// The edges and names of `nodes`, whose inputs not naming the node before them were
-/// looked up as `sources`.
+/// looked up as `sources`, in `edges` (empty, with room made).
 fn edges_of<'a>(
     names: &Names<'a>,
     nodes: std::ops::Range<usize>,
     sources: &[u32],
+    mut edges: HalfEdges<'a>,
 ) -> HalfEdges<'a> {
-    let mut edges = HalfEdges {
-        edges: Vec::with_capacity(nodes.len() + sources.len()),
-        starts: Vec::with_capacity(nodes.len() + 1),
-        names: Vec::with_capacity(nodes.len()),
-    };
     let mut sources = sources.iter();
     let mut previous: &[u8] = match nodes.start.checked_sub(1) {
         Some(before) => names.bytes(before),
