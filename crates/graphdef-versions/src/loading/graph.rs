@@ -577,7 +577,7 @@ fn decodes_in_a_graph(entry: &[u8]) -> bool {
 
 /// How many read nodes the reading thread hands to the indexing one at a time (a few in the
 /// unit tests, so that their small graphs cross batches).
-const HANDOFF: usize = if cfg!(test) { 3 } else { 1024 };
+const HANDOFF: usize = if cfg!(test) { 3 } else { 4096 };
 
 /// The smallest file for which a second thread pays: below, starting it costs more than it
 /// saves.
