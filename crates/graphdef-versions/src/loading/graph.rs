@@ -583,7 +583,8 @@ const HANDOFF: usize = if cfg!(test) { 3 } else { 4096 };
 /// saves.
 pub(super) const TWO_THREADS_FROM: usize = 4 << 20;
 
-/// The fewest nodes whose edges are made on two threads, when the index was.
+/// The fewest nodes whose edges, or inputs to look up, are shared by two threads when the
+/// index was.
 const SPLIT_EDGES_FROM: usize = 1 << 16;
 
 /// How many batches the reading thread may be ahead of the indexing one.
