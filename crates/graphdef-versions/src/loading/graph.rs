@@ -489,9 +489,9 @@ impl NodeSource for [NodeDef] {
     }
 }
 
-/// A GraphDef's nodes read in place, and the rest of the graph decoded. A node keeps where
-/// its bytes are, its op and what reading it found; its name is in the node index, and the
-/// rest is read again from its bytes when the importer asks for it.
+/// A GraphDef's nodes read in place, and the rest of the graph decoded. A node keeps its op
+/// and what reading it found; the node index keeps where its bytes are, from which its name
+/// and the rest are read again when the importer asks for them.
 pub(super) struct GraphViews<'a> {
     /// Each node's op, as a position in `ops`.
     op_ids: Vec<u32>,
@@ -573,6 +573,24 @@ fn decodes_in_a_graph(entry: &[u8]) -> bool {
     prost::encoding::encode_varint((node.len() + entry.len()) as u64, &mut header);
     header.extend_from_slice(&node);
     GraphDef::decode(header.as_slice().chain(entry)).is_ok()
+}
+
+/// `first` on this thread, and `second`, if there is one, on a scoped thread of its own beside
+/// it; a panic on that thread goes on on this one.
+fn beside<A, B: Send>(
+    first: impl FnOnce() -> A,
+    second: Option<impl FnOnce() -> B + Send>,
+) -> (A, Option<B>) {
+    std::thread::scope(|scope| {
+        let second = second.map(|second| scope.spawn(second));
+        let first = first();
+        let second = second.map(|second| {
+            second
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (first, second)
+    })
 }
 
 /// How many read nodes the reading thread hands to the indexing one at a time (a few in the
@@ -726,15 +744,15 @@ impl<'a> GraphViews<'a> {
         let read = read_nodes(file, count, false, Batch::with_capacity(HANDOFF), |batch| {
             indexing.add(batch);
             batch.clear();
-            true
         });
         Some(Self::of(read?, indexing.finish()))
     }
 
     /// [`GraphViews::read`] on two threads: a scoped thread reads the nodes while the calling
     /// thread takes those read so far (numbers their ops, hashes and checks their names,
-    /// parses their inputs); then both threads sort half of the index each. The nodes are
-    /// taken in node order as on one thread, so the same refusal is found.
+    /// parses their inputs); then both threads sort half of the index, and look up half of
+    /// the inputs, each. The nodes are taken in node order as on one thread, so the same
+    /// refusal is found.
     ///
     /// The file is read before anything tells its kind: `None` also when it does not start
     /// with a node, or has none. With at least one node, a known field of the wrong wire type
@@ -775,7 +793,6 @@ fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read>, Indexed<'_>)> {
                     .unwrap_or_else(|_| Batch::with_capacity(HANDOFF));
                 // The indexing side stops receiving only once this side is done.
                 let _ = to_index.send(std::mem::replace(batch, next));
-                true
             })
         });
         let Ok(first) = read_batches.recv() else {
@@ -784,8 +801,8 @@ fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read>, Indexed<'_>)> {
             return None;
         };
         // As many nodes as the first ones' size says, and some more: too few only makes the
-        // index grow. At most one per 16 bytes of the file, so that tiny first nodes before a
-        // large other field cannot make the index (16 bytes a node) larger than the file.
+        // tables grow. At most one per 16 bytes of the file, so that tiny first nodes before a
+        // large other field cannot make the room made for them larger than the file.
         let per_node = first.read_to / first.nodes.len().max(1);
         let estimate = (file.len() / per_node.max(1)).min(file.len() / 16);
         let estimate = estimate.saturating_add(estimate / 16);
@@ -809,15 +826,15 @@ fn read_beside_indexing(file: &[u8]) -> Option<(Option<Read>, Indexed<'_>)> {
 }
 
 /// Reads the file's top-level fields, in file order, handing the nodes read to `full` a
-/// [`HANDOFF`] at a time, and the last ones at the end; `None` as soon as `full` says to stop,
-/// or, with `nodes_first`, if the first field is not a node. `count` is how many nodes to
-/// make room for.
+/// [`HANDOFF`] at a time, and the last ones at the end; `None` for bytes a plain reading might
+/// get wrong, or, with `nodes_first`, if the first field is not a node. `count` is how many
+/// nodes to make room for.
 fn read_nodes<'a>(
     file: &'a [u8],
     count: usize,
     nodes_first: bool,
     mut batch: Batch<'a>,
-    mut full: impl FnMut(&mut Batch<'a>) -> bool,
+    mut full: impl FnMut(&mut Batch<'a>),
 ) -> Option<Read> {
     if nodes_first && !matches!(RawFields::new(file).next(), Some(Ok((1, 2, _, _)))) {
         return None;
@@ -843,9 +860,7 @@ fn read_nodes<'a>(
                 );
                 if batch.nodes.len() == HANDOFF {
                     batch.read_to = file.len() - fields.rest.len();
-                    if !full(&mut batch) {
-                        return None;
-                    }
+                    full(&mut batch);
                 }
             }
             // The other fields a GraphDef or a SavedModel knows, each with the wire type
@@ -855,8 +870,8 @@ fn read_nodes<'a>(
         }
     }
     batch.read_to = file.len();
-    if !batch.nodes.is_empty() && !full(&mut batch) {
-        return None;
+    if !batch.nodes.is_empty() {
+        full(&mut batch);
     }
     Some(Read {
         flags,
@@ -865,7 +880,7 @@ fn read_nodes<'a>(
 }
 
 /// Nodes on their way into the index, a batch at a time, in node order. Each node's inputs
-/// are parsed as it comes, and an input naming the node just before is an edge at once; the
+/// are parsed as it comes, and an input naming the node just before needs nothing more; the
 /// index itself is made once every node is in (see [`Builder::finish`]).
 struct Indexing<'a> {
     builder: Builder<'a>,
@@ -1158,16 +1173,11 @@ impl NameIndex {
         let room =
             |parts: &[Vec<u64>]| Vec::with_capacity(parts.iter().map(Vec::len).max().unwrap_or(0));
         let (room_a, room_b) = (room(parts_a), room(parts_b));
-        let repeated = std::thread::scope(|scope| {
-            let b = (!parts_b.is_empty())
-                .then(|| scope.spawn(|| place(parts_b, bits, starts_b, &name_of, room_b)));
-            let a = place(parts_a, bits, starts_a, &name_of, room_a);
-            let b = b.and_then(|b| {
-                b.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            });
-            a.into_iter().chain(b).min()
-        });
+        let (a, b) = beside(
+            || place(parts_a, bits, starts_a, &name_of, room_a),
+            (!parts_b.is_empty()).then_some(|| place(parts_b, bits, starts_b, &name_of, room_b)),
+        );
+        let repeated = a.into_iter().chain(b.flatten()).min();
         (
             NameIndex {
                 bits,
@@ -1252,7 +1262,7 @@ fn place<'n>(
         let mut start = 0;
         for &end in &local {
             let end = end as usize;
-            if let Some(node) = sort_group(&mut part[start..end], name_of) {
+            if let Some(node) = first_repeat_in_group(&mut part[start..end], name_of) {
                 repeated = Some(repeated.map_or(node, |before| before.min(node)));
             }
             start = end;
@@ -1266,8 +1276,11 @@ fn place<'n>(
 const SORTED_FROM: usize = 24;
 
 /// The first node of a group (in node order, as a part's counting sort leaves it) whose name
-/// an earlier node of the group has; a group longer than [`SORTED_FROM`] is sorted first.
-fn sort_group<'n>(group: &mut [u64], name_of: impl Fn(usize) -> &'n [u8]) -> Option<usize> {
+/// an earlier node of the group has; a group longer than [`SORTED_FROM`] is sorted on the way.
+fn first_repeat_in_group<'n>(
+    group: &mut [u64],
+    name_of: impl Fn(usize) -> &'n [u8],
+) -> Option<usize> {
     if group.len() <= SORTED_FROM {
         // Each entry against those before it: the first whose hash and name meet an earlier
         // one's is the first repeat.
@@ -1364,28 +1377,26 @@ fn kind_of(op: &str) -> u8 {
     }
 }
 
-/// What `BuildNodeIndex` refuses of a node on its own, in the order it checks: before its
-/// name is looked up in the index, or after.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// What `BuildNodeIndex` refuses of a node, in the order it checks a node: the first node
+/// refused, and its first refusal, is the least (node, refusal).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Refusal {
     TooMany,
     InvalidName,
+    /// A node before it has its name.
+    Repeated,
     NoOp,
     ControlsFirst,
 }
 
 impl Refusal {
-    /// Whether the node's name is checked for repeats before this.
-    fn after_repeat(self) -> bool {
-        matches!(self, Refusal::NoOp | Refusal::ControlsFirst)
-    }
-
     fn failure(self, name: &str) -> Failure {
         Failure::invalid(match self {
             Refusal::TooMany => {
                 format!("A graph of more than {BIG_SLOT} nodes is more than this importer indexes")
             }
             Refusal::InvalidName => format!("Node '{name}': Node name contains invalid characters"),
+            Refusal::Repeated => format!("Node '{name}' is not unique"),
             Refusal::NoOp => format!("Node '{name}' does not specify an operation"),
             Refusal::ControlsFirst => {
                 format!("Node '{name}': Control dependencies must come after regular dependencies")
@@ -1494,23 +1505,11 @@ impl<'a> Builder<'a> {
         let names = &self.names;
         let (index, repeated) =
             NameIndex::build(self.parts, self.bits, self.split, |n| names.bytes(n));
-        match (repeated, self.refused) {
-            (Some(node), Some((refused, why)))
-                if node < refused || (node == refused && why.after_repeat()) =>
-            {
-                return Err(Failure::invalid(format!(
-                    "Node '{}' is not unique",
-                    names.get(node)
-                )));
-            }
-            (_, Some((refused, why))) => return Err(why.failure(names.get(refused))),
-            (Some(node), None) => {
-                return Err(Failure::invalid(format!(
-                    "Node '{}' is not unique",
-                    names.get(node)
-                )));
-            }
-            (None, None) => {}
+        // The nodes after one refused on its own were not taken: a repeat among them is
+        // never looked at.
+        let repeated = repeated.map(|node| (node, Refusal::Repeated));
+        if let Some((node, why)) = self.refused.into_iter().chain(repeated).min() {
+            return Err(why.failure(names.get(node)));
         }
         // On two threads, each looks up half of the inputs; the first half's refusal comes
         // first.
@@ -1519,23 +1518,11 @@ impl<'a> Builder<'a> {
         } else {
             (&self.lookups[..], &[][..])
         };
-        let (sources, rest) = std::thread::scope(|scope| {
-            let index = &index;
-            let room = Vec::with_capacity(second.len());
-            let rest =
-                (!second.is_empty()).then(|| scope.spawn(|| look_up(second, index, names, room)));
-            let sources = look_up(
-                first,
-                index,
-                names,
-                Vec::with_capacity(first.len() + second.len()),
-            );
-            let rest = rest.map(|rest| {
-                rest.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            });
-            (sources, rest)
-        });
+        let room = Vec::with_capacity(second.len());
+        let (sources, rest) = beside(
+            || look_up(first, &index, names, Vec::with_capacity(self.lookups.len())),
+            (!second.is_empty()).then_some(|| look_up(second, &index, names, room)),
+        );
         let mut sources = sources?;
         if let Some(rest) = rest {
             sources.extend(rest?);
@@ -1804,18 +1791,14 @@ impl<'a> Prepared<'a> {
             // call.
             let room_a = HalfEdges::room(mid, first);
             let room_b = HalfEdges::room(len - mid, second);
-            let halves = std::thread::scope(|scope| {
-                let second =
-                    (mid < len).then(|| scope.spawn(|| edges_of(names, mid..len, second, room_b)));
-                let first = edges_of(names, 0..mid, first, room_a);
-                let second = second.map_or_else(HalfEdges::default, |second| {
-                    second
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                });
-                [first, second]
-            });
-            Edges { mid, halves }
+            let (first, second) = beside(
+                || edges_of(names, 0..mid, first, room_a),
+                (mid < len).then_some(|| edges_of(names, mid..len, second, room_b)),
+            );
+            Edges {
+                mid,
+                halves: [first, second.unwrap_or_default()],
+            }
         })
     }
 
@@ -2418,14 +2401,17 @@ mod tests {
         );
         // In node order, a group of a few: the first whose hash and name meet an earlier one's.
         let mut few: Vec<u64> = [0, 1, 3, 4, 2].into_iter().map(entry).collect();
-        assert_eq!(sort_group(&mut few, name_of), Some(4));
+        assert_eq!(first_repeat_in_group(&mut few, name_of), Some(4));
         let mut few: Vec<u64> = [0, 1, 3].into_iter().map(entry).collect();
-        assert_eq!(sort_group(&mut few, name_of), None);
+        assert_eq!(first_repeat_in_group(&mut few, name_of), None);
         // A large group, out of order, its hashes meeting in threes: sorted, and node 30
         // repeats node 0's name.
         let many: Vec<String> = (0..40).map(|n| format!("n{}", n % 30)).collect();
         let mut group: Vec<u64> = (0..40u64).rev().map(|n| (n % 3) << 32 | n).collect();
-        assert_eq!(sort_group(&mut group, |n| many[n].as_bytes()), Some(30));
+        assert_eq!(
+            first_repeat_in_group(&mut group, |n| many[n].as_bytes()),
+            Some(30)
+        );
         assert!(group.is_sorted());
     }
 
