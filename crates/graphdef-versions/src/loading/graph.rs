@@ -493,8 +493,7 @@ impl NodeSource for [NodeDef] {
 /// and what reading it found; the node index keeps where its bytes are, from which its name
 /// and the rest are read again when the importer asks for them.
 pub(super) struct GraphViews<'a> {
-    /// Each node's op, as a position in `ops`.
-    op_ids: Vec<u32>,
+    /// The distinct ops the nodes name (the node index numbers each node's op by them).
     ops: Vec<&'a str>,
     /// Each node's [`NodeView`] flags.
     flags: Vec<u8>,
@@ -512,11 +511,11 @@ impl<'a> NodeSource for GraphViews<'a> {
 
     fn node<'s>(&'s self, i: usize, name: &'s str) -> NodeView<'s> {
         // Nodes are only looked at once indexed.
-        let raw = self
-            .prepared
-            .as_ref()
-            .map_or(&[][..], |prepared| prepared.names.raw(i));
-        view_node(raw, name, self.ops[self.op_ids[i] as usize], self.flags[i])
+        let (raw, op) = match &self.prepared {
+            Ok(prepared) => (prepared.names.raw(i), self.ops[prepared.op_ids[i] as usize]),
+            Err(_) => (&[][..], ""),
+        };
+        view_node(raw, name, op, self.flags[i])
     }
 
     fn op_names(&self) -> Vec<&str> {
@@ -724,10 +723,9 @@ struct Read {
 }
 
 /// What indexing the nodes makes: the index and edges, or the first refusal met making
-/// them; and each node's op, numbered.
+/// them; and the distinct ops the nodes name, in the order the index numbers them.
 struct Indexed<'a> {
     prepared: Result<Prepared<'a>, Failure>,
-    op_ids: Vec<u32>,
     ops: Vec<&'a str>,
 }
 
@@ -767,7 +765,6 @@ impl<'a> GraphViews<'a> {
 
     fn of(read: Read, indexed: Indexed<'a>) -> Self {
         GraphViews {
-            op_ids: indexed.op_ids,
             ops: indexed.ops,
             flags: read.flags,
             rest: read.rest,
@@ -936,15 +933,13 @@ impl<'a> Indexing<'a> {
                 &self.inputs
             };
             let previous = std::mem::replace(&mut self.last_name, node.name.as_bytes());
-            let kind = self.ops.kinds[op as usize];
-            taking = b.add(node, kind, inputs, previous);
+            taking = b.add(node, inputs, previous);
         }
     }
 
     fn finish(self) -> Indexed<'a> {
         Indexed {
-            prepared: self.builder.finish(),
-            op_ids: self.op_ids,
+            prepared: self.builder.finish(self.op_ids, self.ops.kinds),
             ops: self.ops.names,
         }
     }
@@ -1424,7 +1419,6 @@ struct Builder<'a> {
     bits: u32,
     /// Whether the index is made on two threads.
     split: bool,
-    kinds: Vec<u8>,
     /// The nodes with no inputs, in order.
     inputless: Vec<u32>,
     /// Inputs naming another node than the one just before, in order.
@@ -1447,7 +1441,6 @@ impl<'a> Builder<'a> {
                 .collect(),
             bits: NameIndex::bits_for(nodes),
             split,
-            kinds: Vec::with_capacity(nodes),
             inputless: Vec::new(),
             lookups: Vec::new(),
             refused: None,
@@ -1456,7 +1449,7 @@ impl<'a> Builder<'a> {
 
     /// Takes the next node, whose inputs are `inputs` and the node before it is named
     /// `previous` (empty for the first node); `false` once a node is refused on its own.
-    fn add(&mut self, node: &ReadNode<'a>, kind: u8, inputs: &[&'a [u8]], previous: &[u8]) -> bool {
+    fn add(&mut self, node: &ReadNode<'a>, inputs: &[&'a [u8]], previous: &[u8]) -> bool {
         let i = self.taken;
         self.taken += 1;
         let hash = hash_bytes(node.name.as_bytes());
@@ -1476,7 +1469,6 @@ impl<'a> Builder<'a> {
             self.refused = Some((i, refusal));
             return false;
         }
-        self.kinds.push(kind);
         if inputs.is_empty() {
             self.inputless.push(i as u32);
         }
@@ -1499,8 +1491,9 @@ impl<'a> Builder<'a> {
     }
 
     /// The index of the nodes taken, the first refusal of `BuildNodeIndex` if any, else the
-    /// inputs looked up (`InitFromEdges`), then the nodes ready first.
-    fn finish(self) -> Result<Prepared<'a>, Failure> {
+    /// inputs looked up (`InitFromEdges`), then the nodes ready first. `op_ids` numbers each
+    /// node's op, and `op_kinds` gives each op's kind.
+    fn finish(self, op_ids: Vec<u32>, op_kinds: Vec<u8>) -> Result<Prepared<'a>, Failure> {
         let nodes = self.taken;
         let names = &self.names;
         let (index, repeated) =
@@ -1539,7 +1532,8 @@ impl<'a> Builder<'a> {
         let ready = BinaryHeap::from_iter(self.inputless.iter().map(|&n| Reverse(n)));
         Ok(Prepared {
             names: self.names,
-            kinds: self.kinds,
+            op_ids,
+            op_kinds,
             index,
             inputless: self.inputless,
             sources,
@@ -1732,7 +1726,10 @@ impl<'a> Edges<'a> {
 /// release is asked.
 pub(super) struct Prepared<'a> {
     names: Names<'a>,
-    kinds: Vec<u8>,
+    /// Each node's op, numbered (see [`Indexed::ops`]).
+    op_ids: Vec<u32>,
+    /// Each op's kind (see [`kind_of`]).
+    op_kinds: Vec<u8>,
     index: NameIndex,
     /// The nodes with no inputs, in order.
     inputless: Vec<u32>,
@@ -1813,17 +1810,22 @@ impl<'a> Prepared<'a> {
     /// How many inputs node `n` waits for before it is made.
     pub(super) fn pending(&self, n: usize) -> u32 {
         let inputs = self.inputs(n);
-        if self.kinds[n] == MERGE {
+        if self.kind(n) == MERGE {
             // A Merge fed by a NextIteration waits only for its control inputs and one other
             // input.
             let back = inputs
                 .iter()
-                .any(|&(src, slot)| slot != CONTROL && self.kinds[src as usize] == NEXT_ITERATION);
+                .any(|&(src, slot)| slot != CONTROL && self.kind(src as usize) == NEXT_ITERATION);
             if back {
                 return inputs.iter().filter(|&&(_, slot)| slot == CONTROL).count() as u32 + 1;
             }
         }
         inputs.len() as u32
+    }
+
+    /// Node `n`'s op's kind.
+    fn kind(&self, n: usize) -> u8 {
+        self.op_kinds[self.op_ids[n] as usize]
     }
 
     /// Node `n`'s name.
@@ -1880,12 +1882,12 @@ impl<'a> Prepared<'a> {
 
     /// Whether node `n` is a `NextIteration`.
     pub(super) fn is_next_iteration(&self, n: usize) -> bool {
-        self.kinds[n] == NEXT_ITERATION
+        self.kind(n) == NEXT_ITERATION
     }
 
     /// Whether node `n` is a Merge.
     pub(super) fn is_merge(&self, n: usize) -> bool {
-        self.kinds[n] == MERGE
+        self.kind(n) == MERGE
     }
 }
 
