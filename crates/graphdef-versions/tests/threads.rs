@@ -184,8 +184,8 @@ fn a_large_file_with_damage_at_its_end() {
 
 #[test]
 fn small_first_nodes_before_a_large_field() {
-    // Nodes of a few bytes, then a field the GraphDef does not know, of 5 MiB: the index is
-    // sized from the first nodes, within the file's size, and grows if it must.
+    // Nodes of a few bytes, then a field the GraphDef does not know, of 5 MiB: the tables
+    // are sized from the first nodes, within the file's size, and grow if they must.
     let mut bytes = graph_def(
         (0..6000)
             .map(|i| NodeDef {
