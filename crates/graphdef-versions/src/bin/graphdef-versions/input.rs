@@ -29,24 +29,34 @@ impl Deref for Input {
 /// Opens `path` and maps its bytes, refusing (before mapping anything) a file longer than `max`,
 /// a directory, or anything else that is not a regular file (a pipe or a device cannot be
 /// mapped).
+///
+/// The kind of file is checked before it is opened: opening a named pipe that no process
+/// writes to waits for a writer forever.
 pub(crate) fn read_input(path: &Path, max: u64) -> Result<Input, CliError> {
     let cannot_read = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
-    let file = File::open(path).map_err(cannot_read)?;
-    let metadata = file.metadata().map_err(cannot_read)?;
-    if metadata.is_dir() {
-        return Err(CliError::NotAFile {
+    let not_a_file = |metadata: &std::fs::Metadata| {
+        let what = if metadata.is_dir() {
+            "a directory"
+        } else {
+            "a pipe, socket or device"
+        };
+        CliError::NotAFile {
             path: path.to_owned(),
-            what: "a directory",
-        });
-    }
+            what,
+        }
+    };
+    let metadata = std::fs::metadata(path).map_err(cannot_read)?;
     if !metadata.is_file() {
-        return Err(CliError::NotAFile {
-            path: path.to_owned(),
-            what: "a pipe, socket or device",
-        });
+        return Err(not_a_file(&metadata));
+    }
+    let file = File::open(path).map_err(cannot_read)?;
+    // The path may name another file by now: what counts is the one opened.
+    let metadata = file.metadata().map_err(cannot_read)?;
+    if !metadata.is_file() {
+        return Err(not_a_file(&metadata));
     }
     let len = metadata.len();
     if len > max {

@@ -1,8 +1,6 @@
 //! The check, producer stamping and import merging, over whole ranges of versions.
 
-mod common;
-
-use common::{graph, versions};
+use crate::common::{graph, versions};
 use graphdef_versions::schema::{BundleHeaderProto, VersionDef};
 use graphdef_versions::{
     CHECKPOINT, Consumer, DecodeError, Error, GRAPH_DEF, Producer, Refusal, Registry, Scheme,

@@ -1,9 +1,7 @@
 //! Agreement with real TensorFlow 2.21: every recorded case and every real file in
 //! `tests/data/`, to the byte.
 
-mod common;
-
-use common::{data_bytes, data_json, graph, saved_model_around, versions};
+use crate::common::{data_bytes, data_json, graph, saved_model_around, versions};
 use graphdef_versions::schema::{GraphDef, VersionDef};
 use graphdef_versions::{
     Artifact, CHECKPOINT, Consumer, GRAPH_DEF, Kind, Producer, Refusal, Registry,

@@ -6,12 +6,10 @@
 //! the byte (the oracle's machine was called `vm`). A SavedModel is also checked as
 //! `import_graph_def` imports its meta graph, which the oracle recorded too.
 
-mod common;
-
 use graphdef_versions::{ReleaseJudge, ReleaseReport};
 use serde_json::Value;
 
-use common::{data_bytes, data_json};
+use crate::common::{data_bytes, data_json};
 
 fn cases() -> Vec<Value> {
     data_json("release_cases/release_cases.json")

@@ -1,14 +1,12 @@
 //! Checkpoints: real `.index` files written by `tf.train.Checkpoint`, tables built here around
 //! chosen headers, and hostile bytes.
 
-mod common;
-
 use graphdef_versions::schema::{BundleHeaderProto, VersionDef, bundle_header_proto::Endianness};
 use graphdef_versions::{Consumer, Error, IndexError, bundle_header, check_checkpoint_index};
 use proptest::prelude::*;
 use prost::Message;
 
-use common::data_bytes;
+use crate::common::data_bytes;
 
 /// The real `.index` files in `tests/data/checkpoint/` (see its README).
 const REAL: [&str; 3] = [

@@ -1,8 +1,6 @@
 //! SavedModels with several meta graphs, graphs written in pieces, and the full decoder.
 
-mod common;
-
-use common::{field, graph, versions};
+use crate::common::{field, graph, versions};
 use graphdef_versions::schema::{GraphDef, MetaGraphDef, SavedModel, meta_graph_def::MetaInfoDef};
 use graphdef_versions::{
     Artifact, Consumer, DecodeError, Error, Kind, Refusal, Registry, decode_graphs, distinct_ops,

@@ -1,12 +1,10 @@
 //! The `graphdef-versions` binary: verdicts, JSON field names, exit codes.
-//! Needs the `cli` feature: `cargo test -p graphdef-versions --all-features`.
-
-mod common;
+//! `cargo test` builds the binary (the crate is its own dev-dependency with the `cli` feature).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use common::{data, graph, saved_model_around, versions};
+use crate::common::{data, graph, saved_model_around, versions};
 use prost::Message;
 use serde_json::Value;
 
@@ -157,6 +155,55 @@ fn unreadable_input_and_bad_usage_exit_2() {
         Some(2)
     );
     assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+}
+
+/// Runs the binary with `args`, killing it if it has not finished within ten seconds.
+fn run_within_ten_seconds(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_graphdef-versions"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("waitable").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("graphdef-versions {args:?} still runs after ten seconds");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("its output")
+}
+
+#[test]
+fn a_named_pipe_no_one_writes_to_is_refused_at_once() {
+    let dir = std::env::temp_dir().join(format!("graphdef-versions-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("graph.pb");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", fifo.display());
+    let path = fifo.to_str().unwrap();
+    for args in [
+        &["check", path][..],
+        &["check", path, "--json"],
+        &["releases", path],
+        &["releases", path, "--json"],
+    ] {
+        let output = run_within_ten_seconds(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("is a pipe, socket or device, not a file"),
+            "{args:?}: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -7,9 +7,7 @@
 //! deprecations); the walks keep that set beside each release, and a consumer that does not
 //! know an op refuses the graph as TensorFlow does ("Op type not registered").
 
-mod common;
-
-use common::graph;
+use crate::common::graph;
 use graphdef_versions::{
     Consumer, DeprecatedOp, Error, PolicyReport, PolicyRule, Producer, Refusal, Registry, Release,
     Version, check_release_move, distinct_ops, judge, sniff,
@@ -156,7 +154,7 @@ fn refused(from: &Binary, to: &Binary) -> Vec<PolicyRule> {
 /// A graph stamped by hand with `producer` that uses `ops`, as an old or careless writer
 /// would make it.
 fn hand_made(ops: &[&str], producer: i32) -> Vec<u8> {
-    graph(ops, &[], Some(common::versions(producer, 0, &[]))).encode_to_vec()
+    graph(ops, &[], Some(crate::common::versions(producer, 0, &[]))).encode_to_vec()
 }
 
 #[test]

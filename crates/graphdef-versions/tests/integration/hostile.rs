@@ -1,9 +1,7 @@
 //! Hostile and random bytes: typed errors, never a panic; and the wire-level readers agree
 //! with a full prost decode on everything prost accepts.
 
-mod common;
-
-use common::{data_bytes, field, graph, node, versions};
+use crate::common::{data_bytes, field, graph, node, versions};
 use graphdef_versions::schema::{
     FunctionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, SavedModel, VersionDef,
 };

@@ -2,15 +2,13 @@
 //! from the same wheels (`tests/data/tf_releases/`: each release's constants, and what changed
 //! between consecutive releases).
 
-mod common;
-
 use std::collections::BTreeSet;
 
 use graphdef_versions::schema::OpDef;
 use graphdef_versions::{CHECKPOINT, GRAPH_DEF, ReleaseNumber, Scheme, TF_VERSION, TfRelease};
 use serde_json::Value;
 
-use common::{data_bytes, data_json};
+use crate::common::{data_bytes, data_json};
 
 /// `diffs.json` as Python's `json` wrote it: float defaults of `-inf` appear as the bare token
 /// `-Infinity` (and could as `Infinity` or `NaN`), which is not JSON; they become strings.
