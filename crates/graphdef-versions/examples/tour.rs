@@ -2,11 +2,12 @@
 //!
 //! Run it with `cargo run -p graphdef-versions --example graphdef-versions-tour` (or `cargo xtask demo`).
 
+use graphdef_versions::jiff::civil::date;
 use graphdef_versions::schema::{GraphDef, MetaGraphDef, NodeDef, SavedModel, VersionDef};
 use graphdef_versions::{
-    Artifact, CHECKPOINT, CivilDate, Consumer, GRAPH_DEF, Producer, Registry, Release, Scheme,
-    TF_VERSION, Version, check_release_move, history, judge, merge_on_import,
-    rewrite_graph_def_versions, sniff,
+    Artifact, CHECKPOINT, Consumer, GRAPH_DEF, Producer, Registry, Release, Scheme, TF_VERSION,
+    Version, check_release_move, history, judge, merge_on_import, rewrite_graph_def_versions,
+    sniff,
 };
 use prost::Message;
 
@@ -123,9 +124,8 @@ fn main() -> Result<(), graphdef_versions::Error> {
         "\n6. Since {} the GraphDef version is the date:",
         history::FIRST_DATE_BASED_DAY
     );
-    for day in ["2016-02-16", "2019-05-09", "2022-07-05"] {
-        let date: CivilDate = day.parse()?;
-        println!("   {day}: version {}", history::graph_def_version_on(date));
+    for day in [date(2016, 2, 16), date(2019, 5, 9), date(2022, 7, 5)] {
+        println!("   {day}: version {}", history::graph_def_version_on(day));
     }
     if let Some(frozen) = history::graph_def_version_date(GRAPH_DEF.current) {
         println!(

@@ -10,7 +10,6 @@
 //! `tensorflow/core/framework/versions.cc` and `tensorflow/core/framework/op_def_util.cc`);
 //! decode errors say where in the bytes the problem is and what to do.
 
-use crate::date::DateError;
 use crate::version::{Scheme, Version};
 
 /// Everything that can go wrong in this crate.
@@ -28,10 +27,6 @@ pub enum Error {
     /// A checkpoint's `.index` file is not a readable table, or holds no header.
     #[error(transparent)]
     Index(#[from] IndexError),
-
-    /// A calendar date does not exist or could not be parsed.
-    #[error(transparent)]
-    Date(#[from] DateError),
 
     /// A version number could not be parsed.
     #[error("invalid version {input:?}: write it as a whole number, for example 2474")]

@@ -6,7 +6,9 @@
 //! it by one every day, so the version of a day is `30 + days since 2019-05-09`
 //! ([`graph_def_version_on`]), and the reasons for changes are no longer numbered.
 
-use crate::date::CivilDate;
+use jiff::SignedDuration;
+use jiff::civil::Date;
+
 use crate::version::Version;
 
 /// One line of a version history.
@@ -18,12 +20,12 @@ pub struct HistoryEntry {
     /// Whether the change bumped the version to `version`.
     pub bumped: bool,
     /// When, if TensorFlow's comment gives an unambiguous date.
-    pub date: Option<CivilDate>,
+    pub date: Option<Date>,
     /// What changed, in our words.
     pub change: &'static str,
 }
 
-const fn entry(version: i32, date: Option<CivilDate>, change: &'static str) -> HistoryEntry {
+const fn entry(version: i32, date: Option<Date>, change: &'static str) -> HistoryEntry {
     HistoryEntry {
         version: Version::new(version),
         bumped: true,
@@ -32,7 +34,7 @@ const fn entry(version: i32, date: Option<CivilDate>, change: &'static str) -> H
     }
 }
 
-const fn unnumbered(version: i32, date: CivilDate, change: &'static str) -> HistoryEntry {
+const fn unnumbered(version: i32, date: Date, change: &'static str) -> HistoryEntry {
     HistoryEntry {
         version: Version::new(version),
         bumped: false,
@@ -41,15 +43,15 @@ const fn unnumbered(version: i32, date: CivilDate, change: &'static str) -> Hist
     }
 }
 
-const fn on(year: i32, month: u8, day: u8) -> Option<CivilDate> {
-    Some(CivilDate::known(year, month, day))
+const fn on(year: i16, month: i8, day: i8) -> Option<Date> {
+    Some(Date::constant(year, month, day))
 }
 
 /// The first date-based GraphDef version.
 pub const FIRST_DATE_BASED_VERSION: Version = Version::new(30);
 
 /// The day of [`FIRST_DATE_BASED_VERSION`]; every later day adds one.
-pub const FIRST_DATE_BASED_DAY: CivilDate = CivilDate::known(2019, 5, 9);
+pub const FIRST_DATE_BASED_DAY: Date = Date::constant(2019, 5, 9);
 
 /// GraphDef version history, 0 to 30.
 ///
@@ -179,7 +181,7 @@ pub const GRAPH_DEF_HISTORY: &[HistoryEntry] = &[
     ),
     unnumbered(
         28,
-        CivilDate::known(2019, 2, 15),
+        Date::constant(2019, 2, 15),
         "FunctionDef.control_ret and OpDef.control_output added.",
     ),
     entry(
@@ -189,7 +191,7 @@ pub const GRAPH_DEF_HISTORY: &[HistoryEntry] = &[
     ),
     unnumbered(
         29,
-        CivilDate::known(2019, 4, 17),
+        Date::constant(2019, 4, 17),
         "FunctionDef.arg_attr added.",
     ),
     entry(
@@ -222,8 +224,9 @@ pub fn graph_def_entries(version: Version) -> impl Iterator<Item = &'static Hist
 /// and 0 before versioning began on 2015-12-02. A release branch freezes the version of the day
 /// it was cut, so a release's version is the version of its branch cut, some weeks before the
 /// release date.
-pub fn graph_def_version_on(date: CivilDate) -> Version {
-    let days = FIRST_DATE_BASED_DAY.days_until(date);
+pub fn graph_def_version_on(date: Date) -> Version {
+    // Civil days are 24 hours each, so the duration between two dates is whole days.
+    let days = date.duration_since(FIRST_DATE_BASED_DAY).as_hours() / 24;
     if days >= 0 {
         // Dates stop at 9999-12-31, far below i32::MAX days.
         let days = i32::try_from(days).unwrap_or(i32::MAX);
@@ -238,11 +241,14 @@ pub fn graph_def_version_on(date: CivilDate) -> Version {
 }
 
 /// The day a date-based GraphDef version (30 or later) was current; `None` for the hand-bumped
-/// versions before 30, whose dates are in [`GRAPH_DEF_HISTORY`].
-pub fn graph_def_version_date(version: Version) -> Option<CivilDate> {
+/// versions before 30, whose dates are in [`GRAPH_DEF_HISTORY`], and for versions past the
+/// last day the calendar has (9999-12-31).
+pub fn graph_def_version_date(version: Version) -> Option<Date> {
     let days = version.get().checked_sub(FIRST_DATE_BASED_VERSION.get())?;
     if days < 0 {
         return None;
     }
-    FIRST_DATE_BASED_DAY.add_days(i64::from(days)).ok()
+    FIRST_DATE_BASED_DAY
+        .checked_add(SignedDuration::from_hours(i64::from(days) * 24))
+        .ok()
 }

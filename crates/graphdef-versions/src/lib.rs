@@ -83,7 +83,6 @@
 mod artifact;
 mod check;
 mod checkpoint;
-mod date;
 mod deprecation;
 mod error;
 #[rustfmt::skip]
@@ -123,8 +122,10 @@ pub use releases::TfRelease;
 pub use policy::{
     PolicyFinding, PolicyReport, PolicyRule, Release, ReleaseNumber, check_release_move,
 };
-// Calendar days, for the date-based GraphDef versions.
-pub use date::{CivilDate, DateError};
+// Calendar days, for the date-based GraphDef versions: jiff's civil dates, re-exported with
+// jiff itself so that a user names them without depending on jiff.
+pub use jiff;
+pub use jiff::civil::Date;
 // Errors.
 pub use error::{DecodeError, Error, IndexError, Refusal};
 pub use wire::WireType;

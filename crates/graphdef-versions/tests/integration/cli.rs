@@ -307,7 +307,10 @@ fn errors_are_one_prefixed_line_with_their_causes() {
     let output = run(&["history", "--on", "2022-02-30"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("2022-02-30 is not a date"), "{stderr}");
+    assert!(
+        stderr.contains("write a day that exists as YYYY-MM-DD"),
+        "{stderr}"
+    );
     let output = run(&["check", "x.pb", "--tf-version", "latest"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();

@@ -19,11 +19,12 @@ use std::process::ExitCode;
 use std::str::FromStr;
 
 use clap::{Args, Parser, Subcommand};
+use graphdef_versions::Date;
 use graphdef_versions::schema::BundleHeaderProto;
 use graphdef_versions::{
-    CHECKPOINT, CivilDate, Constants, Consumer, Error, GRAPH_DEF, GraphVerdict, Loader,
-    MAX_MESSAGE_LEN, Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, TF_VERSION, Verdict,
-    Version, history, judge, looks_like_index, read_checkpoint_header,
+    CHECKPOINT, Constants, Consumer, Error, GRAPH_DEF, GraphVerdict, Loader, MAX_MESSAGE_LEN,
+    Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, TF_VERSION, Verdict, Version, history,
+    judge, looks_like_index, read_checkpoint_header,
 };
 use serde_json::{Value, json};
 
@@ -100,8 +101,14 @@ struct ReleasesArgs {
 #[derive(Args)]
 struct HistoryArgs {
     /// A date, YYYY-MM-DD: print the GraphDef version of that day.
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = CivilDate::from_str)]
-    on: Option<CivilDate>,
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = day)]
+    on: Option<Date>,
+}
+
+/// A day written `YYYY-MM-DD`, that the calendar has.
+fn day(text: &str) -> Result<Date, String> {
+    Date::strptime("%Y-%m-%d", text)
+        .map_err(|error| format!("write a day that exists as YYYY-MM-DD ({error})"))
 }
 
 /// A release as TensorFlow names itself: checked as a [`ReleaseNumber`], kept as written, so
@@ -702,7 +709,7 @@ mod tests {
             ),
             (
                 &[TOOL, "history", "--on", "2022-02-30"][..],
-                "is not a date",
+                "write a day that exists as YYYY-MM-DD",
             ),
         ] {
             let error = Cli::try_parse_from(args).err().expect("refused");
