@@ -138,8 +138,8 @@ pub enum Refusal {
 /// Why bytes could not be read as the message they should be.
 ///
 /// Offsets count bytes from the start of the whole input. A variant that keeps an underlying
-/// prost error as its [`source`](std::error::Error::source) does not repeat that error's text
-/// in its own message: print the chain to see both.
+/// cause ([`WireError`], or prost's error) as its [`source`](std::error::Error::source) does
+/// not repeat that cause's text in its own message: print the chain to see both.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecodeError {
@@ -169,9 +169,9 @@ pub enum DecodeError {
         offset: usize,
         /// The message being read.
         expected: &'static str,
-        /// What prost's wire decoder found wrong.
+        /// What is wrong with the field's framing.
         #[source]
-        source: prost::DecodeError,
+        source: WireError,
     },
 
     /// A string field does not hold UTF-8.
@@ -208,6 +208,50 @@ pub enum DecodeError {
         #[source]
         source: prost::DecodeError,
     },
+}
+
+/// What is wrong with a protobuf field's framing: the cause of a [`DecodeError::Malformed`].
+///
+/// Each is a way bytes fail to be the protobuf wire format at all, whatever message they were
+/// meant to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WireError {
+    /// The bytes end inside a varint.
+    #[error("a varint is cut short")]
+    VarintCutShort,
+    /// A varint runs on past ten bytes, the most a 64-bit value takes.
+    #[error("a varint is longer than ten bytes")]
+    VarintTooLong,
+    /// A field key does not fit in 32 bits.
+    #[error("a field key is larger than 32 bits")]
+    KeyTooLarge,
+    /// A field key names field 0, which no message has.
+    #[error("a field key names field number 0")]
+    FieldNumberZero,
+    /// A field key's wire type is 6 or 7, which protobuf does not define.
+    #[error("a field key has wire type {0}, which protobuf does not define")]
+    NoSuchWireType(u8),
+    /// A fixed-width or length-delimited value runs past the end of the bytes.
+    #[error("a field's value runs past the end of the bytes")]
+    ValueCutShort,
+    /// A group has no end tag before the bytes end.
+    #[error("a group is not ended")]
+    GroupNotEnded,
+    /// A group is ended by the end tag of another field.
+    #[error("the group of field {started} is ended by the end tag of field {ended}")]
+    GroupEndMismatch {
+        /// The group's field.
+        started: u32,
+        /// The field the end tag names.
+        ended: u32,
+    },
+    /// An end-group tag where no group was started.
+    #[error("an end-group tag ends no group")]
+    EndGroupOutsideGroup,
+    /// Groups nested more than 100 deep, past protobuf's parsers' limit.
+    #[error("groups nest more than 100 deep")]
+    GroupsTooDeep,
 }
 
 /// Why the bytes of a checkpoint's `.index` file are not a table with a header in it.

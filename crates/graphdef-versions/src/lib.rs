@@ -127,7 +127,7 @@ pub use policy::{
 pub use jiff;
 pub use jiff::civil::Date;
 // Errors.
-pub use error::{DecodeError, Error, IndexError, Refusal};
+pub use error::{DecodeError, Error, IndexError, Refusal, WireError};
 pub use wire::WireType;
 
 /// The wire schema's raw types, generated from `proto/graphdef/` by `cargo xtask codegen`.

@@ -1,23 +1,32 @@
-//! Reading and writing protobuf fields straight from bytes, without decoding whole messages.
+//! The protobuf wire format, read and written straight from bytes: the crate's one field reader.
 //!
 //! [`Fields`] walks the fields of one message, borrowing every length-delimited payload from the
 //! input (no allocation). Every length is checked against the bytes that remain before it is
-//! used, varints and tags are decoded by prost's own helpers, and anything unexpected becomes a
-//! typed [`DecodeError`] naming the byte offset.
+//! used, and anything unexpected becomes a typed [`DecodeError`] naming the byte offset. The
+//! writers ([`put_varint`], [`put_key`], [`put_bytes_field`]) are the few that rewriting a
+//! VersionDef in place needs.
 //!
-//! This is the crate's only user of `prost::encoding`, which prost documents as "only for
-//! Message implementations" and hides from its docs: it is outside prost's semver promise (the
-//! workspace pins prost exactly for that reason). No public signature names one of its types;
-//! errors carry this module's own [`WireType`].
+//! Everything here is written on the wire format's definition, not on `prost::encoding` (which
+//! prost hides from its documentation and keeps out of its semver promise); prost's public
+//! `Message` API is what the tests compare it with. Where the protobuf runtimes differ, this
+//! module reads as TensorFlow's own parsers do (upb in Python, protobuf's C++ runtime):
+//!
+//! - a varint value takes at most ten bytes, and the bits past the 64th are dropped (an `int32`
+//!   written as ten bytes ending in `7f` is -1);
+//! - a field key is a varint whose value fits in 32 bits, with a field number above 0 and one
+//!   of the six wire types;
+//! - a group is skipped with everything in it, and must end with its own end tag, at most 100
+//!   groups deep.
 
 use std::fmt;
 
-use prost::encoding::{DecodeContext, decode_key, decode_varint, skip_field};
-
-use crate::error::{DecodeError, Error};
+use crate::error::{DecodeError, Error, WireError};
 
 /// The largest input accepted: protobuf messages are limited to 2 GiB.
 pub const MAX_MESSAGE_LEN: usize = i32::MAX as usize;
+
+/// Groups nest at most this deep, as in upb's and prost's default limit.
+const GROUP_DEPTH_LIMIT: u32 = 100;
 
 /// How a protobuf field's value is framed on the wire: the low three bits of its tag.
 ///
@@ -51,16 +60,18 @@ impl WireType {
         }
     }
 
-    const fn from_prost(wire_type: prost::encoding::WireType) -> Self {
-        use prost::encoding::WireType as Prost;
-        match wire_type {
-            Prost::Varint => WireType::Varint,
-            Prost::SixtyFourBit => WireType::SixtyFourBit,
-            Prost::LengthDelimited => WireType::LengthDelimited,
-            Prost::StartGroup => WireType::StartGroup,
-            Prost::EndGroup => WireType::EndGroup,
-            Prost::ThirtyTwoBit => WireType::ThirtyTwoBit,
-        }
+    /// The wire type numbered `number` in a tag; `None` for 6 and 7, which protobuf does not
+    /// define.
+    const fn from_number(number: u8) -> Option<Self> {
+        Some(match number {
+            0 => WireType::Varint,
+            1 => WireType::SixtyFourBit,
+            2 => WireType::LengthDelimited,
+            3 => WireType::StartGroup,
+            4 => WireType::EndGroup,
+            5 => WireType::ThirtyTwoBit,
+            _ => return None,
+        })
     }
 }
 
@@ -151,59 +162,10 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// Any field, by the general decoder; every malformed input ends here.
-    #[inline(never)]
-    fn read(&mut self) -> Result<Field<'a>, Error> {
-        let start = self.offset;
-        let mut buf = self.rest;
-        let malformed = |source| malformed(start, self.message, source);
-        let (number, wire_type) = decode_key(&mut buf).map_err(malformed)?;
-        let key_len = self.rest.len() - buf.len();
-        let value = match wire_type {
-            prost::encoding::WireType::Varint => {
-                Value::Varint(read_varint(&mut buf).map_err(malformed)?)
-            }
-            prost::encoding::WireType::LengthDelimited => {
-                let len = decode_varint(&mut buf).map_err(malformed)?;
-                let payload_offset = start + (self.rest.len() - buf.len());
-                if len > buf.len() as u64 {
-                    return Err(DecodeError::Truncated {
-                        what: "a length-delimited field",
-                        offset: start,
-                        needed: len,
-                        available: buf.len(),
-                        expected: self.message,
-                    }
-                    .into());
-                }
-                // len <= buf.len(), so it fits in usize.
-                let (payload, after) = buf.split_at(len as usize);
-                buf = after;
-                Value::Bytes(payload, payload_offset)
-            }
-            other => {
-                skip_other(other, number, &mut buf).map_err(malformed)?;
-                Value::Other(WireType::from_prost(other))
-            }
-        };
-        let consumed = self.rest.len() - buf.len();
-        self.rest = buf;
-        self.offset += consumed;
-        Ok(Field {
-            number,
-            start,
-            end: self.offset,
-            key_len,
-            value,
-        })
-    }
-}
-
-impl<'a> Fields<'a> {
-    /// The common case, read without the general decoder: a one-byte tag (fields 1 to 15)
+    /// The common case, read without the general path: a one-byte tag (fields 1 to 15)
     /// followed by a one-byte varint or a one-byte length (values and lengths below 128). A
     /// graph's nodes and almost all of their fields look like this. Anything else, including
-    /// every malformed input, is left to [`Fields::read`]'s general path.
+    /// every malformed input, is left to [`Fields::read`].
     #[inline]
     fn read_short(&mut self) -> Option<Field<'a>> {
         let [key, first, rest @ ..] = self.rest else {
@@ -230,6 +192,51 @@ impl<'a> Fields<'a> {
             start,
             end: self.offset,
             key_len: 1,
+            value,
+        })
+    }
+
+    /// Any field; every malformed input ends here.
+    #[inline(never)]
+    fn read(&mut self) -> Result<Field<'a>, Error> {
+        let start = self.offset;
+        let mut buf = self.rest;
+        let malformed = |source| malformed(start, self.message, source);
+        let (number, wire_type) = read_key(&mut buf).map_err(malformed)?;
+        let key_len = self.rest.len() - buf.len();
+        let value = match wire_type {
+            WireType::Varint => Value::Varint(read_varint(&mut buf).map_err(malformed)?),
+            WireType::LengthDelimited => {
+                let len = read_varint(&mut buf).map_err(malformed)?;
+                let payload_offset = start + (self.rest.len() - buf.len());
+                if len > buf.len() as u64 {
+                    return Err(DecodeError::Truncated {
+                        what: "a length-delimited field",
+                        offset: start,
+                        needed: len,
+                        available: buf.len(),
+                        expected: self.message,
+                    }
+                    .into());
+                }
+                // len <= buf.len(), so it fits in usize.
+                let (payload, after) = buf.split_at(len as usize);
+                buf = after;
+                Value::Bytes(payload, payload_offset)
+            }
+            other => {
+                skip(other, number, &mut buf, 0).map_err(malformed)?;
+                Value::Other(other)
+            }
+        };
+        let consumed = self.rest.len() - buf.len();
+        self.rest = buf;
+        self.offset += consumed;
+        Ok(Field {
+            number,
+            start,
+            end: self.offset,
+            key_len,
             value,
         })
     }
@@ -296,11 +303,8 @@ pub(crate) fn last_payload<'a>(
     Ok(found)
 }
 
-/// A varint value as protobuf's own parsers read it (upb's `_upb_Decoder_DecodeVarint`, and
-/// the C++ runtime): at most ten bytes, the bits past the 64th dropped. prost refuses a tenth
-/// byte above 1, which TensorFlow 2.21 reads (an int32 field written as ten bytes ending in
-/// `7f` is -1). Anything else prost's reader would refuse is refused, with prost's error.
-fn read_varint(buf: &mut &[u8]) -> Result<u64, prost::DecodeError> {
+/// A varint: at most ten bytes, the bits past the 64th dropped.
+fn read_varint(buf: &mut &[u8]) -> Result<u64, WireError> {
     let mut value = 0u64;
     for (at, &byte) in buf.iter().take(10).enumerate() {
         value |= u64::from(byte & 0x7f) << (7 * at);
@@ -309,62 +313,68 @@ fn read_varint(buf: &mut &[u8]) -> Result<u64, prost::DecodeError> {
             return Ok(value);
         }
     }
-    // Cut short, or longer than ten bytes: prost says which.
-    decode_varint(buf)
+    Err(if buf.len() < 10 {
+        WireError::VarintCutShort
+    } else {
+        WireError::VarintTooLong
+    })
 }
 
-/// Steps over a fixed-width field or a group (with everything in it, nested groups too), as
-/// [`skip_field`] does but reading varints as [`read_varint`] does; where that fails, prost's
-/// own skip gives the error.
-fn skip_other(
-    wire_type: prost::encoding::WireType,
-    number: u32,
-    buf: &mut &[u8],
-) -> Result<(), prost::DecodeError> {
-    let mut rest = *buf;
-    if skip_lenient(wire_type, number, &mut rest, 0).is_some() {
-        *buf = rest;
-        return Ok(());
+/// A field key: its field number and wire type.
+fn read_key(buf: &mut &[u8]) -> Result<(u32, WireType), WireError> {
+    let key = u32::try_from(read_varint(buf)?).map_err(|_| WireError::KeyTooLarge)?;
+    let number = key >> 3;
+    if number == 0 {
+        return Err(WireError::FieldNumberZero);
     }
-    skip_field(wire_type, number, buf, DecodeContext::default())
+    // The low three bits: at most 7.
+    let wire_type = (key & 7) as u8;
+    let wire_type = WireType::from_number(wire_type).ok_or(WireError::NoSuchWireType(wire_type))?;
+    Ok((number, wire_type))
 }
 
-/// Groups nest at most this deep, as in prost's and upb's default limit.
-const GROUP_DEPTH_LIMIT: u32 = 100;
-
-fn skip_lenient(
-    wire_type: prost::encoding::WireType,
-    number: u32,
-    buf: &mut &[u8],
-    depth: u32,
-) -> Option<()> {
-    use prost::encoding::WireType as Prost;
+/// Steps over the value of a field `number` written as `wire_type` (a group with everything in
+/// it, nested groups too), `depth` groups deep.
+fn skip(wire_type: WireType, number: u32, buf: &mut &[u8], depth: u32) -> Result<(), WireError> {
     let advance = |buf: &mut &[u8], len: u64| {
-        let len = usize::try_from(len).ok()?;
-        *buf = buf.get(len..)?;
-        Some(())
+        let rest = usize::try_from(len)
+            .ok()
+            .and_then(|len| buf.get(len..))
+            .ok_or(WireError::ValueCutShort)?;
+        *buf = rest;
+        Ok(())
     };
     match wire_type {
-        Prost::Varint => read_varint(buf).ok().map(drop),
-        Prost::SixtyFourBit => advance(buf, 8),
-        Prost::ThirtyTwoBit => advance(buf, 4),
-        Prost::LengthDelimited => {
-            let len = decode_varint(buf).ok()?;
+        WireType::Varint => read_varint(buf).map(drop),
+        WireType::SixtyFourBit => advance(buf, 8),
+        WireType::ThirtyTwoBit => advance(buf, 4),
+        WireType::LengthDelimited => {
+            let len = read_varint(buf)?;
             advance(buf, len)
         }
-        Prost::StartGroup => {
+        WireType::StartGroup => {
             if depth >= GROUP_DEPTH_LIMIT {
-                return None;
+                return Err(WireError::GroupsTooDeep);
             }
             loop {
-                let (inner, inner_type) = decode_key(buf).ok()?;
-                if inner_type == Prost::EndGroup {
-                    return (inner == number).then_some(());
+                if buf.is_empty() {
+                    return Err(WireError::GroupNotEnded);
                 }
-                skip_lenient(inner_type, inner, buf, depth + 1)?;
+                let (inner, inner_type) = read_key(buf)?;
+                if inner_type == WireType::EndGroup {
+                    return if inner == number {
+                        Ok(())
+                    } else {
+                        Err(WireError::GroupEndMismatch {
+                            started: number,
+                            ended: inner,
+                        })
+                    };
+                }
+                skip(inner_type, inner, buf, depth + 1)?;
             }
         }
-        Prost::EndGroup => None,
+        WireType::EndGroup => Err(WireError::EndGroupOutsideGroup),
     }
 }
 
@@ -382,7 +392,7 @@ pub(crate) fn check_len(len: u64) -> Result<(), Error> {
 }
 
 /// A [`DecodeError::Malformed`] for a field of `message` starting at `offset`.
-fn malformed(offset: usize, message: &'static str, source: prost::DecodeError) -> Error {
+fn malformed(offset: usize, message: &'static str, source: WireError) -> Error {
     DecodeError::Malformed {
         offset,
         expected: message,
@@ -407,21 +417,38 @@ pub(crate) fn packed_varints(
     Ok(())
 }
 
+/// Appends `value` as a varint, in its shortest form.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Appends the key of field `number` written as `wire_type`.
+pub(crate) fn put_key(out: &mut Vec<u8>, number: u32, wire_type: WireType) {
+    put_varint(out, u64::from(number) << 3 | u64::from(wire_type.number()));
+}
+
 /// Appends a length-delimited field `number` holding `payload`.
 pub(crate) fn put_bytes_field(out: &mut Vec<u8>, number: u32, payload: &[u8]) {
-    prost::encoding::encode_key(number, prost::encoding::WireType::LengthDelimited, out);
+    put_key(out, number, WireType::LengthDelimited);
     put_payload(out, payload);
 }
 
 /// Appends a length prefix and `payload` (after a key already written).
 pub(crate) fn put_payload(out: &mut Vec<u8>, payload: &[u8]) {
-    prost::encoding::encode_varint(payload.len() as u64, out);
+    put_varint(out, payload.len() as u64);
     out.extend_from_slice(payload);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::{AttrValue, NodeDef, VersionDef, attr_value};
+    use proptest::prelude::*;
+    use prost::Message;
 
     #[test]
     fn fields_report_absolute_offsets() {
@@ -471,5 +498,153 @@ mod tests {
             Error::Decode(DecodeError::TooLarge { len: 2_147_483_648 })
         );
         assert!(error.to_string().contains("at most 2 GiB"));
+    }
+
+    /// The one fault of `bytes` read as a single field.
+    fn fault(bytes: &[u8]) -> WireError {
+        match Fields::new(bytes, 0, "Test").next() {
+            Some(Err(Error::Decode(DecodeError::Malformed { source, .. }))) => source,
+            other => panic!("{bytes:02x?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_framing_fault_is_named() {
+        assert_eq!(fault(&[0x08, 0x80]), WireError::VarintCutShort);
+        assert_eq!(fault(&[0x08, 0xff, 0xff]), WireError::VarintCutShort);
+        assert_eq!(
+            fault(&[
+                0x08, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01
+            ]),
+            WireError::VarintTooLong
+        );
+        // A key of more than 32 bits, though its field number would fit.
+        assert_eq!(
+            fault(&[0xf8, 0xfa, 0x9b, 0x8b, 0x79, 0x00]),
+            WireError::KeyTooLarge
+        );
+        assert_eq!(fault(&[0x02, 0x00]), WireError::FieldNumberZero);
+        assert_eq!(fault(&[0x0e]), WireError::NoSuchWireType(6));
+        assert_eq!(fault(&[0x0f]), WireError::NoSuchWireType(7));
+        assert_eq!(fault(&[0x0c]), WireError::EndGroupOutsideGroup);
+        assert_eq!(fault(&[0x09, 1, 2]), WireError::ValueCutShort);
+        assert_eq!(fault(&[0x0b, 0x08, 0x01]), WireError::GroupNotEnded);
+        assert_eq!(
+            fault(&[0x0b, 0x14]),
+            WireError::GroupEndMismatch {
+                started: 1,
+                ended: 2
+            }
+        );
+        let deep: Vec<u8> = [0x0b; 101].into_iter().chain([0x0c; 101]).collect();
+        assert_eq!(fault(&deep), WireError::GroupsTooDeep);
+        // A hundred groups deep is still read.
+        let hundred: Vec<u8> = [0x0b; 100].into_iter().chain([0x0c; 100]).collect();
+        assert_eq!(Fields::new(&hundred, 0, "Test").count(), 1);
+        assert!(Fields::new(&hundred, 0, "Test").all(|f| f.is_ok()));
+    }
+
+    #[test]
+    fn varints_read_as_tensorflow_reads_them() {
+        // Ten bytes, the tenth above 1: the bits past the 64th are dropped (prost refuses it).
+        let minus_one = [
+            0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+        ];
+        let field = Fields::new(&minus_one, 0, "Test").next().unwrap().unwrap();
+        assert_eq!(field.varint(), Some(u64::MAX));
+        // A key written longer than needed, zero-padded: still field 1.
+        let padded = [0x88, 0x80, 0x80, 0x00, 0x05];
+        let field = Fields::new(&padded, 0, "Test").next().unwrap().unwrap();
+        assert_eq!(
+            (field.number, field.key_len, field.varint()),
+            (1, 4, Some(5))
+        );
+    }
+
+    #[test]
+    fn writers_write_what_prost_writes() {
+        let mut ours = Vec::new();
+        put_bytes_field(&mut ours, 1, b"node");
+        put_key(&mut ours, 2, WireType::LengthDelimited);
+        put_payload(&mut ours, b"Op");
+        let node = NodeDef {
+            name: "node".into(),
+            op: "Op".into(),
+            ..NodeDef::default()
+        };
+        assert_eq!(ours, node.encode_to_vec());
+    }
+
+    proptest! {
+        /// A VersionDef written by prost reads back field by field, each varint at its value
+        /// and in its place, and written again by the crate's own writers, byte for byte.
+        #[test]
+        fn prosts_version_defs_read_and_write_alike(
+            producer in any::<i32>(),
+            min_consumer in any::<i32>(),
+            bad_consumers in proptest::collection::vec(any::<i32>(), 0..4),
+        ) {
+            let versions = VersionDef { producer, min_consumer, bad_consumers: bad_consumers.clone() };
+            let bytes = versions.encode_to_vec();
+            let mut rewritten = Vec::new();
+            let mut read = VersionDef::default();
+            for field in Fields::new(&bytes, 0, "VersionDef") {
+                let field = field.unwrap();
+                prop_assert_eq!(field.end - field.start, {
+                    let mut one = Vec::new();
+                    match field.value {
+                        Value::Varint(value) => {
+                            put_key(&mut one, field.number, WireType::Varint);
+                            put_varint(&mut one, value);
+                        }
+                        Value::Bytes(payload, _) => put_bytes_field(&mut one, field.number, payload),
+                        Value::Other(_) => unreachable!("a VersionDef has no such field"),
+                    }
+                    rewritten.extend_from_slice(&one);
+                    one.len()
+                });
+                match (field.number, field.value) {
+                    (1, Value::Varint(value)) => read.producer = value as i32,
+                    (2, Value::Varint(value)) => read.min_consumer = value as i32,
+                    (3, Value::Bytes(packed, at)) => {
+                        packed_varints(packed, at, "VersionDef", |v| read.bad_consumers.push(v as i32)).unwrap();
+                    }
+                    other => prop_assert!(false, "unexpected field {:?}", other),
+                }
+            }
+            prop_assert_eq!(read, versions);
+            prop_assert_eq!(rewritten, bytes);
+        }
+
+        /// Any NodeDef prost writes is read field by field to its end, its strings where
+        /// prost put them; a cut anywhere inside a field is an error, never a panic.
+        #[test]
+        fn prosts_node_defs_are_walked_to_their_end(
+            name in "[a-z/_]{0,40}",
+            inputs in proptest::collection::vec("[a-z:^0-9]{0,200}", 0..4),
+            dtype in any::<i32>(),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let node = NodeDef {
+                name: name.clone(),
+                op: "Op".into(),
+                input: inputs.clone(),
+                attr: [("T".to_string(), AttrValue { value: Some(attr_value::Value::Type(dtype)) })].into(),
+                ..NodeDef::default()
+            };
+            let bytes = node.encode_to_vec();
+            let fields: Vec<Field<'_>> = Fields::new(&bytes, 0, "NodeDef").map(Result::unwrap).collect();
+            prop_assert_eq!(fields.last().map_or(0, |f| f.end), bytes.len());
+            let strings = |number| -> Vec<&str> {
+                fields.iter().filter(|f| f.number == number).filter_map(|f| f.string("s").unwrap()).collect()
+            };
+            prop_assert_eq!(strings(3), inputs.iter().map(String::as_str).collect::<Vec<_>>());
+            let named = if name.is_empty() { vec![] } else { vec![name.as_str()] };
+            prop_assert_eq!(strings(1), named);
+            let cut = cut.index(bytes.len() + 1);
+            let read: Result<Vec<_>, _> = Fields::new(&bytes[..cut], 0, "NodeDef").collect();
+            let at_boundary = cut == 0 || fields.iter().any(|f| f.end == cut);
+            prop_assert_eq!(read.is_ok(), at_boundary);
+        }
     }
 }

@@ -104,16 +104,14 @@ fn a_graph_def_written_in_two_pieces_inside_a_meta_graph() {
     let second = graph(&["Identity"], &[], Some(versions(0, 5, &[9])));
     let mut meta = Vec::new();
     for piece in [&first, &second] {
-        prost::encoding::message::encode(2, piece, &mut meta);
+        meta.extend(field(2, &piece.encode_to_vec()));
     }
     let mut bytes = SavedModel {
         saved_model_schema_version: 1,
         meta_graphs: vec![],
     }
     .encode_to_vec();
-    prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut bytes);
-    prost::encoding::encode_varint(meta.len() as u64, &mut bytes);
-    bytes.extend(&meta);
+    bytes.extend(field(2, &meta));
 
     let full = SavedModel::decode(bytes.as_slice()).unwrap();
     let merged = full.meta_graphs[0].graph_def.clone().unwrap();

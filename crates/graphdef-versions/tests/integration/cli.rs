@@ -286,13 +286,13 @@ fn errors_are_one_prefixed_line_with_their_causes() {
         )
     );
 
-    // A prost error is the last link of the chain.
+    // The framing fault is the last link of the chain.
     let malformed = temp_file("malformed.pb", &[0x0f]);
     let output = run(&["check", malformed.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = assert_prefixed(&output);
     assert!(
-        stderr.contains("malformed protobuf at byte 0 while reading GraphDef or SavedModel: the file is damaged or is not a GraphDef or SavedModel: failed to decode Protobuf message"),
+        stderr.contains("malformed protobuf at byte 0 while reading GraphDef or SavedModel: the file is damaged or is not a GraphDef or SavedModel: a field key has wire type 7, which protobuf does not define"),
         "{stderr}"
     );
 

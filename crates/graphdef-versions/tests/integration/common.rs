@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use graphdef_versions::WireType;
 use graphdef_versions::schema::{
     FunctionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, NodeDef, OpDef, SavedModel,
     VersionDef, meta_graph_def::MetaInfoDef,
@@ -33,10 +34,28 @@ pub fn data_json(name: &str) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("tests/data/{name} is not valid JSON: {e}"))
 }
 
-/// A length-delimited field on the wire: key, varint length, payload (prost writes all three).
-pub fn field(number: u32, payload: &[u8]) -> Vec<u8> {
+/// `value` as a protobuf varint, in its shortest form (the tests build damaged bytes by hand;
+/// the crate's own wire module is private).
+pub fn varint(mut value: u64) -> Vec<u8> {
     let mut out = Vec::new();
-    prost::encoding::bytes::encode(number, &payload.to_vec(), &mut out);
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+    out
+}
+
+/// A field's tag: its number and wire type, as one varint.
+pub fn key(number: u32, wire_type: WireType) -> Vec<u8> {
+    varint(u64::from(number) << 3 | u64::from(wire_type.number()))
+}
+
+/// A length-delimited field on the wire: key, varint length, payload.
+pub fn field(number: u32, payload: &[u8]) -> Vec<u8> {
+    let mut out = key(number, WireType::LengthDelimited);
+    out.extend(varint(payload.len() as u64));
+    out.extend_from_slice(payload);
     out
 }
 
@@ -102,22 +121,14 @@ pub fn saved_model_around(graph_def: &[u8]) -> Vec<u8> {
         graph_def: None,
     }
     .encode_to_vec();
-    // MetaGraphDef.graph_def = 2, length-delimited.
-    prost::encoding::encode_key(
-        2,
-        prost::encoding::WireType::LengthDelimited,
-        &mut meta_graph,
-    );
-    prost::encoding::encode_varint(graph_def.len() as u64, &mut meta_graph);
-    meta_graph.extend_from_slice(graph_def);
+    // MetaGraphDef.graph_def = 2.
+    meta_graph.extend(field(2, graph_def));
     let mut saved = SavedModel {
         saved_model_schema_version: 1,
         meta_graphs: vec![],
     }
     .encode_to_vec();
-    // SavedModel.meta_graphs = 2, length-delimited.
-    prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut saved);
-    prost::encoding::encode_varint(meta_graph.len() as u64, &mut saved);
-    saved.extend_from_slice(&meta_graph);
+    // SavedModel.meta_graphs = 2.
+    saved.extend(field(2, &meta_graph));
     saved
 }

@@ -1,7 +1,7 @@
 //! Hostile and random bytes: typed errors, never a panic; and the wire-level readers agree
 //! with a full prost decode on everything prost accepts.
 
-use crate::common::{data_bytes, field, graph, node, versions};
+use crate::common::{data_bytes, field, graph, key, node, varint, versions};
 use graphdef_versions::schema::{
     FunctionDef, FunctionDefLibrary, GraphDef, MetaGraphDef, SavedModel, VersionDef,
 };
@@ -33,16 +33,6 @@ fn all_readers(bytes: &[u8]) -> Result<GraphSummary, Error> {
         }
     }
     sniff(bytes)
-}
-
-/// A field's tag: its number and wire type, as one varint.
-fn key(number: u32, wire_type: WireType) -> Vec<u8> {
-    let mut out = Vec::new();
-    prost::encoding::encode_varint(
-        u64::from(number) << 3 | u64::from(wire_type.number()),
-        &mut out,
-    );
-    out
 }
 
 #[test]
@@ -83,7 +73,7 @@ fn every_truncation_of_a_real_file_is_an_error_or_a_field_boundary() {
 fn huge_lengths_are_refused_before_anything_is_allocated() {
     // node = 1, length 2^62.
     let mut bytes = key(1, WireType::LengthDelimited);
-    prost::encoding::encode_varint(1 << 62, &mut bytes);
+    bytes.extend(varint(1 << 62));
     bytes.extend_from_slice(b"tiny");
     let error = sniff(&bytes).unwrap_err();
     assert_eq!(
@@ -104,12 +94,12 @@ fn huge_lengths_are_refused_before_anything_is_allocated() {
     // The same inside a VersionDef, inside a node, inside a library function.
     let inner = |outer: u32, payload: Vec<u8>| {
         let mut bytes = key(outer, WireType::LengthDelimited);
-        prost::encoding::encode_varint(payload.len() as u64, &mut bytes);
+        bytes.extend(varint(payload.len() as u64));
         bytes.extend(payload);
         bytes
     };
     let mut lying = key(3, WireType::LengthDelimited);
-    prost::encoding::encode_varint(u64::MAX, &mut lying);
+    lying.extend(varint(u64::MAX));
     assert!(matches!(
         sniff(&inner(4, lying.clone())),
         Err(Error::Decode(DecodeError::Truncated {
@@ -118,7 +108,7 @@ fn huge_lengths_are_refused_before_anything_is_allocated() {
         }))
     ));
     let mut lying_op = key(2, WireType::LengthDelimited);
-    prost::encoding::encode_varint(1 << 40, &mut lying_op);
+    lying_op.extend(varint(1 << 40));
     assert!(matches!(
         distinct_ops(&inner(1, lying_op.clone())),
         Err(Error::Decode(DecodeError::Truncated {

@@ -360,18 +360,21 @@ fn rewriting_a_real_file_changes_only_the_version_def() {
     }
 }
 
-/// Byte range of the (single) top-level versions field of a GraphDef, found the slow way.
+/// Byte range of the (single) top-level versions field of a GraphDef: the field as a graph
+/// holding only it (TensorFlow and prost write a VersionDef alike), found in the file.
 fn versions_field(bytes: &[u8]) -> (usize, usize) {
-    let mut at = 0;
-    while at < bytes.len() {
-        let start = at;
-        let mut rest = &bytes[at..];
-        let (number, wire_type) = prost::encoding::decode_key(&mut rest).unwrap();
-        prost::encoding::skip_field(wire_type, number, &mut rest, Default::default()).unwrap();
-        at = bytes.len() - rest.len();
-        if number == 4 {
-            return (start, at);
-        }
+    let versions = GraphDef::decode(bytes).unwrap().versions;
+    let field = GraphDef {
+        versions,
+        ..GraphDef::default()
     }
-    panic!("no versions field");
+    .encode_to_vec();
+    let starts: Vec<usize> = bytes
+        .windows(field.len())
+        .enumerate()
+        .filter(|(_, window)| *window == field.as_slice())
+        .map(|(start, _)| start)
+        .collect();
+    assert_eq!(starts.len(), 1, "the versions field is in the file once");
+    (starts[0], starts[0] + field.len())
 }

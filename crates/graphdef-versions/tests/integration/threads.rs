@@ -196,15 +196,7 @@ fn small_first_nodes_before_a_large_field() {
             .collect(),
     )
     .encode_to_vec();
-    let mut unknown = Vec::new();
-    prost::encoding::encode_key(
-        100,
-        prost::encoding::WireType::LengthDelimited,
-        &mut unknown,
-    );
-    prost::encoding::encode_varint(5 << 20, &mut unknown);
-    unknown.resize(unknown.len() + (5 << 20), 0);
-    bytes.extend(unknown);
+    bytes.extend(crate::common::field(100, &vec![0; 5 << 20]));
     let (oldest, errors) = judged_alike(&bytes);
     assert_eq!(oldest.as_deref(), Some("2.12.1"), "{errors:?}");
 }
