@@ -13,8 +13,7 @@
 //!
 //! `graph_def_1m_nodes/releases_ten_importers` judges that graph in all ten releases with
 //! `ReleaseJudge` (each refuses it at its first node, once every node is indexed), beside
-//! `judge_versions_and_ops`, what `check` does; `_two_threads` does it as the CLI does, reading
-//! on one thread while indexing on another.
+//! `judge_versions_and_ops`, what `check` does.
 //!
 //! `releases_1m_valid_nodes` judges a graph that every release loads (a `Placeholder`, then
 //! `Identity` and `AddV2` nodes in a chain, all with their attrs) in all ten releases with
@@ -130,14 +129,6 @@ fn releases(c: &mut Criterion) {
             report
         })
     });
-    let two_threads = ReleaseJudge::with_host("bench").threads(2);
-    group.bench_function("ten_releases_two_threads", |b| {
-        b.iter(|| {
-            let report = two_threads.judge(black_box(&bytes)).unwrap();
-            assert_eq!(report.oldest_release().map(|r| r.name()), Some("2.12.1"));
-            report
-        })
-    });
     group.finish();
 }
 
@@ -172,15 +163,6 @@ fn million_nodes(c: &mut Criterion) {
     group.bench_function("releases_ten_importers", |b| {
         b.iter(|| {
             let report = releases.judge(black_box(&bytes)).unwrap();
-            assert_eq!(report.oldest_release(), None);
-            report
-        })
-    });
-    // The same on two threads, as the CLI runs it: read on one while indexed on the other.
-    let two_threads = ReleaseJudge::with_host("bench").threads(2);
-    group.bench_function("releases_ten_importers_two_threads", |b| {
-        b.iter(|| {
-            let report = two_threads.judge(black_box(&bytes)).unwrap();
             assert_eq!(report.oldest_release(), None);
             report
         })

@@ -7,8 +7,8 @@
 //!   `TF_GetAllOpList`, in name order) and `constants.json` (the version macros of the wheel's
 //!   `version.h`). Those dumps are committed: they are the source data.
 //! - `cargo xtask codegen` turns the committed dumps into `src/generated/tf_releases.rs` and
-//!   `tf_releases.bin` ([`generate`]): every distinct OpDef once, and per release its constants
-//!   and the list of its OpDefs. `--check` fails when they are stale, like any generated code.
+//!   `tf_releases.bin` ([`generate`]): every distinct OpDef once with its name, and per release
+//!   its constants and the list of its OpDefs. `--check` fails when they are stale, like any generated code.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -159,6 +159,17 @@ pub fn generate(root: &Path) -> Result<(&'static str, Files), String> {
         bin.len()
     );
     rs.push_str("pub static OP_DEFS: &[u8] = include_bytes!(\"tf_releases.bin\");\n\n");
+    rs.push_str("/// Each OpDef's name (its field 1), in op-name order: a lookup by name decodes only the\n/// OpDef it finds.\n");
+    let _ = writeln!(
+        rs,
+        "pub static OP_DEF_NAMES: [&str; {}] = [",
+        distinct.len()
+    );
+    for chunk in distinct.keys().collect::<Vec<_>>().chunks(4) {
+        let row: Vec<String> = chunk.iter().map(|(name, _)| format!("{name:?}")).collect();
+        let _ = writeln!(rs, "    {},", row.join(", "));
+    }
+    rs.push_str("];\n\n");
     rs.push_str("/// Where each OpDef is in [`OP_DEFS`]: `(start, length)`, in op-name order.\n");
     let _ = writeln!(
         rs,

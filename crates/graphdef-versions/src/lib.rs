@@ -93,7 +93,6 @@ mod policy;
 mod producer;
 mod releases;
 mod sniff;
-mod summary;
 mod table;
 mod verdict;
 mod version;
@@ -116,7 +115,7 @@ pub use wire::MAX_MESSAGE_LEN;
 pub use checkpoint::{check_bundle_header, check_checkpoint_index, read_checkpoint_header};
 pub use table::{bundle_header, looks_like_index};
 // Ten real TensorFlow releases (2.12 to 2.21): their constants and registered ops.
-pub use loading::{Loader, ReleaseJudge, ReleaseRefusal, ReleaseReport, ReleaseVerdict};
+pub use loading::{LoadError, Loader, ReleaseJudge, ReleaseReport, ReleaseVerdict};
 pub use releases::TfRelease;
 // The next release: the compatibility policy for moving to new constants.
 pub use policy::{

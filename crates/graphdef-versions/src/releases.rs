@@ -7,15 +7,17 @@
 //! them into the tables compiled in here. Nothing is typed by hand.
 //!
 //! Every distinct `OpDef` is stored once (2080 of them, 463 KB, for about 1900 ops per
-//! release); each release lists which ones it registers. An `OpDef` is decoded the first time
-//! it is asked for, and kept.
+//! release), with its name; each release lists which ones it registers. An `OpDef` is decoded
+//! the first time it is asked for, and kept. Because each is stored once, an [`OpDefId`] says
+//! which definition a release gives an op: two releases that give an op the same id define it
+//! alike, field for field.
 
 use std::sync::OnceLock;
 
 use prost::Message;
 
 use crate::check::Consumer;
-use crate::generated::tf_releases::{OP_DEF_RANGES, OP_DEFS, RELEASES, ReleaseFacts};
+use crate::generated::tf_releases::{OP_DEF_NAMES, OP_DEF_RANGES, OP_DEFS, RELEASES, ReleaseFacts};
 use crate::policy::ReleaseNumber;
 use crate::schema::OpDef;
 use crate::version::{Constants, Scheme, Version};
@@ -112,18 +114,59 @@ impl TfRelease {
 
     /// The registered op named `name`, as this release defines it.
     pub fn op(&self, name: &str) -> Option<&'static OpDef> {
+        self.op_def_id(name).map(OpDefId::op_def)
+    }
+
+    /// Which of the releases' distinct OpDefs this release registers as `name`.
+    pub(crate) fn op_def_id(&self, name: &str) -> Option<OpDefId> {
         let ops = self.facts.ops;
-        ops.binary_search_by(|&index| op_def_name(usize::from(index)).cmp(name))
+        ops.binary_search_by(|&id| OpDefId(id).name().cmp(name))
             .ok()
-            .map(|found| op_def(usize::from(ops[found])))
+            .map(|found| OpDefId(ops[found]))
     }
 
     /// Every op it registers, in name order.
     pub fn ops(&self) -> impl ExactSizeIterator<Item = &'static OpDef> {
-        self.facts
-            .ops
-            .iter()
-            .map(|&index| op_def(usize::from(index)))
+        self.facts.ops.iter().map(|&id| OpDefId(id).op_def())
+    }
+}
+
+/// One of the distinct OpDefs of the releases. The releases' OpDefs are stored once each, so
+/// equal ids are equal definitions: releases that give an op the same id define it alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct OpDefId(u16);
+
+impl OpDefId {
+    /// The op's name.
+    fn name(self) -> &'static str {
+        OP_DEF_NAMES
+            .get(usize::from(self.0))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The compiled-in bytes of the OpDef.
+    fn bytes(self) -> &'static [u8] {
+        OP_DEF_RANGES
+            .get(usize::from(self.0))
+            .and_then(|&(start, len)| OP_DEFS.get(start as usize..(start + len) as usize))
+            .unwrap_or_default()
+    }
+
+    /// The OpDef, decoded the first time it is asked for, and kept.
+    pub(crate) fn op_def(self) -> &'static OpDef {
+        static DECODED: OnceLock<Box<[OnceLock<OpDef>]>> = OnceLock::new();
+        static NONE: OnceLock<OpDef> = OnceLock::new();
+        let all = DECODED.get_or_init(|| OP_DEF_RANGES.iter().map(|_| OnceLock::new()).collect());
+        let Some(cell) = all.get(usize::from(self.0)) else {
+            return NONE.get_or_init(OpDef::default);
+        };
+        cell.get_or_init(|| {
+            // Compiled-in bytes that `cargo xtask codegen` split from TensorFlow's own
+            // serialization; the tests decode every one of them. An OpDef that failed to
+            // decode would read as an op with no name, which no lookup finds.
+            OpDef::decode(self.bytes()).unwrap_or_default()
+        })
     }
 }
 
@@ -136,85 +179,47 @@ fn constants(scheme: Scheme, [current, min_producer, min_consumer]: [i32; 3]) ->
     }
 }
 
-/// The compiled-in bytes of distinct OpDef `index`.
-fn op_def_bytes(index: usize) -> &'static [u8] {
-    OP_DEF_RANGES
-        .get(index)
-        .and_then(|&(start, len)| OP_DEFS.get(start as usize..(start + len) as usize))
-        .unwrap_or_default()
-}
-
-/// The name of distinct OpDef `index`, read from its bytes without decoding the rest: a lookup
-/// by name then decodes only the OpDef it finds, not the two thousand it passes.
-fn op_def_name(index: usize) -> &'static str {
-    use prost::encoding::{DecodeContext, WireType, decode_key, decode_varint, skip_field};
-    let mut bytes = op_def_bytes(index);
-    let mut name = "";
-    // The last `name` field wins, as in a decoded message.
-    while !bytes.is_empty() {
-        let Ok((number, wire)) = decode_key(&mut bytes) else {
-            break;
-        };
-        if number == 1 && wire == WireType::LengthDelimited {
-            let Some(len) = decode_varint(&mut bytes)
-                .ok()
-                .and_then(|len| usize::try_from(len).ok())
-                .filter(|&len| len <= bytes.len())
-            else {
-                break;
-            };
-            let (text, rest) = bytes.split_at(len);
-            name = std::str::from_utf8(text).unwrap_or_default();
-            bytes = rest;
-        } else if skip_field(wire, number, &mut bytes, DecodeContext::default()).is_err() {
-            break;
-        }
-    }
-    name
-}
-
-/// Distinct OpDef `index`, decoded the first time it is asked for, and kept.
-fn op_def(index: usize) -> &'static OpDef {
-    static DECODED: OnceLock<Box<[OnceLock<OpDef>]>> = OnceLock::new();
-    static NONE: OnceLock<OpDef> = OnceLock::new();
-    let all = DECODED.get_or_init(|| OP_DEF_RANGES.iter().map(|_| OnceLock::new()).collect());
-    let Some(cell) = all.get(index) else {
-        return NONE.get_or_init(OpDef::default);
-    };
-    cell.get_or_init(|| {
-        // Compiled-in bytes that `cargo xtask codegen` split from TensorFlow's own
-        // serialization; the tests decode every one of them. An OpDef that failed to decode
-        // would read as an op with no name, which no lookup finds.
-        OpDef::decode(op_def_bytes(index)).unwrap_or_default()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_op_def_name_read_from_its_bytes_is_its_decoded_name() {
+    fn every_op_def_is_named_as_its_bytes_say() {
+        assert_eq!(OP_DEF_NAMES.len(), OP_DEF_RANGES.len());
         for index in 0..OP_DEF_RANGES.len() {
-            let decoded = OpDef::decode(op_def_bytes(index)).unwrap();
+            let id = OpDefId(index as u16);
+            let decoded = OpDef::decode(id.bytes()).unwrap();
             assert!(!decoded.name.is_empty());
-            assert_eq!(op_def_name(index), decoded.name, "OpDef {index}");
-            assert_eq!(op_def(index), &decoded);
+            assert_eq!(id.name(), decoded.name, "OpDef {index}");
+            assert_eq!(id.op_def(), &decoded);
         }
-        assert_eq!(op_def_name(OP_DEF_RANGES.len()), "");
-        assert_eq!(op_def(OP_DEF_RANGES.len()).name, "");
+        let past_the_end = OpDefId(OP_DEF_RANGES.len() as u16);
+        assert_eq!(
+            (past_the_end.name(), past_the_end.op_def().name.as_str()),
+            ("", "")
+        );
     }
 
     #[test]
     fn the_op_defs_are_in_name_order() {
+        assert!(OP_DEF_NAMES.is_sorted());
         for release in TfRelease::all() {
-            let names: Vec<&str> = release
-                .facts
-                .ops
-                .iter()
-                .map(|&i| op_def_name(usize::from(i)))
-                .collect();
-            assert!(names.is_sorted(), "{}", release.name());
+            assert!(release.facts.ops.is_sorted(), "{}", release.name());
         }
+    }
+
+    #[test]
+    fn releases_that_define_an_op_alike_give_it_one_id() {
+        let [old, new] = ["2.12.1", "2.21.0"].map(|name| TfRelease::get(name).unwrap());
+        for name in ["Identity", "TopKV2", "MatMul", "DecodeWebP"] {
+            let (a, b) = (old.op_def_id(name), new.op_def_id(name));
+            if let (Some(a), Some(b)) = (a, b) {
+                assert_eq!(a == b, a.op_def() == b.op_def(), "{name}");
+            }
+        }
+        // TopKV2's `k` became `Tk`-typed in 2.13.
+        assert_ne!(old.op_def_id("TopKV2"), new.op_def_id("TopKV2"));
+        assert_eq!(old.op_def_id("Identity"), new.op_def_id("Identity"));
+        assert_eq!(old.op_def_id("DecodeWebP"), None);
     }
 }

@@ -242,6 +242,30 @@ impl<'a> Fields<'a> {
     }
 }
 
+impl<'a> Fields<'a> {
+    /// For a reader that gives up on a message at its first malformed field: the next field;
+    /// `None` at the end of the message, and at a malformed field, after which
+    /// [`Fields::malformed`] says so. (It hands over a plain field, not a `Result`: the
+    /// reading of a graph's nodes spends its time here.)
+    #[inline]
+    pub(crate) fn next_well_formed(&mut self) -> Option<Field<'a>> {
+        if self.rest.is_empty() || self.failed {
+            return None;
+        }
+        if let Some(field) = self.read_short() {
+            return Some(field);
+        }
+        let field = self.read().ok();
+        self.failed = field.is_none();
+        field
+    }
+
+    /// Whether a malformed field stopped the reading.
+    pub(crate) fn malformed(&self) -> bool {
+        self.failed
+    }
+}
+
 impl<'a> Iterator for Fields<'a> {
     type Item = Result<Field<'a>, Error>;
 

@@ -92,10 +92,6 @@ struct ReleasesArgs {
     /// The host name the messages give in `binary running on HOST` (default: this machine's).
     #[arg(long)]
     host: Option<String>,
-    /// How many threads to use: with 2 or more, a large GraphDef is read on one while it is
-    /// indexed on another (default: 2 when the machine has more than one core, else 1).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    threads: Option<u16>,
 }
 
 #[derive(Args)]
@@ -254,15 +250,10 @@ fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
         args.path.clone()
     };
     let report = read_input(&path, MAX_MESSAGE_LEN as u64).and_then(|bytes| {
-        let threads = args.threads.map_or_else(
-            || std::thread::available_parallelism().map_or(1, |cores| cores.get().min(2)),
-            usize::from,
-        );
         let judge = match &args.host {
             Some(host) => ReleaseJudge::with_host(host.clone()),
             None => ReleaseJudge::new(),
-        }
-        .threads(threads);
+        };
         judge.judge(&bytes).map_err(|source| CliError::Input {
             path: path.clone(),
             source,

@@ -1,4 +1,5 @@
-//! How TensorFlow prints ops, attr values and data types inside its error messages.
+//! How TensorFlow prints ops, attr values and data types inside its error messages, release by
+//! release.
 //!
 //! A release's refusal quotes the op it judged by (`Op<name=Range; signature=...>`), the value
 //! it refused and the types it expected. These functions print them the way TensorFlow's own
@@ -79,7 +80,7 @@ pub(crate) fn types_compatible(expected: i32, actual: i32) -> bool {
 }
 
 /// How long lists are shortened in a summary.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum LongLists {
     /// 2.12: 15 entries or more print the first five, the farmhash of the ones in between
     /// (joined by `,`), and the last five.
@@ -89,12 +90,17 @@ enum LongLists {
     Ellipsis,
 }
 
-/// What differs between releases in how they print: which data types they know, and how
-/// they shorten long lists (both found by running each release).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What differs between releases in how they print: which data types they know, how they
+/// shorten long lists, and how they word a missing op (all found by running each release).
+///
+/// Releases of one dialect word every message alike, so they refuse a graph in the same
+/// words when they define its ops alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Dialect {
     max_dtype: i32,
     long_lists: LongLists,
+    /// Before 2.14, the `tf.contrib.resampler` example of a missing op came later.
+    contrib_example_last: bool,
 }
 
 impl Dialect {
@@ -103,6 +109,7 @@ impl Dialect {
     pub(crate) const LATEST: Dialect = Dialect {
         max_dtype: 33,
         long_lists: LongLists::Ellipsis,
+        contrib_example_last: false,
     };
 
     /// The dialect of the release `major.minor`: the largest `DataType` its `types.proto`
@@ -123,6 +130,34 @@ impl Dialect {
         Dialect {
             max_dtype,
             long_lists,
+            contrib_example_last: (major, minor) < (2, 14),
+        }
+    }
+
+    /// Whether every data type this dialect knows, a `newer` one knows too: what a release
+    /// accepts for its types, a release of the newer dialect accepts.
+    pub(crate) fn known_types_within(&self, newer: &Dialect) -> bool {
+        self.max_dtype <= newer.max_dtype
+    }
+
+    /// `OpRegistry::LookUp`'s refusal of an op it does not have, on a machine named `host`.
+    pub(crate) fn op_not_registered(&self, op: &str, host: &str) -> String {
+        if self.contrib_example_last {
+            format!(
+                "Op type not registered '{op}' in binary running on {host}. Make sure the Op \
+                 and Kernel are registered in the binary running in this process. Note that if \
+                 you are loading a saved graph which used ops from tf.contrib, accessing (e.g.) \
+                 `tf.contrib.resampler` should be done before importing the graph, as contrib \
+                 ops are lazily registered when the module is first accessed."
+            )
+        } else {
+            format!(
+                "Op type not registered '{op}' in binary running on {host}. Make sure the Op \
+                 and Kernel are registered in the binary running in this process. Note that if \
+                 you are loading a saved graph which used ops from tf.contrib (e.g. \
+                 `tf.contrib.resampler`), accessing should be done before importing the graph, \
+                 as contrib ops are lazily registered when the module is first accessed."
+            )
         }
     }
 

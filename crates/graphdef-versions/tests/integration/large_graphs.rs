@@ -1,16 +1,16 @@
-//! `ReleaseJudge::threads(2)`: a large GraphDef (4 MiB or more) is read on a second thread
-//! while the calling one indexes it, before anything tells the file's kind. The verdicts and
-//! their messages must be those of one thread, whatever the graph holds and wherever in it.
+//! Large GraphDefs (80,000 nodes, over 4 MiB), read in place: the verdicts and their messages
+//! are those of the same graph decoded whole by prost and judged from its plain encoding,
+//! whatever the graph holds and wherever in it.
 
 use std::collections::HashMap;
 
 use graphdef_versions::schema::{
     AttrValue, GraphDef, MetaGraphDef, NodeDef, SavedModel, VersionDef, attr_value,
 };
-use graphdef_versions::{ReleaseJudge, ReleaseReport};
+use graphdef_versions::{Kind, ReleaseJudge, ReleaseReport, decode_graphs};
 use prost::Message;
 
-/// Enough nodes for a file over 4 MiB: the two-thread reading starts there.
+/// Enough nodes for a file over 4 MiB.
 const NODES: usize = 80_000;
 
 /// A chain of `Identity` nodes after a `Placeholder`, which every release loads.
@@ -56,7 +56,7 @@ fn graph_def(node: Vec<NodeDef>) -> GraphDef {
     }
 }
 
-/// The graph judged on one thread and on two, which must agree; the verdict on one thread.
+/// The graph judged in place and decoded, which must agree; the verdict.
 fn judged_alike(bytes: &[u8]) -> (Option<String>, Vec<String>) {
     assert!(bytes.len() >= 4 << 20, "a file of {} bytes", bytes.len());
     let report = judged_alike_or_refused(bytes).expect("judged");
@@ -71,20 +71,22 @@ fn judged_alike(bytes: &[u8]) -> (Option<String>, Vec<String>) {
     )
 }
 
-/// Like [`judged_alike`], for bytes the judge may refuse: the report or the error.
+/// Like [`judged_alike`], for bytes the judge may refuse: the report or the error. Bytes that
+/// prost decodes are judged alike in place and decoded; bytes it refuses are refused.
 fn judged_alike_or_refused(bytes: &[u8]) -> Result<ReleaseReport, String> {
-    let one = ReleaseJudge::with_host("test")
-        .judge(bytes)
-        .map_err(|e| e.to_string());
-    let two = ReleaseJudge::with_host("test")
-        .threads(2)
-        .judge(bytes)
-        .map_err(|e| e.to_string());
-    assert_eq!(one, two);
-    one
+    let judge = ReleaseJudge::with_host("test");
+    let in_place = judge.judge(bytes).map_err(|e| e.to_string());
+    match decode_graphs(bytes) {
+        Ok((_, graphs)) if Kind::detect(bytes) == Ok(Kind::GraphDef) => {
+            assert_eq!(in_place, Ok(judge.judge_graph_def(&graphs[0])));
+        }
+        Ok(_) => {}
+        Err(_) => assert!(in_place.is_err(), "prost refuses it, the judge must too"),
+    }
+    in_place
 }
 
-/// A graph of `nodes` that every release refuses, on one thread and on two, with an error that
+/// A graph of `nodes` that every release refuses, in place and decoded, with an error that
 /// says `message`.
 fn refused_by_all(nodes: Vec<NodeDef>, message: &str) {
     let (oldest, errors) = judged_alike(&graph_def(nodes).encode_to_vec());
@@ -134,7 +136,7 @@ fn inputs_written_after_their_nodes_and_control_inputs() {
 
 #[test]
 fn a_file_that_does_not_start_with_a_node() {
-    // Versions first, then the nodes: read on one thread after all.
+    // Versions first, then the nodes.
     let graph = graph_def(chain());
     let mut bytes = GraphDef {
         versions: graph.versions.clone(),
@@ -184,8 +186,7 @@ fn a_large_file_with_damage_at_its_end() {
 
 #[test]
 fn small_first_nodes_before_a_large_field() {
-    // Nodes of a few bytes, then a field the GraphDef does not know, of 5 MiB: the tables
-    // are sized from the first nodes, within the file's size, and grow if they must.
+    // Nodes of a few bytes, then a field the GraphDef does not know, of 5 MiB.
     let mut bytes = graph_def(
         (0..6000)
             .map(|i| NodeDef {
@@ -202,9 +203,9 @@ fn small_first_nodes_before_a_large_field() {
 }
 
 #[test]
-fn inputs_looked_up_on_two_threads() {
+fn inputs_looked_up_once_every_node_is_indexed() {
     // Every node after the second also waits for the first, named by a control input: about
-    // as many inputs to look up as nodes, which two threads share.
+    // as many inputs to look up as nodes.
     let mut nodes = chain();
     let first = nodes[0].name.clone();
     for node in &mut nodes[2..] {

@@ -1,0 +1,415 @@
+//! One release's importer, replayed: `GraphConstructor::Convert`
+//! (`tensorflow/core/common_runtime/graph_constructor.cc`) on a graph read and indexed once.
+//!
+//! TensorFlow makes the nodes one at a time, in [`Order`](super::edges::Order): for each, the
+//! colocation constraints, the inputs' slots, the op lookup, `ValidateNodeDef`, the op's
+//! deprecation, the type of every edge, the functions the node calls (shape inference
+//! instantiates them) and `_output_shapes`. It stops at the first refusal, which is the one
+//! it raises.
+//!
+//! Everything but a node's name and edges is its form's ([`super::forms`]), so a form that a
+//! node passed is not judged again. And an import that gets past its first node is first
+//! asked whether anything can fail at all: when every form passes, every edge joins types
+//! that agree, and the graph's shape holds, nothing can, and the million nodes are not walked.
+//! Only an import that will refuse walks them, to find which node it refuses first.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::edges::Edge;
+use super::forms::FormId;
+use super::printing::{Dialect, types_compatible};
+use super::scan::Graph;
+use super::validate::{in_out_types, validate_node_def, with_defaults};
+use super::{Code, Failure};
+use crate::releases::TfRelease;
+use crate::schema::attr_value::Value;
+use crate::schema::{FunctionDef, FunctionDefLibrary, OpDef};
+
+/// A node's input and output types.
+type Signature = Rc<(Vec<i32>, Vec<i32>)>;
+
+/// One release's ops, and the functions of the graph being loaded.
+pub(super) struct Importer<'a> {
+    pub(super) release: TfRelease,
+    pub(super) d: Dialect,
+    host: &'a str,
+    /// The library's functions by name.
+    pub(super) functions: HashMap<&'a str, &'a FunctionDef>,
+    library: Option<&'a FunctionDefLibrary>,
+}
+
+impl<'a> Importer<'a> {
+    pub(super) fn new(
+        release: TfRelease,
+        host: &'a str,
+        library: Option<&'a FunctionDefLibrary>,
+    ) -> Self {
+        let functions = library
+            .map(|l| {
+                l.function
+                    .iter()
+                    .filter_map(|f| f.signature.as_ref().map(|s| (s.name.as_str(), f)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Importer {
+            release,
+            d: Dialect::of(release.number()),
+            host,
+            functions,
+            library,
+        }
+    }
+
+    /// The op (or function signature) named `name`: functions first, as the graph's function
+    /// library does, then the release's registry.
+    pub(super) fn lookup(&self, name: &str) -> Result<&'a OpDef, Failure> {
+        if let Some(signature) = self.functions.get(name).and_then(|f| f.signature.as_ref()) {
+            return Ok(signature);
+        }
+        self.release.op(name).ok_or_else(|| Failure {
+            code: Code::NotFound,
+            message: self.d.op_not_registered(name, self.host),
+        })
+    }
+
+    /// `FunctionLibraryDefinition::AddLibrary`: a function may not share its name with an op.
+    fn add_function_library(&self) -> Result<(), Failure> {
+        let Some(library) = self.library else {
+            return Ok(());
+        };
+        let mut seen: HashMap<&str, &FunctionDef> = HashMap::new();
+        for function in &library.function {
+            let Some(name) = function.signature.as_ref().map(|s| s.name.as_str()) else {
+                continue;
+            };
+            if self.release.op(name).is_some() {
+                return Err(Failure::invalid(format!(
+                    "Cannot add function '{name}' because an op with the same name already exists."
+                )));
+            }
+            if let Some(previous) = seen.insert(name, function)
+                && previous != function
+            {
+                return Err(Failure::invalid(format!(
+                    "Cannot add function '{name}' because a different function with the same \
+                     name already exists."
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `TryImport` of `graph` from `Convert` on, judging deprecations by `producer` (none are
+    /// judged without one).
+    pub(super) fn import(&self, graph: &Graph<'_>, producer: Option<i32>) -> Result<(), Failure> {
+        if let Some(refusal) = graph.refusal() {
+            return Err(refusal.clone());
+        }
+        self.add_function_library()?;
+        let mut walk = Walk {
+            importer: self,
+            graph,
+            producer,
+            passed: vec![None; graph.forms().len()],
+            back_edges: Vec::new(),
+        };
+        // Most refused imports stop at their first node: it is made before anything else is
+        // worked out. With no node ready, every node is in a cycle (or there is none).
+        if let Some(first) = graph.first_ready() {
+            walk.make(first)?;
+            if walk.nothing_can_fail() {
+                return Ok(());
+            }
+            for &n in &graph.order().made()[1..] {
+                walk.make(n)?;
+            }
+        }
+        walk.finish()
+    }
+}
+
+/// One import's way through a graph.
+struct Walk<'i, 'a, 'g> {
+    importer: &'i Importer<'a>,
+    graph: &'g Graph<'g>,
+    producer: Option<i32>,
+    /// Each form's input and output types, once a node of it has passed its form's checks.
+    passed: Vec<Option<Signature>>,
+    /// The back edges of the nodes made, kept for last (`AddBackEdges`): (source, slot,
+    /// destination, input).
+    back_edges: Vec<(u32, u32, u32, usize)>,
+}
+
+impl Walk<'_, '_, '_> {
+    fn passed(&self, n: u32) -> Option<&Signature> {
+        self.passed[self.graph.form_id(n).0 as usize].as_ref()
+    }
+
+    /// Makes node `n`, whose data inputs' sources were made before it unless they are back
+    /// edges, and checks it as `Convert` does, in its order.
+    fn make(&mut self, n: u32) -> Result<(), Failure> {
+        let graph = self.graph;
+        let (name, form) = (graph.name(n), graph.form_id(n));
+        let known = self.passed[form.0 as usize].clone();
+        if known.is_none() {
+            self.check_colocation(form, name)?;
+        }
+        // The first node made has no inputs: it needs no edges, which are made only past it.
+        let inputs: Vec<(usize, Edge)> = if graph.first_ready() == Some(n) {
+            Vec::new()
+        } else {
+            graph.edges().data(n).enumerate().collect()
+        };
+        let mut has_back_edge = false;
+        for &(k, edge) in &inputs {
+            if graph.order().is_back_edge(edge.source, n) {
+                has_back_edge = true;
+                continue;
+            }
+            let outputs = self.passed(edge.source).map_or(0, |s| s.1.len());
+            if edge.slot as usize >= outputs {
+                let source = graph.name(edge.source);
+                let mut message = format!(
+                    "Node '{name}': Connecting to invalid output {} of source node {source} \
+                     which has {outputs} outputs.",
+                    self.slot(n, k, edge)
+                );
+                let op = graph.form_of(edge.source).op;
+                if matches!(op, "If" | "StatelessIf" | "While" | "StatelessWhile") {
+                    message.push_str(
+                        " Try using tf.compat.v1.experimental.output_all_intermediates(True).",
+                    );
+                }
+                return Err(Failure::invalid(message));
+            }
+        }
+        if has_back_edge && !graph.is_merge(n) {
+            return Err(Failure::invalid(format!(
+                "Node '{name}' had a back edge, but only Merge nodes can have back edges."
+            )));
+        }
+        let signature = match &known {
+            Some(signature) => signature.clone(),
+            None => self.check_form_before_edges(form, name)?,
+        };
+        for &(k, edge) in &inputs {
+            if graph.order().is_back_edge(edge.source, n) {
+                self.back_edges.push((edge.source, edge.slot, n, k));
+                continue;
+            }
+            let source = self.passed(edge.source).cloned().unwrap_or_default();
+            self.make_edge(
+                edge.source,
+                &source.1,
+                self.slot(n, k, edge),
+                n,
+                &signature.0,
+                k,
+            )?;
+        }
+        if known.is_none() {
+            self.check_form_after_edges(form, name, &signature)?;
+            self.passed[form.0 as usize] = Some(signature);
+        }
+        Ok(())
+    }
+
+    /// The slot of data input `k` of node `n`.
+    fn slot(&self, n: u32, k: usize, edge: Edge) -> usize {
+        self.graph.edges().slot(n, k, edge)
+    }
+
+    /// `ValidateColocationConstraints`: `loc:@NAME` in `_class` must name a node of the graph.
+    fn check_colocation(&self, form: FormId, name: &str) -> Result<(), Failure> {
+        let node = self.graph.forms().get(form).node();
+        let Some(Value::List(list)) = node.attr.get("_class").and_then(|v| v.value.as_ref()) else {
+            return Ok(());
+        };
+        for class in &list.s {
+            if let Some(target) = class.strip_prefix(b"loc:@")
+                && !self.graph.colocated_with(target)
+            {
+                let target = String::from_utf8_lossy(target);
+                return Err(Failure::invalid(format!(
+                    "Node '{name}' expects to be colocated with unknown node '{target}'"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// What `Convert` checks of a node of `form`, named `name`, before its edges: the op
+    /// lookup, `ValidateNodeDef` and the op's deprecation; the node's types.
+    fn check_form_before_edges(&self, form: FormId, name: &str) -> Result<Signature, Failure> {
+        let form = self.graph.forms().get(form);
+        let op = self.importer.lookup(form.op)?;
+        let attrs = with_defaults(form.node(), op);
+        validate_node_def(
+            &self.importer.d,
+            name,
+            op,
+            &attrs,
+            form.data_inputs as usize,
+        )?;
+        let types = in_out_types(&attrs, op).map_err(Failure::invalid)?;
+        if let Some(producer) = self.producer {
+            check_deprecation(op, producer)?;
+        }
+        Ok(Rc::new(types))
+    }
+
+    /// What `Convert` checks of a node of `form`, named `name`, after its edges: the functions
+    /// it calls, instantiated as shape inference does, and `_output_shapes`.
+    fn check_form_after_edges(
+        &self,
+        form: FormId,
+        name: &str,
+        signature: &Signature,
+    ) -> Result<(), Failure> {
+        let importer = self.importer;
+        let form = self.graph.forms().get(form);
+        let node = form.node();
+        let calls = importer.functions.contains_key(form.op)
+            || form.op == "PartitionedCall"
+            || form.op == "StatefulPartitionedCall";
+        if calls {
+            let attrs = with_defaults(node, importer.lookup(form.op)?);
+            if let Some((function, call_attrs)) = importer.called_function(node, &attrs) {
+                importer.instantiate(function, &call_attrs, &mut Vec::new())?;
+            }
+        }
+        let outputs = signature.1.len();
+        let shapes = node.attr.get("_output_shapes");
+        if let Some(Value::List(list)) = shapes.and_then(|v| v.value.as_ref())
+            && list.shape.len() < outputs
+            && list.s.is_empty()
+            && list.i.is_empty()
+            && list.f.is_empty()
+            && list.b.is_empty()
+            && list.r#type.is_empty()
+            && list.tensor.is_empty()
+            && list.func.is_empty()
+        {
+            return Err(Failure::invalid(format!(
+                "Node '{name}' has {outputs} outputs but the _output_shapes attribute \
+                 specifies shapes for {} outputs",
+                list.shape.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether the rest of the import cannot fail: the graph's shape holds (no cycle, back
+    /// edges only into Merges), every form passes its checks, and every edge joins an output
+    /// and an input whose types agree. Each form is judged by its first node, as any node of
+    /// it would be.
+    fn nothing_can_fail(&mut self) -> bool {
+        let graph = self.graph;
+        if graph.refused_for_its_shape() {
+            return false;
+        }
+        for (id, form) in graph.forms().iter() {
+            if self.passed[id.0 as usize].is_some() {
+                continue;
+            }
+            let name = form.node().name.as_str();
+            let checked = self.check_colocation(id, name).and_then(|()| {
+                let signature = self.check_form_before_edges(id, name)?;
+                self.check_form_after_edges(id, name, &signature)?;
+                Ok(signature)
+            });
+            match checked {
+                Ok(signature) => self.passed[id.0 as usize] = Some(signature),
+                Err(_) => return false,
+            }
+        }
+        (0..graph.len() as u32).all(|n| {
+            let Some(inputs) = self.passed(n).map(|s| &s.0) else {
+                return false;
+            };
+            graph.edges().data(n).enumerate().all(|(k, edge)| {
+                let outputs = self.passed(edge.source).map_or(&[][..], |s| &s.1[..]);
+                match (outputs.get(edge.slot as usize), inputs.get(k)) {
+                    (Some(&actual), Some(&expected)) => types_compatible(expected, actual),
+                    _ => false,
+                }
+            })
+        })
+    }
+
+    /// The end of `Convert`: every node made, then `AddBackEdges`.
+    fn finish(&self) -> Result<(), Failure> {
+        let never_made = self.graph.order().never_made();
+        if never_made > 0 {
+            return Err(Failure::invalid(format!("{never_made} nodes in a cycle")));
+        }
+        for &(source, slot, dst, k) in &self.back_edges {
+            let edge = Edge { source, slot };
+            let (Some(outputs), Some(inputs)) = (self.passed(source), self.passed(dst)) else {
+                continue;
+            };
+            self.make_edge(
+                source,
+                &outputs.1,
+                self.slot(dst, k, edge),
+                dst,
+                &inputs.0,
+                k,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `GraphConstructor::MakeEdge`: output `slot` of `source`, whose outputs are `outputs`,
+    /// to input `k` of `dst`, whose inputs are `inputs`: the types must agree.
+    fn make_edge(
+        &self,
+        source: u32,
+        outputs: &[i32],
+        slot: usize,
+        dst: u32,
+        inputs: &[i32],
+        k: usize,
+    ) -> Result<(), Failure> {
+        let d = &self.importer.d;
+        let (src, dst) = (self.graph.name(source), self.graph.name(dst));
+        let Some(&actual) = outputs.get(slot) else {
+            return Err(Failure::invalid(format!(
+                "Output {slot} of node {src} does not exist. Node only has {} outputs.",
+                outputs.len()
+            )));
+        };
+        let Some(&expected) = inputs.get(k) else {
+            return Err(Failure::invalid(format!(
+                "Input {k} of node {dst} does not exist. Node only has {} inputs.",
+                inputs.len()
+            )));
+        };
+        if !types_compatible(expected, actual) {
+            return Err(Failure::invalid(format!(
+                "Input {k} of node {dst} was passed {} from {src}:{slot} incompatible with \
+                 expected {}.",
+                d.dtype_string(actual),
+                d.dtype_string(expected)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// `CheckOpDeprecation` (`op_def_util.cc`).
+fn check_deprecation(op: &OpDef, producer: i32) -> Result<(), Failure> {
+    match &op.deprecation {
+        Some(dep) if producer >= dep.version => Err(Failure {
+            code: Code::Unimplemented,
+            message: format!(
+                "Op {} is not available in GraphDef version {producer}. It has been removed in \
+                 version {}. {}.",
+                op.name, dep.version, dep.explanation
+            ),
+        }),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,509 @@
+//! One pass over a GraphDef's bytes, through the crate's protobuf reader ([`crate::wire`]): the
+//! nodes read in place, indexed, their inputs looked up and their forms found.
+//!
+//! TensorFlow indexes every node and looks up every input before it imports any node, and
+//! most refused imports stop at their first node. So the pass keeps next to nothing of each
+//! node: what the importer judges of a node beyond its name and its edges is its form's
+//! ([`super::forms`]), decoded once per form; every node's form and edges are read again from
+//! the file when an import gets past its first node, and a node's name when a message wants
+//! it. A million nodes then cost the index's eight bytes each.
+//!
+//! Bytes that prost reads differently, or refuses (a field repeated or of another wire type
+//! than its declaration, text that is not UTF-8, a form whose fields do not decode), are not
+//! read here: [`Graph::read`] says `None`, and the caller decodes the whole graph with prost
+//! instead, which refuses the bytes or gives the graph to read again in its plain form.
+
+use std::cell::OnceCell;
+use std::collections::HashSet;
+
+use prost::Message;
+
+use super::Failure;
+use super::edges::{Edges, Order};
+use super::forms::{Flow, Form, FormId, FormKey, Forms};
+use super::index::{Names, Wanted, tensor_id, valid_node_name};
+use crate::schema::GraphDef;
+use crate::schema::attr_value::Value as AttrValue;
+use crate::wire::{Fields, Value};
+
+/// `NodeDef` fields (`tensorflow/core/framework/node_def.proto`).
+const NODE_NAME: u32 = 1;
+const NODE_OP: u32 = 2;
+const NODE_INPUT: u32 = 3;
+const NODE_DEVICE: u32 = 4;
+/// `GraphDef.node` (`tensorflow/core/framework/graph.proto`).
+const GRAPH_NODE: u32 = 1;
+
+/// Node `n`'s field is found by reading on from that of node `n - n % STRIDE`, whose place
+/// in the file is kept.
+const STRIDE: usize = 64;
+
+/// A GraphDef read for importing: its nodes in place, the rest of it decoded.
+pub(super) struct Graph<'a> {
+    file: &'a [u8],
+    len: usize,
+    /// Where the field of every [`STRIDE`]th node starts in the file.
+    every_stride: Vec<u32>,
+    forms: Forms<'a>,
+    /// The nodes the forms' colocation constraints (`loc:@NAME` in `_class`) name, by name;
+    /// a name of no node is left out.
+    colocated: HashSet<Vec<u8>>,
+    /// The inputs that do not name the node just before their own (see [`names_previous`]),
+    /// in order: which of the names looked up each names.
+    lookups: Vec<u32>,
+    /// The node each name looked up names.
+    looked_up: Vec<u32>,
+    /// The first refusal of `BuildNodeIndex` or `InitFromEdges`, which every release makes.
+    refusal: Option<Failure>,
+    /// The first node with no inputs: an import makes it first.
+    first_ready: Option<u32>,
+    /// The graph without its nodes: versions and library.
+    pub(super) rest: GraphDef,
+    /// Every node's form and edges, read again the first time they are asked for.
+    nodes: OnceCell<Nodes>,
+    order: OnceCell<Order>,
+}
+
+/// Every node's form and edges.
+struct Nodes {
+    forms: Vec<FormId>,
+    edges: Edges,
+}
+
+impl<'a> Graph<'a> {
+    /// Reads a GraphDef's bytes, which hold about `nodes` nodes (a wrong count costs only
+    /// time); `None` for bytes left to prost (see the module's documentation).
+    pub(super) fn read(bytes: &'a [u8], nodes: usize) -> Option<Graph<'a>> {
+        // Offsets in the file are kept as 32 bits: protobuf messages are below 2 GiB.
+        u32::try_from(bytes.len()).ok()?;
+        let nodes = nodes.min(bytes.len() / 2);
+        let mut read = Reading {
+            file: bytes,
+            len: 0,
+            every_stride: Vec::with_capacity(nodes / STRIDE + 1),
+            forms: Forms::new(),
+            names: Names::with_capacity(nodes),
+            bad_node: None,
+            first_ready: None,
+            previous: "",
+            reader: NodeReader::default(),
+            lookups: Vec::new(),
+            wanted: Wanted::default(),
+            first_wanted: Vec::new(),
+        };
+        let mut rest = Vec::new();
+        let mut fields = Fields::new(bytes, 0, "GraphDef");
+        while let Some(field) = fields.next_well_formed() {
+            match (field.number, field.value) {
+                (GRAPH_NODE, Value::Bytes(node, _)) => read.add(node, field.start)?,
+                // The fields a GraphDef or a SavedModel has, each with a wire type that
+                // neither allows for it (see `Kind::detect`): the bytes are not for reading.
+                (1..=5, Value::Other(_))
+                | (1 | 2 | 4 | 5, Value::Varint(_))
+                | (3, Value::Bytes(..)) => return None,
+                _ => rest.extend_from_slice(&bytes[field.start..field.end]),
+            }
+        }
+        if fields.malformed() {
+            return None;
+        }
+        // The other fields, as prost reads them: a node field of another wire type, or a
+        // library that does not decode, is prost's to refuse.
+        let rest = GraphDef::decode(rest.as_slice()).ok()?;
+        if !rest.node.is_empty() {
+            return None;
+        }
+        Some(read.finish(rest))
+    }
+
+    /// The first refusal of `BuildNodeIndex` or `InitFromEdges`, if any: every release's.
+    pub(super) fn refusal(&self) -> Option<&Failure> {
+        self.refusal.as_ref()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Node `n`'s bytes, read again from the file.
+    fn bytes(&self, n: u32) -> &'a [u8] {
+        let n = n as usize;
+        let Some(&at) = self.every_stride.get(n / STRIDE) else {
+            return &[];
+        };
+        let at = at as usize;
+        let mut fields = Fields::new(&self.file[at..], at, "GraphDef");
+        let mut nodes = std::iter::from_fn(|| fields.next_well_formed())
+            .filter(|field| field.number == GRAPH_NODE)
+            .filter_map(|field| field.payload().map(|(node, _)| node));
+        // Read once already.
+        nodes.nth(n % STRIDE).unwrap_or_default()
+    }
+
+    /// Node `n`'s name.
+    pub(super) fn name(&self, n: u32) -> &'a str {
+        let mut fields = Fields::new(self.bytes(n), 0, "NodeDef");
+        while let Some(field) = fields.next_well_formed() {
+            if let (NODE_NAME, Value::Bytes(name, _)) = (field.number, field.value) {
+                // Checked as UTF-8 when the node was read.
+                return std::str::from_utf8(name).unwrap_or_default();
+            }
+        }
+        ""
+    }
+
+    /// Node `n`'s form.
+    pub(super) fn form_id(&self, n: u32) -> FormId {
+        if let Some(nodes) = self.nodes.get() {
+            return nodes.forms[n as usize];
+        }
+        // Before an import gets past its first node, only that node's is asked for.
+        let mut reader = NodeReader::default();
+        let bytes = self.bytes(n);
+        reader
+            .read(bytes)
+            .and_then(|_| self.forms.find(reader.form_key()))
+            .unwrap_or(FormId(0))
+    }
+
+    pub(super) fn form_of(&self, n: u32) -> &Form<'a> {
+        self.forms.get(self.form_id(n))
+    }
+
+    pub(super) fn forms(&self) -> &Forms<'a> {
+        &self.forms
+    }
+
+    /// Whether a node is named `name`, a colocation constraint's.
+    pub(super) fn colocated_with(&self, name: &[u8]) -> bool {
+        self.colocated.contains(name)
+    }
+
+    /// The node an import makes first, if any.
+    pub(super) fn first_ready(&self) -> Option<u32> {
+        self.first_ready
+    }
+
+    /// Every node's form and edges, read again the first time they are asked for.
+    fn nodes(&self) -> &Nodes {
+        self.nodes.get_or_init(|| {
+            let mut nodes = Nodes {
+                forms: Vec::with_capacity(self.len),
+                edges: Edges::with_capacity(self.len),
+            };
+            let mut reader = NodeReader::default();
+            let mut looked_up = self.lookups.iter().map(|&at| &self.looked_up[at as usize]);
+            let mut previous = "";
+            let mut fields = Fields::new(self.file, 0, "GraphDef");
+            let mut n = 0;
+            while let Some(field) = fields.next_well_formed() {
+                let (GRAPH_NODE, Value::Bytes(bytes, _)) = (field.number, field.value) else {
+                    continue;
+                };
+                // Read once already: the same fields, of a form found then.
+                let (name, _) = reader.read(bytes).unwrap_or_default();
+                let form = self.forms.find(reader.form_key());
+                nodes.forms.push(form.unwrap_or(FormId(0)));
+                nodes
+                    .edges
+                    .add_node(n, &reader.inputs, previous, &mut looked_up);
+                previous = name;
+                n += 1;
+            }
+            nodes
+        })
+    }
+
+    /// Every node's inputs, read again the first time they are asked for.
+    pub(super) fn edges(&self) -> &Edges {
+        &self.nodes().edges
+    }
+
+    /// The order an import makes the nodes in, worked out the first time it is asked for.
+    pub(super) fn order(&self) -> &Order {
+        self.order
+            .get_or_init(|| Order::of(self.edges(), |n| self.form_of(n).flow))
+    }
+
+    /// Whether the graph's shape alone refuses it, in every release: a node in a cycle, or a
+    /// back edge into a node that is not a Merge. A graph with no loop (no Merge, no
+    /// NextIteration) whose every input names a node written before its own, as TensorFlow
+    /// writes graphs, has neither, and its order need not be worked out to know it.
+    pub(super) fn refused_for_its_shape(&self) -> bool {
+        let loops = self.forms.iter().any(|(_, form)| form.flow != Flow::Other);
+        if !loops && self.edges().sources_before() {
+            return false;
+        }
+        self.order().refused_for_its_shape()
+    }
+
+    /// Whether node `n` is a Merge.
+    pub(super) fn is_merge(&self, n: u32) -> bool {
+        self.form_of(n).flow == Flow::Merge
+    }
+}
+
+/// Whether the first field of `bytes` is a GraphDef's node.
+pub(super) fn starts_with_node(bytes: &[u8]) -> bool {
+    let first = Fields::new(bytes, 0, "GraphDef").next_well_formed();
+    first.is_some_and(|field| field.number == GRAPH_NODE && field.payload().is_some())
+}
+
+/// Whether `input` names the node just before its own, named `previous` (empty for the
+/// first node): TensorFlow writes most graphs so, and such an input needs no index. No node is
+/// named "" (the index refuses the name), so an input naming "" is looked up.
+pub(super) fn names_previous(input: &[u8], previous: &str) -> bool {
+    let previous = previous.as_bytes();
+    // A name has no `:` or `^` in it: an input that is the name is its output 0.
+    !previous.is_empty() && (input == previous || tensor_id(input).0 == previous)
+}
+
+/// What `BuildNodeIndex` refuses of a node, in the order it checks a node: of two refusals of
+/// one node, the first is the one it makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum BadNode {
+    InvalidName,
+    NotUnique,
+    NoOp,
+    ControlsFirst,
+}
+
+/// A graph being read.
+struct Reading<'a> {
+    file: &'a [u8],
+    len: usize,
+    every_stride: Vec<u32>,
+    forms: Forms<'a>,
+    /// The names of the nodes up to the first one refused on its own, for the index.
+    names: Names,
+    /// The first node refused on its own (not for its name being repeated), and why.
+    bad_node: Option<(u32, BadNode)>,
+    first_ready: Option<u32>,
+    /// The last node's name.
+    previous: &'a str,
+    reader: NodeReader<'a>,
+    /// The inputs that do not name the node just before their own, in order: which of the
+    /// names wanted each names.
+    lookups: Vec<u32>,
+    wanted: Wanted<'a>,
+    /// Where each name wanted is first wanted: the node and its input, as written.
+    first_wanted: Vec<(u32, &'a [u8])>,
+}
+
+impl<'a> Reading<'a> {
+    /// Reads and adds one node, `bytes` as written, whose field starts at byte `at` of the file.
+    fn add(&mut self, bytes: &'a [u8], at: usize) -> Option<()> {
+        let reader = &mut self.reader;
+        let (name, op) = reader.read(bytes)?;
+        let n = u32::try_from(self.len).ok()?;
+        self.forms.add(bytes, op, reader.form_key())?;
+        // BuildNodeIndex, node after node, up to the first node it refuses; whether a name
+        // came before is found once every name is in.
+        if self.bad_node.is_none() {
+            self.names.push(n, name.as_bytes());
+            self.bad_node = if !valid_node_name(name) {
+                Some((n, BadNode::InvalidName))
+            } else if op.is_empty() {
+                Some((n, BadNode::NoOp))
+            } else if !reader.controls_last() {
+                Some((n, BadNode::ControlsFirst))
+            } else {
+                None
+            };
+        }
+        for &input in &reader.inputs {
+            if !names_previous(input, self.previous) {
+                let at = self.wanted.add(tensor_id(input).0);
+                if at as usize == self.first_wanted.len() {
+                    self.first_wanted.push((n, input));
+                }
+                self.lookups.push(at);
+            }
+        }
+        if reader.inputs.is_empty() && self.first_ready.is_none() {
+            self.first_ready = Some(n);
+        }
+        if self.len.is_multiple_of(STRIDE) {
+            // Below 2 GiB (checked in `Graph::read`).
+            self.every_stride.push(at as u32);
+        }
+        self.len += 1;
+        self.previous = name;
+        Some(())
+    }
+
+    /// The graph read: its nodes indexed (`BuildNodeIndex`), then the inputs that do not name
+    /// the node before their own looked up, in node order (`InitFromEdges`); the first refusal
+    /// of either.
+    fn finish(self, rest: GraphDef) -> Graph<'a> {
+        let mut graph = Graph {
+            file: self.file,
+            len: self.len,
+            every_stride: self.every_stride,
+            forms: self.forms,
+            colocated: HashSet::new(),
+            lookups: self.lookups,
+            looked_up: Vec::new(),
+            refusal: None,
+            first_ready: self.first_ready,
+            rest,
+            nodes: OnceCell::new(),
+            order: OnceCell::new(),
+        };
+        // The names wanted: those the inputs look up, then the colocation targets.
+        let looked_up = self.wanted.names().len();
+        let mut wanted = self.wanted.names().to_vec();
+        let targets = colocation_targets(&graph.forms);
+        wanted.extend(targets.iter().map(Vec::as_slice));
+        let found = self.names.find(|n| graph.name(n).as_bytes(), &wanted);
+        let (sources, targets_found) = found.nodes.split_at(looked_up);
+        graph.colocated = targets
+            .iter()
+            .zip(targets_found)
+            .filter(|(_, node)| node.is_some())
+            .map(|(target, _)| target.clone())
+            .collect();
+        let bad_node = self
+            .bad_node
+            .into_iter()
+            .chain(found.repeated.map(|node| (node, BadNode::NotUnique)))
+            .min();
+        graph.refusal = bad_node.map(|(node, why)| {
+            let name = graph.name(node);
+            Failure::invalid(match why {
+                BadNode::InvalidName => {
+                    format!("Node '{name}': Node name contains invalid characters")
+                }
+                BadNode::NotUnique => format!("Node '{name}' is not unique"),
+                BadNode::NoOp => format!("Node '{name}' does not specify an operation"),
+                BadNode::ControlsFirst => format!(
+                    "Node '{name}': Control dependencies must come after regular dependencies"
+                ),
+            })
+        });
+        if graph.refusal.is_none() {
+            // The names are numbered in the order they are first wanted: the first that names
+            // no node is the first input that does.
+            if let Some(unknown) = sources.iter().position(Option::is_none) {
+                let (node, input) = self.first_wanted[unknown];
+                graph.refusal = Some(Failure::invalid(format!(
+                    "Node '{}': Unknown input node '{}'",
+                    graph.name(node),
+                    String::from_utf8_lossy(input)
+                )));
+            } else {
+                graph.looked_up = sources.iter().flatten().copied().collect();
+            }
+        }
+        graph
+    }
+}
+
+/// The names the forms' colocation constraints name: `loc:@NAME` in `_class`.
+fn colocation_targets(forms: &Forms<'_>) -> Vec<Vec<u8>> {
+    let mut targets = Vec::new();
+    for (_, form) in forms.iter() {
+        let class = form
+            .node()
+            .attr
+            .get("_class")
+            .and_then(|v| v.value.as_ref());
+        if let Some(AttrValue::List(list)) = class {
+            for class in &list.s {
+                if let Some(target) = class.strip_prefix(b"loc:@") {
+                    targets.push(target.to_vec());
+                }
+            }
+        }
+    }
+    targets
+}
+
+/// Reads nodes one after the other, reusing its buffers.
+#[derive(Default)]
+struct NodeReader<'a> {
+    /// The last node's inputs, as written.
+    inputs: Vec<&'a [u8]>,
+    /// The last node's form key.
+    form_key: FormKey,
+}
+
+impl<'a> NodeReader<'a> {
+    /// Reads a NodeDef's fields: its name, and its op as written (checked with its form), and
+    /// its inputs and form fields into the reader; `None` for anything prost would read
+    /// differently or refuse.
+    ///
+    /// The text fields (name, op, inputs, device) must be UTF-8. In a node TensorFlow wrote
+    /// they come first, side by side, each with a one-byte key and a one-byte length: bytes
+    /// below 128, which UTF-8 reads as characters of their own. So those first fields' bytes,
+    /// from the node's start to the end of the last one, are UTF-8 if and only if each field
+    /// is, and are checked in one go; a text field after another kind of field is checked on
+    /// its own.
+    fn read(&mut self, bytes: &'a [u8]) -> Option<(&'a str, &'a [u8])> {
+        self.inputs.clear();
+        self.form_key.clear();
+        let (mut name, mut op) = (None, None);
+        // The end of the first text fields, side by side from the node's start.
+        let mut first_texts_end = 0;
+        let mut fields = Fields::new(bytes, 0, "NodeDef");
+        while let Some(field) = fields.next_well_formed() {
+            let Value::Bytes(text, _) = field.value else {
+                if (NODE_NAME..=NODE_DEVICE).contains(&field.number) {
+                    return None;
+                }
+                self.form_key.push_field(&bytes[field.start..field.end]);
+                continue;
+            };
+            let whole = &bytes[field.start..field.end];
+            if (NODE_NAME..=NODE_DEVICE).contains(&field.number) {
+                let short = whole.len() == text.len() + 2 && whole[0] < 0x80 && whole[1] < 0x80;
+                if short && field.start == first_texts_end {
+                    first_texts_end = field.end;
+                } else {
+                    std::str::from_utf8(text).ok()?;
+                }
+            }
+            match field.number {
+                NODE_NAME if name.is_none() => name = Some(field.end - text.len()..field.end),
+                NODE_OP if op.is_none() => {
+                    op = Some(text);
+                    self.form_key.push_field(whole);
+                }
+                NODE_INPUT => self.inputs.push(text),
+                NODE_DEVICE => {}
+                NODE_NAME | NODE_OP => return None,
+                _ => self.form_key.push_field(whole),
+            }
+        }
+        if fields.malformed() {
+            return None;
+        }
+        let first_texts = std::str::from_utf8(&bytes[..first_texts_end]).ok()?;
+        let name = match name {
+            // Within the first text fields, or checked on its own.
+            Some(at) => first_texts
+                .get(at.clone())
+                .or_else(|| std::str::from_utf8(&bytes[at]).ok())?,
+            None => "",
+        };
+        Some((name, op.unwrap_or_default()))
+    }
+
+    /// The last node's form key, ended with its number of data inputs (they come before its
+    /// control inputs).
+    fn form_key(&mut self) -> &[u8] {
+        let data = self
+            .inputs
+            .iter()
+            .take_while(|i| !i.starts_with(b"^"))
+            .count();
+        // Fewer than the node's bytes, which are below 2 GiB.
+        self.form_key.end(data as u32)
+    }
+
+    /// Whether no data input follows a control input.
+    fn controls_last(&self) -> bool {
+        let first_control = self.inputs.iter().position(|i| i.starts_with(b"^"));
+        first_control.is_none_or(|at| self.inputs[at..].iter().all(|i| i.starts_with(b"^")))
+    }
+}
