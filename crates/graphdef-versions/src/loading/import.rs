@@ -104,6 +104,15 @@ impl<'a> Importer<'a> {
     /// `TryImport` of `graph` from `Convert` on, judging deprecations by `producer` (none are
     /// judged without one).
     pub(super) fn import(&self, graph: &Graph<'_>, producer: Option<i32>) -> Result<(), Failure> {
+        self.import_walking(graph, producer, Walking::WhenSomethingCanFail)
+    }
+
+    fn import_walking(
+        &self,
+        graph: &Graph<'_>,
+        producer: Option<i32>,
+        walking: Walking,
+    ) -> Result<(), Failure> {
         if let Some(refusal) = graph.refusal() {
             return Err(refusal.clone());
         }
@@ -119,7 +128,7 @@ impl<'a> Importer<'a> {
         // worked out. With no node ready, every node is in a cycle (or there is none).
         if let Some(first) = graph.first_ready() {
             walk.make(first)?;
-            if walk.nothing_can_fail() {
+            if walking == Walking::WhenSomethingCanFail && walk.nothing_can_fail() {
                 return Ok(());
             }
             for &n in &graph.order().made()[1..] {
@@ -128,6 +137,16 @@ impl<'a> Importer<'a> {
         }
         walk.finish()
     }
+}
+
+/// When an import walks every node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walking {
+    /// Only when something can fail: to find what it refuses first.
+    WhenSomethingCanFail,
+    /// Always (the tests compare the two).
+    #[cfg(test)]
+    Always,
 }
 
 /// One import's way through a graph.
@@ -411,5 +430,139 @@ fn check_deprecation(op: &OpDef, producer: i32) -> Result<(), Failure> {
             ),
         }),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{AttrValue, GraphDef, NodeDef, TensorProto};
+    use proptest::prelude::*;
+    use prost::Message;
+
+    /// Ops, each with the number of data inputs it takes (a Merge takes its `N`).
+    const OPS: [(&str, usize); 9] = [
+        ("Placeholder", 0),
+        ("Const", 0),
+        ("Identity", 1),
+        ("ZerosLike", 1),
+        ("AddV2", 2),
+        ("NoOp", 0),
+        ("Merge", 2),
+        ("NextIteration", 1),
+        ("NoSuchOp", 1),
+    ];
+
+    /// A node of `op` named `n{n}`, of type `dtype`, whose data inputs come from `sources`
+    /// (as `(node, slot)`), and which waits for the nodes `controls`.
+    fn node(
+        n: usize,
+        op: &str,
+        dtype: i32,
+        sources: &[(usize, usize)],
+        controls: &[usize],
+    ) -> NodeDef {
+        let typed = |value| AttrValue { value: Some(value) };
+        let mut attr = std::collections::HashMap::new();
+        match op {
+            "Placeholder" => {
+                attr.insert("dtype".to_string(), typed(Value::Type(dtype)));
+            }
+            "Const" => {
+                attr.insert("dtype".to_string(), typed(Value::Type(dtype)));
+                let tensor = TensorProto {
+                    dtype,
+                    ..TensorProto::default()
+                };
+                attr.insert("value".to_string(), typed(Value::Tensor(tensor)));
+            }
+            _ => {
+                attr.insert("T".to_string(), typed(Value::Type(dtype)));
+            }
+        }
+        if op == "Merge" {
+            attr.insert("N".to_string(), typed(Value::I(sources.len() as i64)));
+        }
+        let input = sources
+            .iter()
+            .map(|&(source, slot)| match slot {
+                0 => format!("n{source}"),
+                slot => format!("n{source}:{slot}"),
+            })
+            .chain(controls.iter().map(|control| format!("^n{control}")))
+            .collect();
+        NodeDef {
+            name: format!("n{n}"),
+            op: op.to_string(),
+            input,
+            attr,
+            ..NodeDef::default()
+        }
+    }
+
+    prop_compose! {
+        /// A node of a graph of `count` nodes: mostly well typed and fed by nodes before it,
+        /// sometimes not.
+        fn a_node(count: usize)(
+            op in 0..OPS.len(),
+            float in proptest::bool::weighted(0.85),
+            dtype in prop_oneof![Just(3), Just(9), Just(7)],
+            arity_off in prop_oneof![8 => Just(0i32), 1 => Just(-1), 1 => Just(1)],
+            sources in proptest::collection::vec(
+                (proptest::bool::weighted(0.9), 0..count, proptest::bool::weighted(0.95)),
+                3,
+            ),
+            controls in proptest::collection::vec(0..count, 0..2),
+        ) -> (usize, i32, i32, Vec<(bool, usize, bool)>, Vec<usize>) {
+            (op, if float { 1 } else { dtype }, arity_off, sources, controls)
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Asking whether anything can fail never changes an import's verdict: when it says
+        /// nothing can, walking every node refuses nothing either.
+        #[test]
+        fn an_import_that_skips_its_walk_says_what_walking_says(
+            nodes in proptest::collection::vec(a_node(12), 1..12),
+            release in 0usize..10,
+        ) {
+            let count = nodes.len();
+            let graph = GraphDef {
+                node: nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(n, (op, dtype, arity_off, sources, controls))| {
+                        let (op, arity) = OPS[*op];
+                        let arity = (arity as i32 + arity_off).clamp(0, 3) as usize;
+                        let sources: Vec<(usize, usize)> = sources
+                            .iter()
+                            .take(arity)
+                            .map(|&(before, source, slot_zero)| {
+                                // A node fed by a node before it, mostly.
+                                let source = if before && n > 0 { source % n } else { source % count };
+                                (source, usize::from(!slot_zero))
+                            })
+                            .collect();
+                        // Control inputs from nodes before.
+                        let controls: Vec<usize> =
+                            controls.iter().filter(|_| n > 0).map(|c| c % n).collect();
+                        node(n, op, *dtype, &sources, &controls)
+                    })
+                    .collect(),
+                ..GraphDef::default()
+            };
+            let bytes = graph.encode_to_vec();
+            let read = Graph::read(&bytes, count).expect("plain bytes");
+            let release = TfRelease::all().nth(release).unwrap();
+            let importer = Importer::new(release, "test", None);
+            let verdict = |walking| {
+                importer
+                    .import_walking(&read, Some(2474), walking)
+                    .map_err(|failure| failure.message)
+            };
+            prop_assert_eq!(verdict(Walking::WhenSomethingCanFail), verdict(Walking::Always));
+        }
     }
 }

@@ -507,3 +507,238 @@ impl<'a> NodeReader<'a> {
         first_control.is_none_or(|at| self.inputs[at..].iter().all(|i| i.starts_with(b"^")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::NodeDef;
+    use proptest::prelude::*;
+    use std::collections::HashSet;
+
+    fn graph_of(nodes: &[(String, String, Vec<String>)]) -> Vec<u8> {
+        GraphDef {
+            node: nodes
+                .iter()
+                .map(|(name, op, input)| NodeDef {
+                    name: name.clone(),
+                    op: op.clone(),
+                    input: input.clone(),
+                    ..NodeDef::default()
+                })
+                .collect(),
+            ..GraphDef::default()
+        }
+        .encode_to_vec()
+    }
+
+    /// `IsValidNodeName`'s pattern, read plainly.
+    fn valid_by_pattern(name: &str) -> bool {
+        name.split('>').all(|part| {
+            let mut bytes = part.bytes();
+            bytes
+                .next()
+                .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
+                && bytes
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/'))
+        })
+    }
+
+    proptest! {
+        /// The first refusal is the one a plain model of `BuildNodeIndex` then
+        /// `InitFromEdges` finds: node after node, each node's name checked, then looked up
+        /// among the names before it, then its op and the order of its inputs; then every
+        /// input looked up among all the names.
+        #[test]
+        fn the_first_refusal_is_the_one_taking_nodes_in_order_finds(
+            nodes in proptest::collection::vec(
+                (
+                    prop_oneof![4 => "[a-e]", 1 => "[a-e]{2}", 1 => Just("-x".to_string())],
+                    prop_oneof![8 => Just("Op"), 1 => Just("")],
+                    proptest::collection::vec("\\^?[a-f](:[0-9])?", 0..3),
+                ),
+                1..14,
+            ),
+        ) {
+            let nodes: Vec<(String, String, Vec<String>)> = nodes
+                .into_iter()
+                .map(|(name, op, input)| (name, op.to_string(), input))
+                .collect();
+            let mut seen = HashSet::new();
+            let mut expected = None;
+            for (name, op, inputs) in &nodes {
+                let controls_last = inputs
+                    .iter()
+                    .skip_while(|input| !input.starts_with('^'))
+                    .all(|input| input.starts_with('^'));
+                expected = if !valid_by_pattern(name) {
+                    Some(format!("Node '{name}': Node name contains invalid characters"))
+                } else if !seen.insert(name.as_str()) {
+                    Some(format!("Node '{name}' is not unique"))
+                } else if op.is_empty() {
+                    Some(format!("Node '{name}' does not specify an operation"))
+                } else if !controls_last {
+                    Some(format!(
+                        "Node '{name}': Control dependencies must come after regular dependencies"
+                    ))
+                } else {
+                    None
+                };
+                if expected.is_some() {
+                    break;
+                }
+            }
+            if expected.is_none() {
+                expected = nodes.iter().find_map(|(name, _, inputs)| {
+                    inputs
+                        .iter()
+                        .find(|input| {
+                            let source = tensor_id(input.as_bytes()).0;
+                            !seen.contains(std::str::from_utf8(source).unwrap())
+                        })
+                        .map(|input| format!("Node '{name}': Unknown input node '{input}'"))
+                });
+            }
+            let bytes = graph_of(&nodes);
+            let graph = Graph::read(&bytes, nodes.len()).expect("plain bytes");
+            prop_assert_eq!(graph.refusal().map(|r| r.message.as_str()), expected.as_deref());
+        }
+
+        /// In a graph every import indexes (unique names, inputs naming nodes before, after,
+        /// itself or the node just before, data inputs then control inputs), each input's
+        /// edge comes from the node it names, with the slot it names.
+        #[test]
+        fn edges_come_from_the_nodes_the_inputs_name(
+            inputs in proptest::collection::vec(
+                proptest::collection::vec((0usize..40, any::<bool>(), 0usize..3), 0..4),
+                1..40,
+            ),
+            count_given in 0usize..60,
+        ) {
+            let count = inputs.len();
+            let nodes: Vec<(String, String, Vec<String>)> = inputs
+                .iter()
+                .enumerate()
+                .map(|(n, inputs)| {
+                    let mut inputs: Vec<(usize, bool, usize)> = inputs
+                        .iter()
+                        .map(|&(k, control, slot)| {
+                            // Half of the inputs name the node just before, when there is one.
+                            let source = if k % 2 == 0 && n > 0 { n - 1 } else { k % count };
+                            (source, control, slot)
+                        })
+                        .collect();
+                    inputs.sort_by_key(|&(_, control, _)| control);
+                    let inputs = inputs
+                        .into_iter()
+                        .map(|(source, control, slot)| match (control, slot) {
+                            (true, _) => format!("^n{source}"),
+                            (false, 0) => format!("n{source}"),
+                            (false, slot) => format!("n{source}:{slot}"),
+                        })
+                        .collect();
+                    (format!("n{n}"), "Op".to_string(), inputs)
+                })
+                .collect();
+            let bytes = graph_of(&nodes);
+            // However many nodes the reading was told of.
+            let graph = Graph::read(&bytes, count_given).expect("plain bytes");
+            prop_assert!(graph.refusal().is_none());
+            for (n, (name, _, inputs)) in nodes.iter().enumerate() {
+                let n = n as u32;
+                prop_assert_eq!(graph.name(n), name.as_str());
+                let named: Vec<(String, bool, usize)> = inputs
+                    .iter()
+                    .map(|input| {
+                        let (source, slot) = tensor_id(input.as_bytes());
+                        let source = std::str::from_utf8(source).unwrap().to_string();
+                        (source, input.starts_with('^'), slot)
+                    })
+                    .collect();
+                let found: Vec<(String, bool, usize)> = graph
+                    .edges()
+                    .of_node(n)
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &edge)| {
+                        let slot = if edge.is_control() { 0 } else { graph.edges().slot(n, k, edge) };
+                        (graph.name(edge.source).to_string(), edge.is_control(), slot)
+                    })
+                    .collect();
+                prop_assert_eq!(found, named);
+            }
+        }
+    }
+
+    #[test]
+    fn inputs_that_name_later_nodes_and_large_slots() {
+        let nodes = [
+            (
+                "b".to_string(),
+                "Op".to_string(),
+                vec!["a:99999999999".to_string()],
+            ),
+            ("a".to_string(), "Op".to_string(), vec![]),
+        ];
+        let bytes = graph_of(&nodes);
+        let graph = Graph::read(&bytes, 2).expect("read");
+        assert!(graph.refusal().is_none());
+        assert_eq!(graph.first_ready(), Some(1));
+        let edge = graph.edges().of_node(0)[0];
+        assert_eq!(edge.source, 1);
+        assert_eq!(graph.edges().slot(0, 0, edge), 99_999_999_999);
+        assert_eq!(graph.order().made(), [1, 0]);
+        let unknown = graph_of(&[("b".into(), "Op".into(), vec!["c".into()])]);
+        let graph = Graph::read(&unknown, 1).expect("read");
+        assert_eq!(
+            graph.refusal().map(|r| r.message.as_str()),
+            Some("Node 'b': Unknown input node 'c'")
+        );
+    }
+
+    /// A NodeDef's fields, each with a one-byte key and a one-byte length.
+    fn node_bytes(fields: &[(u8, &[u8])]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &(number, payload) in fields {
+            out.push(number << 3 | 2);
+            out.push(payload.len() as u8);
+            out.extend_from_slice(payload);
+        }
+        out
+    }
+
+    #[test]
+    fn text_fields_are_checked_for_utf8_together_or_apart() {
+        let attr = node_bytes(&[(1, b"T"), (2, &[0x30, 0x01])]);
+        let read = |raw: &[u8]| {
+            let mut reader = NodeReader::default();
+            let raw = raw.to_vec().leak();
+            reader
+                .read(raw)
+                .map(|(name, op)| (name.to_string(), op.to_vec(), reader.inputs.len()))
+        };
+        // Together, first: a multi-byte name stays whole.
+        let raw = node_bytes(&[(1, "n\u{e9}".as_bytes()), (2, b"Op"), (3, b"x"), (5, &attr)]);
+        assert_eq!(read(&raw), Some(("n\u{e9}".into(), b"Op".to_vec(), 1)));
+        // An attr first: each text field on its own.
+        let raw = node_bytes(&[(5, &attr), (1, b"n"), (2, b"Op"), (3, b"x:1")]);
+        assert_eq!(read(&raw), Some(("n".into(), b"Op".to_vec(), 1)));
+        // A long name (a two-byte length) is checked on its own, and the fields after it too.
+        let long = "n".repeat(200);
+        let mut raw = vec![0x0a, 0xc8, 0x01];
+        raw.extend_from_slice(long.as_bytes());
+        raw.extend(node_bytes(&[(3, &[0xc3])]));
+        assert_eq!(read(&raw), None);
+        // Bytes that are not UTF-8 in an input or a device, together or apart: left to prost.
+        for raw in [
+            node_bytes(&[(1, b"n"), (3, &[0xff])]),
+            node_bytes(&[(5, &attr), (1, b"n"), (3, &[0xc3])]),
+            node_bytes(&[(1, b"n"), (5, &attr), (4, &[0x80])]),
+            node_bytes(&[(1, &[0xc3]), (2, &[0xa9])]),
+        ] {
+            assert_eq!(read(&raw), None, "{raw:02x?}");
+        }
+        // A name repeated, or a text field of another wire type: left to prost.
+        assert_eq!(read(&node_bytes(&[(1, b"a"), (1, b"b")])), None);
+        assert_eq!(read(&[0x08, 0x01]), None);
+    }
+}

@@ -77,19 +77,26 @@ fn every_case_every_release_as_tensorflow_said() {
             .unwrap_or_else(|e| panic!("{path}: {e}"));
         let expected = &verdicts[file];
         compare(file, &report, expected, |v| v, &mut differences);
+        let graph = graphdef_versions::decode_graphs(&bytes)
+            .unwrap()
+            .1
+            .remove(0);
         if case["kind"] == "graph_def" {
             // Read in place and decoded whole, the verdicts are the same.
-            let graph = graphdef_versions::decode_graphs(&bytes)
-                .unwrap()
-                .1
-                .remove(0);
             assert_eq!(report, judge.judge_graph_def(&graph), "{file}");
         }
+        // Releases judged alike share a judgement: each release judged on its own says the
+        // same.
+        for verdict in report.verdicts() {
+            let alone = match report.loader() {
+                graphdef_versions::Loader::ImportGraphDef => {
+                    judge.import_graph_def(&graph, verdict.release())
+                }
+                _ => judge.load_saved_model(&graph, verdict.release()),
+            };
+            assert_eq!(verdict.errors().first(), alone.as_ref(), "{file}");
+        }
         if case["kind"] == "saved_model" {
-            let graph = graphdef_versions::decode_graphs(&bytes)
-                .unwrap()
-                .1
-                .remove(0);
             let imported = judge.judge_graph_def(&graph);
             compare(
                 &format!("{file} (import_graph_def)"),
