@@ -27,7 +27,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use graphdef_versions::schema::{AttrValue, GraphDef, NodeDef, VersionDef, attr_value};
 use graphdef_versions::{
-    Consumer, Registry, ReleaseJudge, judge, rewrite_graph_def_versions, scan_ops, sniff,
+    Consumer, Registry, ReleaseJudge, check_file, rewrite_graph_def_versions, scan_ops, sniff,
 };
 use prost::Message;
 
@@ -155,7 +155,7 @@ fn million_nodes(c: &mut Criterion) {
     let consumer = Consumer::tensorflow_graph_def();
     let registry = Registry::tensorflow();
     group.bench_function("judge_versions_and_ops", |b| {
-        b.iter(|| judge(black_box(&bytes), &consumer, &registry).unwrap())
+        b.iter(|| check_file(black_box(&bytes), &consumer, &registry).unwrap())
     });
     // What `graphdef-versions releases` does, beside `judge_versions_and_ops` (what `check`
     // does): every release refuses this graph at its first node, after indexing all of them.

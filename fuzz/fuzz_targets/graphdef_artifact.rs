@@ -2,14 +2,14 @@
 //! full decode and the whole judgement return a value or a typed error, never panic.
 #![no_main]
 
-use graphdef_versions::{Artifact, Consumer, Kind, Registry, decode_graphs, judge, rewrite_versions};
+use graphdef_versions::{Artifact, Consumer, Kind, Registry, decode_graphs, check_file, rewrite_versions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let _ = Kind::detect(data);
     let _ = decode_graphs(data);
     let _ = rewrite_versions(data, &Default::default());
-    let _ = judge(
+    let _ = check_file(
         data,
         &Consumer::tensorflow_graph_def(),
         &Registry::tensorflow(),

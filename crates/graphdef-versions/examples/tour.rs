@@ -5,9 +5,9 @@
 use graphdef_versions::jiff::civil::date;
 use graphdef_versions::schema::{GraphDef, MetaGraphDef, NodeDef, SavedModel, VersionDef};
 use graphdef_versions::{
-    Artifact, CHECKPOINT, Consumer, GRAPH_DEF, Producer, Registry, Release, Scheme, TF_VERSION,
-    Version, check_release_move, history, judge, merge_on_import, rewrite_graph_def_versions,
-    sniff,
+    Artifact, CHECKPOINT, Consumer, GRAPH_DEF, Producer, Registry, ReleaseVersioning, Scheme,
+    TF_VERSION, Version, check_file, check_release_move, history, merge_on_import,
+    rewrite_graph_def_versions, sniff,
 };
 use prost::Message;
 
@@ -105,7 +105,7 @@ fn main() -> Result<(), graphdef_versions::Error> {
             }),
             ..Default::default()
         };
-        let verdict = judge(&topk.encode_to_vec(), &tf, &registry)?;
+        let verdict = check_file(&topk.encode_to_vec(), &tf, &registry)?;
         let graph = &verdict.graphs[0];
         match (&graph.error, graph.ops.warnings.first()) {
             (Some(error), _) => println!("   producer {producer}: refused: {error}"),
@@ -168,8 +168,8 @@ fn main() -> Result<(), graphdef_versions::Error> {
     println!(
         "\n9. The policy for the next release: min_producer may rise only at a major release:"
     );
-    let now = Release::tensorflow();
-    let mut next = Release {
+    let now = ReleaseVersioning::tensorflow();
+    let mut next = ReleaseVersioning {
         number: "2.22.0".parse()?,
         ..now.clone()
     };

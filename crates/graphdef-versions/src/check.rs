@@ -1,123 +1,88 @@
-//! The consumer side: may this binary read this data?
-//!
-//! [`Consumer::check`] is TensorFlow's `CheckVersions` (`tensorflow/core/framework/versions.cc`):
-//! same order, same messages. The order matters when several things are wrong at once: a
-//! misconfigured consumer first, then the producer, then `min_consumer`, then `bad_consumers`.
-//! A producer *newer* than the consumer is not an error by itself: the data's `min_consumer`
-//! alone says whether an older consumer can read it.
+//! Checking a file for one consumer, as TensorFlow's importer checks it: versions first, then
+//! the ops of every node against the deprecation registry. (Which of ten real releases load a
+//! file, each with its own ops, is [`ReleaseJudge`](crate::ReleaseJudge)'s question.)
 
-use std::borrow::Cow;
+use crate::artifact::{Artifact, Kind};
+use crate::consumer::Consumer;
+use crate::deprecation::{OpAssessment, Registry};
+use crate::error::Error;
+use crate::sniff::GraphSummary;
+use crate::version::Version;
 
-use crate::error::{Error, Refusal};
-use crate::schema::VersionDef;
-use crate::version::{Constants, Scheme, TF_VERSION, Version};
-
-/// A binary that reads versioned data: its version, the oldest producer it reads, and the name
-/// it gives itself in messages.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Consumer {
-    scheme: Scheme,
-    version: Version,
-    min_producer: Version,
-    tf_version: Cow<'static, str>,
+/// The check of one graph of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphCheck {
+    /// For a SavedModel: which meta graph, from 0.
+    pub meta_graph: Option<usize>,
+    /// The graph's versions and counts.
+    pub summary: GraphSummary,
+    /// The deprecated ops it uses, judged at its producer version.
+    pub ops: OpAssessment,
+    /// Why the consumer refuses the graph (TensorFlow's message), or `None` when it accepts it.
+    /// A version problem comes first; otherwise the first removed op.
+    pub error: Option<Error>,
 }
 
-impl Consumer {
-    /// A consumer of `scheme` data with its own `version` and `min_producer`, naming itself
-    /// `tf_version` in messages ("... supported by TensorFlow {tf_version}.").
-    pub fn new(
-        scheme: Scheme,
-        version: Version,
-        min_producer: Version,
-        tf_version: impl Into<Cow<'static, str>>,
-    ) -> Self {
-        Consumer {
-            scheme,
-            version,
-            min_producer,
-            tf_version: tf_version.into(),
-        }
+/// The check of a file: one [`GraphCheck`] per graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckReport {
+    /// What the file is.
+    pub kind: Kind,
+    /// One per graph (one for a GraphDef, one per meta graph for a SavedModel).
+    pub graphs: Vec<GraphCheck>,
+}
+
+impl CheckReport {
+    /// Whether the consumer accepts every graph of the file.
+    pub fn accepted(&self) -> bool {
+        self.graphs.iter().all(|graph| graph.error.is_none())
     }
 
-    /// The consumer a binary with these constants is.
-    pub fn from_constants(constants: &Constants, tf_version: impl Into<Cow<'static, str>>) -> Self {
-        Consumer::new(
-            constants.scheme,
-            constants.current,
-            constants.min_producer,
-            tf_version,
-        )
+    /// The first refusal, if any.
+    pub fn first_error(&self) -> Option<&Error> {
+        self.graphs.iter().find_map(|graph| graph.error.as_ref())
     }
+}
 
-    /// TensorFlow 2.21 reading GraphDefs: version 2474, min producer 0.
-    pub fn tensorflow_graph_def() -> Self {
-        Consumer::from_constants(&crate::version::GRAPH_DEF, TF_VERSION)
-    }
-
-    /// TensorFlow 2.21 reading checkpoints: version 1, min producer 0.
-    pub fn tensorflow_checkpoint() -> Self {
-        Consumer::from_constants(&crate::version::CHECKPOINT, TF_VERSION)
-    }
-
-    /// The scheme this consumer reads.
-    pub fn scheme(&self) -> Scheme {
-        self.scheme
-    }
-
-    /// The consumer's own version.
-    pub fn version(&self) -> Version {
-        self.version
-    }
-
-    /// The oldest producer version the consumer reads.
-    pub fn min_producer(&self) -> Version {
-        self.min_producer
-    }
-
-    /// The name the consumer gives itself in messages.
-    pub fn tf_version(&self) -> &str {
-        &self.tf_version
-    }
-
-    /// Whether the consumer accepts data stamped with `versions`; if not, why, in TensorFlow's
-    /// words.
-    pub fn check(&self, versions: &VersionDef) -> Result<(), Error> {
-        let scheme = self.scheme;
-        if self.version < self.min_producer {
-            return Err(Refusal::ConsumerBelowMinProducer {
-                scheme,
-                consumer: self.version,
-                min_producer: self.min_producer,
+/// Checks a GraphDef or SavedModel file for `consumer`, with `registry`'s deprecations.
+///
+/// `Err` means the bytes could not be read; a graph the consumer refuses is an `Ok` report
+/// whose graphs carry the error.
+pub fn check_file(
+    bytes: &[u8],
+    consumer: &Consumer,
+    registry: &Registry,
+) -> Result<CheckReport, Error> {
+    let artifact = Artifact::open(bytes)?;
+    let mut graphs = Vec::with_capacity(artifact.graphs().len());
+    for graph in artifact.graphs() {
+        let summary = graph.sniff()?;
+        let producer = Version::new(summary.versions.producer);
+        // Keep only the first use of each deprecated op: a million-node graph costs no list of
+        // its ops, and each node one hash probe.
+        let mut seen = vec![false; registry.len()];
+        let mut used = Vec::new();
+        graph.scan_ops(|site| {
+            if let Some(at) = registry.position(site.op)
+                && !std::mem::replace(&mut seen[at], true)
+            {
+                used.push(site.op);
             }
-            .into());
-        }
-        let producer = Version::new(versions.producer);
-        if producer < self.min_producer {
-            return Err(Refusal::ProducerTooOld {
-                scheme,
-                producer,
-                min_producer: self.min_producer,
-                tf_version: self.tf_version.to_string(),
-            }
-            .into());
-        }
-        let min_consumer = Version::new(versions.min_consumer);
-        if min_consumer > self.version {
-            return Err(Refusal::ConsumerTooOld {
-                scheme,
-                min_consumer,
-                consumer: self.version,
-                tf_version: self.tf_version.to_string(),
-            }
-            .into());
-        }
-        if versions.bad_consumers.contains(&self.version.get()) {
-            return Err(Refusal::BadConsumer {
-                scheme,
-                consumer: self.version,
-            }
-            .into());
-        }
-        Ok(())
+        })?;
+        let ops = registry.assess(used, producer);
+        let error = consumer
+            .check(&summary.versions)
+            .err()
+            .or_else(|| ops.first_error());
+        graphs.push(GraphCheck {
+            meta_graph: graph.meta_graph.as_ref().map(|info| info.index),
+            summary,
+            ops,
+            error,
+        });
     }
+    Ok(CheckReport {
+        kind: artifact.kind(),
+        graphs,
+    })
 }

@@ -18,7 +18,7 @@
 //! in graphs produced at `M` or later and warns in older ones ([`Registry`]). Since 2019-05-09
 //! the GraphDef version advances by one every day ([`history`]).
 //!
-//! The crate reads real files: binary GraphDefs and `saved_model.pb` ([`Artifact`], [`judge`]),
+//! The crate reads real files: binary GraphDefs and `saved_model.pb` ([`Artifact`], [`check_file`]),
 //! checking versions straight from the wire without decoding the nodes ([`sniff`]), and
 //! rewrites a file's VersionDef leaving every other byte alone ([`rewrite_versions`]). The raw
 //! protobuf types are in [`schema`].
@@ -65,13 +65,19 @@
 //!   read best with their module's name: `history::graph_def_version_on(date)`,
 //!   `history::GRAPH_DEF_HISTORY`.
 //!
+//! Dates are [jiff](https://docs.rs/jiff)'s [`Date`], re-exported with [`jiff`] itself.
+//!
 //! [`TfRelease`] holds ten real TensorFlow releases, 2.12.1 to 2.21.0: each one's GraphDef and
 //! checkpoint constants and every op it registers (its `OpDef`: inputs, outputs, attrs with
 //! their types, defaults, allowed values and minimums, deprecation), dumped from the real wheels
 //! by `cargo xtask tf-releases` and compiled in (0.5 MB). [`ReleaseJudge`] uses them to say
 //! which of those releases load a GraphDef or SavedModel, and why the others do not, in each
-//! release's own words: it replays each release's importer (`import_graph_def`) or loader
-//! (`tf.saved_model.load`) with that release's ops ([`ReleaseReport::oldest_release`]).
+//! release's own words ([`LoadError`]): it replays each release's importer (`import_graph_def`)
+//! or loader (`tf.saved_model.load`) with that release's ops
+//! ([`ReleaseReport::oldest_release`]). [`check_file`] asks a simpler question of one consumer:
+//! its VersionDef check and TensorFlow's deprecated ops ([`CheckReport`]);
+//! [`check_release_move`] asks whether moving from one release's versioning to the next
+//! ([`ReleaseVersioning`]) keeps TensorFlow's promises.
 //!
 //! Every fallible function returns the one [`Error`]. Its variants group the causes as families
 //! to match on: [`DecodeError`] for bytes that are not a readable GraphDef, SavedModel or bundle
@@ -83,6 +89,7 @@
 mod artifact;
 mod check;
 mod checkpoint;
+mod consumer;
 mod deprecation;
 mod error;
 #[rustfmt::skip]
@@ -93,13 +100,11 @@ mod policy;
 mod producer;
 mod releases;
 mod sniff;
-mod table;
-mod verdict;
 mod version;
 mod wire;
 
 // The scheme: version numbers, TensorFlow's constants, the consumer's check, the producer's stamp.
-pub use check::Consumer;
+pub use consumer::Consumer;
 pub use producer::{Ban, Producer, merge_on_import};
 pub use version::{CHECKPOINT, Constants, GRAPH_DEF, Scheme, TF_VERSION, Version};
 // Ops retired by GraphDef version.
@@ -108,18 +113,20 @@ pub use deprecation::{
 };
 // Real files: binary GraphDefs and saved_model.pb, read and rewritten straight from the wire.
 pub use artifact::{Artifact, GraphBytes, Kind, MetaGraphInfo, decode_graphs, rewrite_versions};
+pub use check::{CheckReport, GraphCheck, check_file};
 pub use sniff::{GraphSummary, OpUse, distinct_ops, rewrite_graph_def_versions, scan_ops, sniff};
-pub use verdict::{GraphVerdict, Verdict, judge};
 pub use wire::MAX_MESSAGE_LEN;
 // Checkpoints: a tensor bundle's `.index` file and its header.
-pub use checkpoint::{check_bundle_header, check_checkpoint_index, read_checkpoint_header};
-pub use table::{bundle_header, looks_like_index};
+pub use checkpoint::{
+    bundle_header, check_bundle_header, check_checkpoint_index, looks_like_index,
+    read_checkpoint_header,
+};
 // Ten real TensorFlow releases (2.12 to 2.21): their constants and registered ops.
 pub use loading::{LoadError, Loader, ReleaseJudge, ReleaseReport, ReleaseVerdict};
 pub use releases::TfRelease;
 // The next release: the compatibility policy for moving to new constants.
 pub use policy::{
-    PolicyFinding, PolicyReport, PolicyRule, Release, ReleaseNumber, check_release_move,
+    PolicyFinding, PolicyReport, PolicyRule, ReleaseNumber, ReleaseVersioning, check_release_move,
 };
 // Calendar days, for the date-based GraphDef versions: jiff's civil dates, re-exported with
 // jiff itself so that a user names them without depending on jiff.

@@ -18,7 +18,7 @@
 //!   bad_consumers"), so that the fixed consumers are told apart from the banned one; a ban,
 //!   once released, stays, and only an existing consumer version can be banned.
 //!
-//! [`check_release_move`] applies them to two [`Release`]s and says, rule by rule, what is allowed and
+//! [`check_release_move`] applies them to two [`ReleaseVersioning`]s and says, rule by rule, what is allowed and
 //! why.
 
 use std::fmt;
@@ -85,9 +85,11 @@ impl fmt::Display for ReleaseNumber {
     }
 }
 
-/// Everything a release fixes about data versioning.
+/// Everything a release fixes about data versioning: its number, its constants, the ops it
+/// has deprecated and the consumers its producers ban. [`check_release_move`] judges a move
+/// from one to the next; [`TfRelease`](crate::TfRelease) is a real release, with its ops.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Release {
+pub struct ReleaseVersioning {
     /// The release number.
     pub number: ReleaseNumber,
     /// Its GraphDef constants.
@@ -100,10 +102,10 @@ pub struct Release {
     pub banned_consumers: Vec<Version>,
 }
 
-impl Release {
+impl ReleaseVersioning {
     /// TensorFlow 2.21 as this crate ships it.
     pub fn tensorflow() -> Self {
-        Release {
+        ReleaseVersioning {
             // TF_VERSION is a valid release number.
             number: TF_VERSION.parse().unwrap_or(ReleaseNumber::new(2, 21, 0)),
             graph_def: GRAPH_DEF,
@@ -179,7 +181,7 @@ impl PolicyReport {
 }
 
 /// Applies the compatibility rules to the move from release `from` to release `to`.
-pub fn check_release_move(from: &Release, to: &Release) -> PolicyReport {
+pub fn check_release_move(from: &ReleaseVersioning, to: &ReleaseVersioning) -> PolicyReport {
     let mut report = PolicyReport::default();
     let (old, new) = (from.number, to.number);
     if new <= old {
@@ -270,7 +272,7 @@ fn check_scheme(
     }
 }
 
-fn check_deprecations(report: &mut PolicyReport, from: &Release, to: &Release) {
+fn check_deprecations(report: &mut PolicyReport, from: &ReleaseVersioning, to: &ReleaseVersioning) {
     let scheme = Some(Scheme::GraphDef);
     let earlier = from
         .deprecations
@@ -346,7 +348,7 @@ fn check_deprecations(report: &mut PolicyReport, from: &Release, to: &Release) {
     }
 }
 
-fn check_bans(report: &mut PolicyReport, from: &Release, to: &Release) {
+fn check_bans(report: &mut PolicyReport, from: &ReleaseVersioning, to: &ReleaseVersioning) {
     let scheme = Some(Scheme::GraphDef);
     for banned in &from.banned_consumers {
         if !to.banned_consumers.contains(banned) {

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use prost::Message;
 
-use crate::check::Consumer;
+use crate::consumer::Consumer;
 use crate::generated::tf_releases::{OP_DEF_NAMES, OP_DEF_RANGES, OP_DEFS, RELEASES, ReleaseFacts};
 use crate::policy::ReleaseNumber;
 use crate::schema::OpDef;

@@ -3,8 +3,8 @@
 use crate::common::{field, graph, versions};
 use graphdef_versions::schema::{GraphDef, MetaGraphDef, SavedModel, meta_graph_def::MetaInfoDef};
 use graphdef_versions::{
-    Artifact, Consumer, DecodeError, Error, Kind, Refusal, Registry, decode_graphs, distinct_ops,
-    judge, rewrite_versions, sniff,
+    Artifact, Consumer, DecodeError, Error, Kind, Refusal, Registry, check_file, decode_graphs,
+    distinct_ops, rewrite_versions, sniff,
 };
 use prost::Message;
 
@@ -39,7 +39,7 @@ fn two_graph_model() -> Vec<u8> {
 #[test]
 fn every_meta_graph_is_judged() {
     let bytes = two_graph_model();
-    let verdict = judge(
+    let verdict = check_file(
         &bytes,
         &Consumer::tensorflow_graph_def(),
         &Registry::tensorflow(),
@@ -68,7 +68,7 @@ fn every_meta_graph_is_judged() {
         0.into(),
         "2.20.0",
     );
-    let verdict = judge(&bytes, &older, &Registry::tensorflow()).unwrap();
+    let verdict = check_file(&bytes, &older, &Registry::tensorflow()).unwrap();
     assert!(matches!(
         verdict.first_error(),
         Some(Error::Refused(Refusal::OpRemoved { .. }))

@@ -7,8 +7,8 @@ use graphdef_versions::schema::{
 };
 use graphdef_versions::{
     Artifact, Consumer, DecodeError, Error, GraphSummary, Kind, Refusal, Registry, Version,
-    WireType, decode_graphs, distinct_ops, judge, rewrite_graph_def_versions, rewrite_versions,
-    scan_ops, sniff,
+    WireType, check_file, decode_graphs, distinct_ops, rewrite_graph_def_versions,
+    rewrite_versions, scan_ops, sniff,
 };
 use proptest::prelude::*;
 use prost::Message;
@@ -20,7 +20,7 @@ fn all_readers(bytes: &[u8]) -> Result<GraphSummary, Error> {
     let _ = Kind::detect(bytes);
     let _ = decode_graphs(bytes);
     let _ = rewrite_versions(bytes, &versions(1, 2, &[3]));
-    let _ = judge(
+    let _ = check_file(
         bytes,
         &Consumer::tensorflow_graph_def(),
         &Registry::tensorflow(),
@@ -294,7 +294,7 @@ fn a_map_field_with_a_group_tag_is_refused_as_tensorflow_refuses_it() {
         "{error:?}"
     );
     assert!(
-        judge(
+        check_file(
             &bytes,
             &Consumer::tensorflow_graph_def(),
             &Registry::tensorflow()
@@ -467,7 +467,7 @@ fn judge_reports_every_removed_op_and_tensorflows_first() {
         Some(versions(20, 0, &[])),
     )
     .encode_to_vec();
-    let verdict = judge(
+    let verdict = check_file(
         &bytes,
         &Consumer::tensorflow_graph_def(),
         &Registry::tensorflow(),
@@ -488,7 +488,7 @@ fn judge_reports_every_removed_op_and_tensorflows_first() {
     assert!(!verdict.accepted());
     // A version problem is reported before any op problem.
     let old = graph(&["TopK"], &[], Some(versions(20, 3000, &[]))).encode_to_vec();
-    let verdict = judge(
+    let verdict = check_file(
         &old,
         &Consumer::tensorflow_graph_def(),
         &Registry::tensorflow(),

@@ -5,8 +5,8 @@ use crate::common::{data_bytes, data_json, graph, saved_model_around, versions};
 use graphdef_versions::schema::{GraphDef, VersionDef};
 use graphdef_versions::{
     Artifact, CHECKPOINT, Consumer, GRAPH_DEF, Kind, Producer, Refusal, Registry,
-    TF_DEPRECATED_OPS, TF_VERSION, Version, decode_graphs, distinct_ops, judge, merge_on_import,
-    rewrite_graph_def_versions, rewrite_versions, scan_ops, sniff,
+    TF_DEPRECATED_OPS, TF_VERSION, Version, check_file, decode_graphs, distinct_ops,
+    merge_on_import, rewrite_graph_def_versions, rewrite_versions, scan_ops, sniff,
 };
 use prost::Message;
 use serde_json::Value;
@@ -118,7 +118,7 @@ fn every_recorded_case_agrees_to_the_byte() {
         }
         let bytes = graph(&ops, &[], present.then(|| stamped.clone())).encode_to_vec();
 
-        let verdict = judge(&bytes, &consumer, &registry).expect("the graph reads");
+        let verdict = check_file(&bytes, &consumer, &registry).expect("the graph reads");
         assert_eq!(verdict.kind, Kind::GraphDef);
         let graph = &verdict.graphs[0];
         assert_eq!(graph.summary.has_versions, present, "{name}");
@@ -255,7 +255,7 @@ fn real_graphdefs_sniff_like_a_full_decode() {
         assert_eq!(graph_only, listed, "{name}");
 
         // TensorFlow 2.21 accepts its own graphs, without warnings.
-        let verdict = judge(
+        let verdict = check_file(
             &bytes,
             &Consumer::tensorflow_graph_def(),
             &Registry::tensorflow(),
@@ -277,7 +277,7 @@ fn with_library_needs_consumer_12() {
         Version::new(0),
         "0.10.0",
     );
-    let verdict = judge(&bytes, &old, &Registry::tensorflow()).unwrap();
+    let verdict = check_file(&bytes, &old, &Registry::tensorflow()).unwrap();
     assert_eq!(
         verdict.first_error().unwrap().to_string(),
         "GraphDef min consumer version 12 above current version 11 for TensorFlow 0.10.0.  Please upgrade TensorFlow."
@@ -310,7 +310,7 @@ fn saved_model_around_a_real_graph_is_detected_and_judged() {
         assert_eq!(kind, Kind::SavedModel);
         assert_eq!(decoded, vec![GraphDef::decode(bytes.as_slice()).unwrap()]);
 
-        let verdict = judge(
+        let verdict = check_file(
             &saved,
             &Consumer::tensorflow_graph_def(),
             &Registry::tensorflow(),

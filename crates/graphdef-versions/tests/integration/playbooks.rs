@@ -3,14 +3,14 @@
 //! refuse what they must no longer write, and each release's consumer loads or refuses the
 //! graphs every other release wrote, as the playbook promises.
 //!
-//! Which ops a binary registers is not part of a `Release` (the crate judges versions and
+//! Which ops a binary registers is not part of a `ReleaseVersioning` (the crate judges versions and
 //! deprecations); the walks keep that set beside each release, and a consumer that does not
 //! know an op refuses the graph as TensorFlow does ("Op type not registered").
 
 use crate::common::graph;
 use graphdef_versions::{
-    Consumer, DeprecatedOp, Error, PolicyReport, PolicyRule, Producer, Refusal, Registry, Release,
-    Version, check_release_move, distinct_ops, judge, sniff,
+    Consumer, DeprecatedOp, Error, PolicyReport, PolicyRule, Producer, Refusal, Registry,
+    ReleaseVersioning, Version, check_file, check_release_move, distinct_ops, sniff,
 };
 use prost::Message;
 
@@ -18,7 +18,7 @@ use prost::Message;
 /// applies only to graphs that use given ops.
 #[derive(Clone, Debug)]
 struct Binary {
-    release: Release,
+    release: ReleaseVersioning,
     ops: Vec<&'static str>,
     bans_when_ops: Vec<(i32, Vec<&'static str>)>,
 }
@@ -27,11 +27,11 @@ impl Binary {
     /// Release `number` with GraphDef version `current`, registering `ops`; min_producer and
     /// min_consumer 0, no deprecation, no ban.
     fn first(number: &str, current: i32, ops: &[&'static str]) -> Self {
-        let mut release = Release {
+        let mut release = ReleaseVersioning {
             number: number.parse().unwrap(),
             deprecations: Registry::empty(),
             banned_consumers: Vec::new(),
-            ..Release::tensorflow()
+            ..ReleaseVersioning::tensorflow()
         };
         release.graph_def.current = Version::new(current);
         release.graph_def.min_producer = Version::new(0);
@@ -117,7 +117,7 @@ impl Binary {
                 return Err(format!("Op type not registered '{op}'"));
             }
         }
-        let verdict = judge(bytes, &self.consumer(), &self.release.deprecations).unwrap();
+        let verdict = check_file(bytes, &self.consumer(), &self.release.deprecations).unwrap();
         if let Some(error) = verdict.first_error() {
             return Err(error.to_string());
         }

@@ -1,18 +1,18 @@
 //! The compatibility policy for moving from one release's constants to the next.
 
 use graphdef_versions::{
-    DeprecatedOp, Error, PolicyReport, PolicyRule, Release, ReleaseNumber, Version,
+    DeprecatedOp, Error, PolicyReport, PolicyRule, ReleaseNumber, ReleaseVersioning, Version,
     check_release_move,
 };
 
-fn tf(number: &str) -> Release {
-    Release {
+fn tf(number: &str) -> ReleaseVersioning {
+    ReleaseVersioning {
         number: number.parse().unwrap(),
-        ..Release::tensorflow()
+        ..ReleaseVersioning::tensorflow()
     }
 }
 
-fn bump(mut release: Release, number: &str, graph_def_current: i32) -> Release {
+fn bump(mut release: ReleaseVersioning, number: &str, graph_def_current: i32) -> ReleaseVersioning {
     release.number = number.parse().unwrap();
     release.graph_def.current = Version::new(graph_def_current);
     release
@@ -194,7 +194,7 @@ fn released_deprecations_are_never_changed_or_withdrawn() {
 #[test]
 fn a_deprecation_may_go_once_min_producer_reaches_it() {
     let from = tf("2.21.0");
-    let without_old = |mut release: Release| {
+    let without_old = |mut release: ReleaseVersioning| {
         let mut kept = graphdef_versions::Registry::empty();
         for op in release.deprecations.iter().filter(|op| op.name != "Old") {
             kept.register(op.clone()).unwrap();

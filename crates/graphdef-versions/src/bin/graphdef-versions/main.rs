@@ -1,4 +1,4 @@
-//! `graphdef-versions`: judge a GraphDef, SavedModel or checkpoint the way TensorFlow would load
+//! `graphdef-versions`: check_file a GraphDef, SavedModel or checkpoint the way TensorFlow would load
 //! it.
 //!
 //! ```text
@@ -22,9 +22,9 @@ use clap::{Args, Parser, Subcommand};
 use graphdef_versions::Date;
 use graphdef_versions::schema::BundleHeaderProto;
 use graphdef_versions::{
-    CHECKPOINT, Constants, Consumer, Error, GRAPH_DEF, GraphVerdict, Loader, MAX_MESSAGE_LEN,
-    Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, TF_VERSION, Verdict, Version, history,
-    judge, looks_like_index, read_checkpoint_header,
+    CHECKPOINT, CheckReport, Constants, Consumer, Error, GRAPH_DEF, GraphCheck, Loader,
+    MAX_MESSAGE_LEN, Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, TF_VERSION, Version,
+    check_file, history, looks_like_index, read_checkpoint_header,
 };
 use serde_json::{Value, json};
 
@@ -223,8 +223,8 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
         return check_checkpoint(args, &path, &bytes);
     }
     let consumer = consumer(args, &GRAPH_DEF);
-    let verdict = match judge(&bytes, &consumer, &Registry::tensorflow()) {
-        Ok(verdict) => verdict,
+    let report = match check_file(&bytes, &consumer, &Registry::tensorflow()) {
+        Ok(report) => report,
         Err(source) => {
             let error = CliError::Input { path, source };
             return unreadable(args, error);
@@ -232,11 +232,11 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     };
     let file = args.file.display().to_string();
     if args.json {
-        print_json(&verdict_json(&file, &consumer, &verdict))?;
+        print_json(&check_json(&file, &consumer, &report))?;
     } else {
-        print(&verdict_text(&file, &consumer, &verdict))?;
+        print(&check_text(&file, &consumer, &report))?;
     }
-    Ok(if verdict.accepted() {
+    Ok(if report.accepted() {
         Outcome::Accepted
     } else {
         Outcome::Rejected
@@ -483,10 +483,10 @@ fn endianness(header: &BundleHeaderProto) -> String {
     }
 }
 
-fn verdict_text(file: &str, consumer: &Consumer, verdict: &Verdict) -> String {
+fn check_text(file: &str, consumer: &Consumer, report: &CheckReport) -> String {
     let mut text = String::new();
     // Writing to a String cannot fail.
-    let _ = writeln!(text, "{file}: {}", verdict.kind.as_str());
+    let _ = writeln!(text, "{file}: {}", report.kind.as_str());
     let _ = writeln!(
         text,
         "consumer: TensorFlow {} (GraphDef version {}, min producer {})",
@@ -494,7 +494,7 @@ fn verdict_text(file: &str, consumer: &Consumer, verdict: &Verdict) -> String {
         consumer.version(),
         consumer.min_producer()
     );
-    for graph in &verdict.graphs {
+    for graph in &report.graphs {
         let versions = &graph.summary.versions;
         let label = match graph.meta_graph {
             Some(index) => format!("meta graph {index}"),
@@ -536,13 +536,13 @@ fn verdict_text(file: &str, consumer: &Consumer, verdict: &Verdict) -> String {
 }
 
 /// The `check --json` object; the README lists its keys.
-fn verdict_json(file: &str, consumer: &Consumer, verdict: &Verdict) -> Value {
-    let versions = verdict
+fn check_json(file: &str, consumer: &Consumer, report: &CheckReport) -> Value {
+    let versions = report
         .graphs
         .first()
         .map(|graph| graph.summary.versions.clone())
         .unwrap_or_default();
-    let deprecated_ops: Vec<Value> = verdict
+    let deprecated_ops: Vec<Value> = report
         .graphs
         .iter()
         .flat_map(|graph| &graph.ops.removed)
@@ -554,7 +554,7 @@ fn verdict_json(file: &str, consumer: &Consumer, verdict: &Verdict) -> Value {
             })
         })
         .collect();
-    let warnings: Vec<String> = verdict
+    let warnings: Vec<String> = report
         .graphs
         .iter()
         .flat_map(|graph| &graph.ops.warnings)
@@ -562,13 +562,13 @@ fn verdict_json(file: &str, consumer: &Consumer, verdict: &Verdict) -> Value {
         .collect();
     json!({
         "file": file,
-        "kind": verdict.kind.as_str(),
+        "kind": report.kind.as_str(),
         "producer": versions.producer,
         "min_consumer": versions.min_consumer,
         "bad_consumers": versions.bad_consumers,
-        "accepted": verdict.accepted(),
+        "accepted": report.accepted(),
         "unreadable": false,
-        "error": verdict.first_error().map(ToString::to_string),
+        "error": report.first_error().map(ToString::to_string),
         "deprecated_ops": deprecated_ops,
         "warnings": warnings,
         "consumer": {
@@ -576,11 +576,11 @@ fn verdict_json(file: &str, consumer: &Consumer, verdict: &Verdict) -> Value {
             "min_producer": consumer.min_producer().get(),
             "tf_version": consumer.tf_version(),
         },
-        "graphs": verdict.graphs.iter().map(graph_json).collect::<Vec<_>>(),
+        "graphs": report.graphs.iter().map(graph_json).collect::<Vec<_>>(),
     })
 }
 
-fn graph_json(graph: &GraphVerdict) -> Value {
+fn graph_json(graph: &GraphCheck) -> Value {
     let versions = &graph.summary.versions;
     json!({
         "meta_graph": graph.meta_graph,

@@ -8,12 +8,15 @@
 //! [`check_checkpoint_index`] takes the whole `.index` file; [`check_bundle_header`] takes the
 //! header record's bytes, found with [`bundle_header`](crate::bundle_header).
 
+mod table;
+
 use prost::Message;
 
-use crate::check::Consumer;
+pub use table::{bundle_header, looks_like_index};
+
+use crate::consumer::Consumer;
 use crate::error::{DecodeError, Error};
 use crate::schema::BundleHeaderProto;
-use crate::table::bundle_header;
 use crate::wire::check_size;
 
 /// Reads the header of a checkpoint's `.index` file and checks its version for `consumer`
