@@ -5,18 +5,23 @@
 //! they call, `_output_shapes`): only the node's name in the message differs. A graph of a
 //! million nodes has a few dozen forms, so each is judged once per release, not once per node.
 //!
-//! A form is known by its key, the bytes that make it: every field of the NodeDef but its name
-//! (1), its inputs (3) and its device (4), one after the other as written, then the number of
-//! data inputs. Nodes whose bytes differ but mean the same (attrs written in another order) are
-//! two forms judged alike.
+//! A form is known by its key: the number of data inputs, and every field of the NodeDef but
+//! its name (1), its inputs (3) and its device (4), as written (borrowed from the file, not
+//! copied). Nodes whose bytes differ but mean the same (attrs written in another order) are
+//! two forms judged alike. A form's first node is kept decoded when it is small; a large one
+//! (a constant holding weights) is decoded again when it is wanted, so that a graph's weights
+//! are not held twice.
 
-use std::hash::BuildHasher;
+use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
 
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 use prost::Message;
 
+use crate::schema::attr_value::Value;
 use crate::schema::{GraphDef, NodeDef};
 use crate::wire::put_bytes_field;
 
@@ -45,65 +50,91 @@ impl Flow {
     }
 }
 
-/// One form: its op, how many data inputs its nodes have, and the first of them, decoded.
+/// A form's node is kept decoded when it is at most this long.
+const KEPT_DECODED: usize = 64 << 10;
+
+/// One form: its op, how many data inputs its nodes have, and the first of them.
 pub(super) struct Form<'a> {
     pub(super) op: &'a str,
     pub(super) data_inputs: u32,
     pub(super) flow: Flow,
-    /// Where the form's key is in [`Forms::keys`].
-    key: Range<usize>,
-    /// The first node of this form, decoded.
-    decoded: NodeDef,
+    /// The first node of this form, as written.
+    example: &'a [u8],
+    /// Where the form's fields are in [`Forms::fields`].
+    fields: Range<usize>,
+    /// The first node decoded, when it is small.
+    decoded: OnceCell<NodeDef>,
+    /// The nodes its colocation constraints name: `loc:@NAME` in its `_class` attr.
+    pub(super) colocated_with: Vec<Vec<u8>>,
 }
 
 impl Form<'_> {
     /// The first node of this form, decoded: its attrs are every node's of the form.
-    pub(super) fn node(&self) -> &NodeDef {
-        &self.decoded
+    pub(super) fn node(&self) -> Cow<'_, NodeDef> {
+        // Decoded once already, as part of a graph, when the form was added.
+        let decode = || NodeDef::decode(self.example).unwrap_or_default();
+        if self.example.len() > KEPT_DECODED {
+            return Cow::Owned(decode());
+        }
+        Cow::Borrowed(self.decoded.get_or_init(decode))
     }
 }
 
-/// A form's key, made as a node is read: its fields but the name, inputs and device, then
-/// its number of data inputs.
+/// A form's key, made as a node is read (see the module's documentation).
 #[derive(Default)]
-pub(super) struct FormKey {
-    bytes: Vec<u8>,
+pub(super) struct FormKey<'a> {
+    data_inputs: u32,
+    fields: Vec<&'a [u8]>,
 }
 
-impl FormKey {
+impl<'a> FormKey<'a> {
     /// Starts the key of the next node.
     pub(super) fn clear(&mut self) {
-        self.bytes.clear();
+        self.fields.clear();
     }
 
     /// Adds a field, as written (key, length and value).
-    pub(super) fn push_field(&mut self, field: &[u8]) {
-        self.bytes.extend_from_slice(field);
+    pub(super) fn push_field(&mut self, field: &'a [u8]) {
+        self.fields.push(field);
     }
 
     /// Ends the key with the node's number of data inputs.
-    pub(super) fn end(&mut self, data_inputs: u32) -> &[u8] {
-        self.bytes.extend_from_slice(&data_inputs.to_le_bytes());
-        &self.bytes
+    pub(super) fn end(&mut self, data_inputs: u32) -> &Self {
+        self.data_inputs = data_inputs;
+        self
     }
 }
 
-/// How many data inputs a node has (they come before its control inputs).
-fn decoded_data_inputs(node: &NodeDef) -> u32 {
-    let data = node
-        .input
-        .iter()
-        .take_while(|i| !i.starts_with('^'))
-        .count();
-    // Fewer than the node's bytes, which are below 2 GiB.
-    data as u32
+/// The nodes a node's colocation constraints name: `loc:@NAME` in its `_class` attr.
+fn colocation(node: &NodeDef) -> Vec<Vec<u8>> {
+    match node.attr.get("_class").and_then(|v| v.value.as_ref()) {
+        Some(Value::List(list)) => list
+            .s
+            .iter()
+            .filter_map(|class| class.strip_prefix(b"loc:@"))
+            .map(<[u8]>::to_vec)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The hash of a form's key.
+fn hash_key(hasher: &RandomState, data_inputs: u32, fields: &[&[u8]]) -> u64 {
+    let mut hasher = hasher.build_hasher();
+    hasher.write_u32(data_inputs);
+    // Each field holds its own key and length: written one after the other, two keys are the
+    // same bytes only if their fields are.
+    for field in fields {
+        hasher.write(field);
+    }
+    hasher.finish()
 }
 
 /// The distinct forms of a graph's nodes.
 pub(super) struct Forms<'a> {
     forms: Vec<Form<'a>>,
-    /// Each form's key, form after form.
-    keys: Vec<u8>,
+    /// Each form's fields, form after form.
+    fields: Vec<&'a [u8]>,
     table: HashTable<u32>,
     hasher: RandomState,
 }
@@ -112,50 +143,64 @@ impl<'a> Forms<'a> {
     pub(super) fn new() -> Self {
         Forms {
             forms: Vec::new(),
-            keys: Vec::new(),
+            fields: Vec::new(),
             table: HashTable::new(),
             hasher: RandomState::default(),
         }
     }
 
+    fn hash(&self, data_inputs: u32, fields: &[&[u8]]) -> u64 {
+        hash_key(&self.hasher, data_inputs, fields)
+    }
+
     /// The form of `node` (a NodeDef as written), whose op is `op` (as written) and whose key
-    /// is `key` (see [`FormKey`]). A new form's node is decoded by prost first, as part of a
-    /// graph, since prost limits how deep messages nest from the outermost one: `None` when
-    /// prost refuses it.
-    pub(super) fn add(&mut self, node: &'a [u8], op: &'a [u8], key: &[u8]) -> Option<FormId> {
-        let hash = self.hasher.hash_one(key);
-        let (forms, keys) = (&self.forms, &self.keys);
-        let same = |&id: &u32| keys[forms[id as usize].key.clone()] == *key;
-        if let Some(&id) = self.table.find(hash, same) {
-            return Some(FormId(id));
+    /// is `key`. A new form's node is decoded by prost first, as part of a graph, since prost
+    /// limits how deep messages nest from the outermost one: `None` when prost refuses it.
+    pub(super) fn add(
+        &mut self,
+        node: &'a [u8],
+        op: &'a [u8],
+        key: &FormKey<'a>,
+    ) -> Option<FormId> {
+        let hash = self.hash(key.data_inputs, &key.fields);
+        if let Some(id) = self.find_hashed(hash, key) {
+            return Some(id);
         }
         let mut graph = Vec::with_capacity(node.len() + 6);
         put_bytes_field(&mut graph, 1, node);
         let decoded = GraphDef::decode(graph.as_slice()).ok()?.node.pop()?;
         let op = std::str::from_utf8(op).ok()?;
         let id = u32::try_from(self.forms.len()).ok()?;
-        let start = self.keys.len();
-        self.keys.extend_from_slice(key);
+        let start = self.fields.len();
+        self.fields.extend_from_slice(&key.fields);
+        let colocated_with = colocation(&decoded);
+        let kept = OnceCell::new();
+        if node.len() <= KEPT_DECODED {
+            let _ = kept.set(decoded);
+        }
         self.forms.push(Form {
             op,
-            data_inputs: decoded_data_inputs(&decoded),
+            data_inputs: key.data_inputs,
             flow: Flow::of(op),
-            key: start..self.keys.len(),
-            decoded,
+            example: node,
+            fields: start..self.fields.len(),
+            decoded: kept,
+            colocated_with,
         });
-        let (forms, keys, hasher) = (&self.forms, &self.keys, &self.hasher);
+        let (forms, fields, hasher) = (&self.forms, &self.fields, &self.hasher);
         self.table.insert_unique(hash, id, |&other| {
-            hasher.hash_one(&keys[forms[other as usize].key.clone()])
+            let form = &forms[other as usize];
+            hash_key(hasher, form.data_inputs, &fields[form.fields.clone()])
         });
         Some(FormId(id))
     }
 
-    /// The form added before with the key `key`.
-    pub(super) fn find(&self, key: &[u8]) -> Option<FormId> {
-        let same = |&id: &u32| self.keys[self.forms[id as usize].key.clone()] == *key;
-        self.table
-            .find(self.hasher.hash_one(key), same)
-            .map(|&id| FormId(id))
+    fn find_hashed(&self, hash: u64, key: &FormKey<'_>) -> Option<FormId> {
+        let same = |&id: &u32| {
+            let form = &self.forms[id as usize];
+            form.data_inputs == key.data_inputs && self.fields[form.fields.clone()] == key.fields
+        };
+        self.table.find(hash, same).map(|&id| FormId(id))
     }
 
     pub(super) fn get(&self, id: FormId) -> &Form<'a> {
@@ -225,6 +270,31 @@ mod tests {
         assert_eq!(forms.len(), 3);
         assert_eq!(forms.get(first).node().name, "a");
         assert_eq!(forms.get(first).flow, Flow::Other);
+    }
+
+    #[test]
+    fn a_large_form_is_decoded_again_when_wanted() {
+        let big = NodeDef {
+            name: "w".into(),
+            op: "Op".into(),
+            attr: [(
+                "value".to_string(),
+                AttrValue {
+                    value: Some(Value::S(vec![7; KEPT_DECODED])),
+                },
+            )]
+            .into(),
+            ..NodeDef::default()
+        };
+        let bytes = &*Vec::leak(big.encode_to_vec());
+        let mut forms = Forms::new();
+        let id = add(&mut forms, bytes, 0).unwrap();
+        let form = forms.get(id);
+        assert!(form.decoded.get().is_none(), "not kept");
+        assert!(matches!(form.node(), Cow::Owned(ref node) if *node == big));
+        let small = &*Vec::leak(node_bytes("s", &[("n", 1)]));
+        let id = add(&mut forms, small, 0).unwrap();
+        assert!(matches!(forms.get(id).node(), Cow::Borrowed(node) if node.name == "s"));
     }
 
     /// An attr value nested `depth` times: `func` attrs inside `func` attrs.

@@ -242,14 +242,9 @@ impl Walk<'_, '_, '_> {
 
     /// `ValidateColocationConstraints`: `loc:@NAME` in `_class` must name a node of the graph.
     fn check_colocation(&self, form: FormId, name: &str) -> Result<(), Failure> {
-        let node = self.graph.forms().get(form).node();
-        let Some(Value::List(list)) = node.attr.get("_class").and_then(|v| v.value.as_ref()) else {
-            return Ok(());
-        };
-        for class in &list.s {
-            if let Some(target) = class.strip_prefix(b"loc:@")
-                && !self.graph.colocated_with(target)
-            {
+        let form = self.graph.forms().get(form);
+        for target in &form.colocated_with {
+            if !self.graph.colocated_with(target) {
                 let target = String::from_utf8_lossy(target);
                 return Err(Failure::invalid(format!(
                     "Node '{name}' expects to be colocated with unknown node '{target}'"
@@ -264,7 +259,8 @@ impl Walk<'_, '_, '_> {
     fn check_form_before_edges(&self, form: FormId, name: &str) -> Result<Signature, Failure> {
         let form = self.graph.forms().get(form);
         let op = self.importer.lookup(form.op)?;
-        let attrs = with_defaults(form.node(), op);
+        let node = form.node();
+        let attrs = with_defaults(&node, op);
         validate_node_def(
             &self.importer.d,
             name,
@@ -294,8 +290,8 @@ impl Walk<'_, '_, '_> {
             || form.op == "PartitionedCall"
             || form.op == "StatefulPartitionedCall";
         if calls {
-            let attrs = with_defaults(node, importer.lookup(form.op)?);
-            if let Some((function, call_attrs)) = importer.called_function(node, &attrs) {
+            let attrs = with_defaults(&node, importer.lookup(form.op)?);
+            if let Some((function, call_attrs)) = importer.called_function(&node, &attrs) {
                 importer.instantiate(function, &call_attrs, &mut Vec::new())?;
             }
         }
@@ -333,7 +329,8 @@ impl Walk<'_, '_, '_> {
             if self.passed[id.0 as usize].is_some() {
                 continue;
             }
-            let name = form.node().name.as_str();
+            let node = form.node();
+            let name = node.name.as_str();
             let checked = self.check_colocation(id, name).and_then(|()| {
                 let signature = self.check_form_before_edges(id, name)?;
                 self.check_form_after_edges(id, name, &signature)?;
@@ -344,12 +341,14 @@ impl Walk<'_, '_, '_> {
                 Err(_) => return false,
             }
         }
+        let (forms, edges) = (graph.forms_of(), graph.edges());
+        let passed = |n: u32| self.passed[forms[n as usize].0 as usize].as_ref();
         (0..graph.len() as u32).all(|n| {
-            let Some(inputs) = self.passed(n).map(|s| &s.0) else {
+            let Some(inputs) = passed(n).map(|s| &s.0) else {
                 return false;
             };
-            graph.edges().data(n).enumerate().all(|(k, edge)| {
-                let outputs = self.passed(edge.source).map_or(&[][..], |s| &s.1[..]);
+            edges.data(n).enumerate().all(|(k, edge)| {
+                let outputs = passed(edge.source).map_or(&[][..], |s| &s.1[..]);
                 match (outputs.get(edge.slot as usize), inputs.get(k)) {
                     (Some(&actual), Some(&expected)) => types_compatible(expected, actual),
                     _ => false,

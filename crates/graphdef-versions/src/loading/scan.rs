@@ -23,7 +23,6 @@ use super::edges::{Edges, Order};
 use super::forms::{Flow, Form, FormId, FormKey, Forms};
 use super::index::{Names, Wanted, tensor_id, valid_node_name};
 use crate::schema::GraphDef;
-use crate::schema::attr_value::Value as AttrValue;
 use crate::wire::{Fields, Value};
 
 /// `NodeDef` fields (`tensorflow/core/framework/node_def.proto`).
@@ -44,6 +43,8 @@ pub(super) struct Graph<'a> {
     len: usize,
     /// Where the field of every [`STRIDE`]th node starts in the file.
     every_stride: Vec<u32>,
+    /// Each node's form.
+    forms_of: Vec<FormId>,
     forms: Forms<'a>,
     /// The nodes the forms' colocation constraints (`loc:@NAME` in `_class`) name, by name;
     /// a name of no node is left out.
@@ -59,15 +60,9 @@ pub(super) struct Graph<'a> {
     first_ready: Option<u32>,
     /// The graph without its nodes: versions and library.
     pub(super) rest: GraphDef,
-    /// Every node's form and edges, read again the first time they are asked for.
-    nodes: OnceCell<Nodes>,
+    /// Every node's inputs, read again the first time they are asked for.
+    edges: OnceCell<Edges>,
     order: OnceCell<Order>,
-}
-
-/// Every node's form and edges.
-struct Nodes {
-    forms: Vec<FormId>,
-    edges: Edges,
 }
 
 impl<'a> Graph<'a> {
@@ -81,6 +76,7 @@ impl<'a> Graph<'a> {
             file: bytes,
             len: 0,
             every_stride: Vec::with_capacity(nodes / STRIDE + 1),
+            forms_of: Vec::with_capacity(nodes),
             forms: Forms::new(),
             names: Names::with_capacity(nodes),
             bad_node: None,
@@ -154,16 +150,12 @@ impl<'a> Graph<'a> {
 
     /// Node `n`'s form.
     pub(super) fn form_id(&self, n: u32) -> FormId {
-        if let Some(nodes) = self.nodes.get() {
-            return nodes.forms[n as usize];
-        }
-        // Before an import gets past its first node, only that node's is asked for.
-        let mut reader = NodeReader::default();
-        let bytes = self.bytes(n);
-        reader
-            .read(bytes)
-            .and_then(|_| self.forms.find(reader.form_key()))
-            .unwrap_or(FormId(0))
+        self.forms_of[n as usize]
+    }
+
+    /// Each node's form.
+    pub(super) fn forms_of(&self) -> &[FormId] {
+        &self.forms_of
     }
 
     pub(super) fn form_of(&self, n: u32) -> &Form<'a> {
@@ -184,39 +176,38 @@ impl<'a> Graph<'a> {
         self.first_ready
     }
 
-    /// Every node's form and edges, read again the first time they are asked for.
-    fn nodes(&self) -> &Nodes {
-        self.nodes.get_or_init(|| {
-            let mut nodes = Nodes {
-                forms: Vec::with_capacity(self.len),
-                edges: Edges::with_capacity(self.len),
-            };
-            let mut reader = NodeReader::default();
+    /// Every node's inputs, read again the first time they are asked for.
+    pub(super) fn edges(&self) -> &Edges {
+        self.edges.get_or_init(|| {
+            let mut edges = Edges::with_capacity(self.len);
             let mut looked_up = self.lookups.iter().map(|&at| &self.looked_up[at as usize]);
+            let mut inputs = Vec::new();
             let mut previous = "";
-            let mut fields = Fields::new(self.file, 0, "GraphDef");
+            let mut nodes = Fields::new(self.file, 0, "GraphDef");
             let mut n = 0;
-            while let Some(field) = fields.next_well_formed() {
+            while let Some(field) = nodes.next_well_formed() {
                 let (GRAPH_NODE, Value::Bytes(bytes, _)) = (field.number, field.value) else {
                     continue;
                 };
-                // Read once already: the same fields, of a form found then.
-                let (name, _) = reader.read(bytes).unwrap_or_default();
-                let form = self.forms.find(reader.form_key());
-                nodes.forms.push(form.unwrap_or(FormId(0)));
-                nodes
-                    .edges
-                    .add_node(n, &reader.inputs, previous, &mut looked_up);
+                // Read once already.
+                let mut name = "";
+                inputs.clear();
+                let mut fields = Fields::new(bytes, 0, "NodeDef");
+                while let Some(field) = fields.next_well_formed() {
+                    match (field.number, field.value) {
+                        (NODE_NAME, Value::Bytes(text, _)) if name.is_empty() => {
+                            name = std::str::from_utf8(text).unwrap_or_default();
+                        }
+                        (NODE_INPUT, Value::Bytes(input, _)) => inputs.push(input),
+                        _ => {}
+                    }
+                }
+                edges.add_node(n, &inputs, previous, &mut looked_up);
                 previous = name;
                 n += 1;
             }
-            nodes
+            edges
         })
-    }
-
-    /// Every node's inputs, read again the first time they are asked for.
-    pub(super) fn edges(&self) -> &Edges {
-        &self.nodes().edges
     }
 
     /// The order an import makes the nodes in, worked out the first time it is asked for.
@@ -273,6 +264,7 @@ struct Reading<'a> {
     file: &'a [u8],
     len: usize,
     every_stride: Vec<u32>,
+    forms_of: Vec<FormId>,
     forms: Forms<'a>,
     /// The names of the nodes up to the first one refused on its own, for the index.
     names: Names,
@@ -296,7 +288,8 @@ impl<'a> Reading<'a> {
         let reader = &mut self.reader;
         let (name, op) = reader.read(bytes)?;
         let n = u32::try_from(self.len).ok()?;
-        self.forms.add(bytes, op, reader.form_key())?;
+        let form = self.forms.add(bytes, op, reader.form_key())?;
+        self.forms_of.push(form);
         // BuildNodeIndex, node after node, up to the first node it refuses; whether a name
         // came before is found once every name is in.
         if self.bad_node.is_none() {
@@ -340,6 +333,7 @@ impl<'a> Reading<'a> {
             file: self.file,
             len: self.len,
             every_stride: self.every_stride,
+            forms_of: self.forms_of,
             forms: self.forms,
             colocated: HashSet::new(),
             lookups: self.lookups,
@@ -347,7 +341,7 @@ impl<'a> Reading<'a> {
             refusal: None,
             first_ready: self.first_ready,
             rest,
-            nodes: OnceCell::new(),
+            edges: OnceCell::new(),
             order: OnceCell::new(),
         };
         // The names wanted: those the inputs look up, then the colocation targets.
@@ -399,24 +393,10 @@ impl<'a> Reading<'a> {
     }
 }
 
-/// The names the forms' colocation constraints name: `loc:@NAME` in `_class`.
+/// The names the forms' colocation constraints name.
 fn colocation_targets(forms: &Forms<'_>) -> Vec<Vec<u8>> {
-    let mut targets = Vec::new();
-    for (_, form) in forms.iter() {
-        let class = form
-            .node()
-            .attr
-            .get("_class")
-            .and_then(|v| v.value.as_ref());
-        if let Some(AttrValue::List(list)) = class {
-            for class in &list.s {
-                if let Some(target) = class.strip_prefix(b"loc:@") {
-                    targets.push(target.to_vec());
-                }
-            }
-        }
-    }
-    targets
+    let targets = forms.iter().flat_map(|(_, form)| &form.colocated_with);
+    targets.cloned().collect()
 }
 
 /// Reads nodes one after the other, reusing its buffers.
@@ -425,7 +405,7 @@ struct NodeReader<'a> {
     /// The last node's inputs, as written.
     inputs: Vec<&'a [u8]>,
     /// The last node's form key.
-    form_key: FormKey,
+    form_key: FormKey<'a>,
 }
 
 impl<'a> NodeReader<'a> {
@@ -491,7 +471,7 @@ impl<'a> NodeReader<'a> {
 
     /// The last node's form key, ended with its number of data inputs (they come before its
     /// control inputs).
-    fn form_key(&mut self) -> &[u8] {
+    fn form_key(&mut self) -> &FormKey<'a> {
         let data = self
             .inputs
             .iter()
