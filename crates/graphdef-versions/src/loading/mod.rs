@@ -38,10 +38,12 @@
 //! (a library's functions); [`printing`] is how a release prints what it refuses.
 
 mod edges;
+mod fingerprint;
 mod forms;
 mod functions;
 mod import;
 mod index;
+mod node;
 mod printing;
 mod scan;
 mod validate;
