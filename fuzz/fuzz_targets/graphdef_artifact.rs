@@ -2,7 +2,9 @@
 //! full decode and the whole judgement return a value or a typed error, never panic.
 #![no_main]
 
-use graphdef_versions::{Artifact, Consumer, Kind, Registry, decode_graphs, check_file, rewrite_versions};
+use graphdef_versions::{
+    Artifact, Consumer, Kind, Registry, check_file, decode_graphs, rewrite_versions,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

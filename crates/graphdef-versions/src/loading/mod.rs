@@ -31,11 +31,13 @@
 //! it runs. The host name in `Op type not registered ... in binary running on HOST` is the
 //! machine's that loads the graph; [`ReleaseJudge::with_host`] sets it.
 //!
-//! The modules, in the order a graph meets them: [`scan`] reads the file's nodes in place once,
-//! [`index`] indexes their names, [`forms`] groups the nodes that the importer judges alike,
-//! [`edges`] keeps their inputs and works out the order they are made in; [`import`] replays
-//! one release's importer on them, with [`validate`] (a node against its op) and [`functions`]
-//! (a library's functions); [`printing`] is how a release prints what it refuses.
+//! The modules, in the order a graph meets them: [`scan`] reads the file's nodes in place once
+//! ([`node`] reads one node), [`index`] indexes their names, [`forms`] groups the nodes that
+//! the importer judges alike, [`edges`] keeps their inputs and works out the order they are
+//! made in; [`import`] replays one release's importer on them, with [`validate`] (a node
+//! against its op) and [`functions`] (a library's functions); [`printing`] is how a release
+//! prints what it refuses, [`fingerprint`] the hash it prints in the summary of a long list.
+//! This module judges the releases, and shares one judgement between those that judge alike.
 
 mod edges;
 mod fingerprint;

@@ -177,6 +177,8 @@ mod hostile {
             let report = judge.judge(&bytes);
             if let Ok(report) = &report {
                 prop_assert_eq!(report.verdicts().len(), 10);
+                // A file read before its kind is told is one whose kind is told.
+                prop_assert!(graphdef_versions::Kind::detect(&bytes).is_ok());
             }
             // A GraphDef is read in place; that reading must agree with decoding it whole.
             if graphdef_versions::Kind::detect(&bytes) == Ok(graphdef_versions::Kind::GraphDef) {

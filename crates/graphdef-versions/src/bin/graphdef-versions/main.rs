@@ -1,4 +1,4 @@
-//! `graphdef-versions`: check_file a GraphDef, SavedModel or checkpoint the way TensorFlow would load
+//! `graphdef-versions`: judge a GraphDef, SavedModel or checkpoint the way TensorFlow would load
 //! it.
 //!
 //! ```text
