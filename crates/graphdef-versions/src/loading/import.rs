@@ -170,8 +170,11 @@ impl Walk<'_, '_, '_> {
     /// edges, and checks it as `Convert` does, in its order.
     fn make(&mut self, n: u32) -> Result<(), Failure> {
         let graph = self.graph;
-        let (name, form) = (graph.name(n), graph.form_id(n));
+        let form = graph.form_id(n);
         let known = self.passed[form.0 as usize].clone();
+        // A node's name is read again from the file only for a message: a node of a form
+        // judged before needs it only when it is refused.
+        let name = if known.is_none() { graph.name(n) } else { "" };
         if known.is_none() {
             self.check_colocation(form, name)?;
         }
@@ -189,7 +192,7 @@ impl Walk<'_, '_, '_> {
             }
             let outputs = self.passed(edge.source).map_or(0, |s| s.1.len());
             if edge.slot as usize >= outputs {
-                let source = graph.name(edge.source);
+                let (name, source) = (graph.name(n), graph.name(edge.source));
                 let mut message = format!(
                     "Node '{name}': Connecting to invalid output {} of source node {source} \
                      which has {outputs} outputs.",
@@ -206,7 +209,8 @@ impl Walk<'_, '_, '_> {
         }
         if has_back_edge && !graph.is_merge(n) {
             return Err(Failure::invalid(format!(
-                "Node '{name}' had a back edge, but only Merge nodes can have back edges."
+                "Node '{}' had a back edge, but only Merge nodes can have back edges.",
+                graph.name(n)
             )));
         }
         let signature = match &known {
@@ -392,24 +396,29 @@ impl Walk<'_, '_, '_> {
         k: usize,
     ) -> Result<(), Failure> {
         let d = &self.importer.d;
-        let (src, dst) = (self.graph.name(source), self.graph.name(dst));
+        // The names are read again from the file only for a message.
+        let name = |n| self.graph.name(n);
         let Some(&actual) = outputs.get(slot) else {
             return Err(Failure::invalid(format!(
-                "Output {slot} of node {src} does not exist. Node only has {} outputs.",
+                "Output {slot} of node {} does not exist. Node only has {} outputs.",
+                name(source),
                 outputs.len()
             )));
         };
         let Some(&expected) = inputs.get(k) else {
             return Err(Failure::invalid(format!(
-                "Input {k} of node {dst} does not exist. Node only has {} inputs.",
+                "Input {k} of node {} does not exist. Node only has {} inputs.",
+                name(dst),
                 inputs.len()
             )));
         };
         if !types_compatible(expected, actual) {
             return Err(Failure::invalid(format!(
-                "Input {k} of node {dst} was passed {} from {src}:{slot} incompatible with \
+                "Input {k} of node {} was passed {} from {}:{slot} incompatible with \
                  expected {}.",
+                name(dst),
                 d.dtype_string(actual),
+                name(source),
                 d.dtype_string(expected)
             )));
         }
