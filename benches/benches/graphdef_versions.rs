@@ -23,10 +23,15 @@
 //!
 //! | graph (1M nodes) | prost full decode | `check` | `releases` | `releases` / `check` |
 //! |---|---|---|---|---|
-//! | refused at its first node, criterion | 2.15 s | 32.5 ms | 92.9 ms | 2.9 |
-//! | refused at its first node, whole process | | 36.3 ms | 92.6 ms | 2.55 |
-//! | valid, criterion | 1.79 s | 27.5 ms | 148 ms | 5.4 |
-//! | valid, whole process | | 43.6 ms | 174 ms | 4.0 |
+//! | refused at its first node, criterion | 1.77 s | 24.6 ms | 82.7 ms | 3.4 |
+//! | refused at its first node, whole process | | 37.4 ms | 93.6 ms | 2.5 |
+//! | valid, criterion | 1.65 s | 29.2 ms | 158 ms | 5.4 |
+//! | valid, whole process | | 42.9 ms | 174 ms | 4.1 |
+//! | refused at its last node, whole process | | 30.2 ms | 444 ms | 14.7 |
+//!
+//! Whole process means the CLI (`graphdef-versions check FILE --json` and `releases FILE
+//! --json`) from start to exit, the file in the page cache. The third graph is the second with
+//! its last node's type changed: every release walks to it to say what it refuses.
 //!
 //! TensorFlow 2.21's own `import_graph_def` of the valid graph takes about 90 s, in one release.
 
