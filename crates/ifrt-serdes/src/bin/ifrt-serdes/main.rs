@@ -132,6 +132,23 @@ enum CliError {
         path.display()
     )]
     NotAFile { path: PathBuf, what: &'static str },
+    /// The file holds no bytes at all.
+    #[error(
+        "{} is empty: a serialized IFRT value is a `Serialized` envelope holding at least its \
+         type name; give the file the serialized bytes",
+        path.display()
+    )]
+    Empty { path: PathBuf },
+    /// A version range given on the command line is not a range of version numbers.
+    #[error(
+        "the {side}'s range [{}, {}] is not a range of versions: {why}",
+        range.min.value(), range.max.value()
+    )]
+    BadRange {
+        side: &'static str,
+        range: VersionRange,
+        why: &'static str,
+    },
     /// The bytes are not a serialized value this build can read.
     #[error("cannot read {} as a serialized IFRT value", path.display())]
     Input {
@@ -309,6 +326,17 @@ impl Failure {
 fn read_file(path: &Path, reader: SupportedVersions) -> Report {
     let options = DeserializeOptions::default();
     let bytes = match read_input(path, DeserializeOptions::DEFAULT_MAX_BYTES as u64) {
+        // Empty bytes decode as an envelope with no type name; say what is wrong instead.
+        Ok(bytes) if bytes.is_empty() => {
+            return Report {
+                type_name: None,
+                result: Err(Failure::Unreadable(CliError::Empty {
+                    path: path.to_owned(),
+                })),
+                values: Vec::new(),
+                complete: false,
+            };
+        }
         Ok(bytes) => bytes,
         Err(error) => {
             return Report {
@@ -377,7 +405,8 @@ impl Report {
                 "current": reader.current().number().value(),
             },
             "type_name": self.type_name,
-            "readable": self.result.is_ok(),
+            "unreadable": matches!(self.result, Err(Failure::Unreadable(_))),
+            "refused": matches!(self.result, Err(Failure::Refused(_))),
             "value": self.result.as_ref().ok().map(|value| format!("{value:?}")),
             "error": self.result.as_ref().err().map(Failure::message),
         })
@@ -422,6 +451,19 @@ impl Report {
     }
 }
 
+/// Refuses a range no build announces: a negative end, or a minimum above the maximum. That is
+/// a usage error (exit 2), not two builds that disagree (exit 1).
+fn check_range(side: &'static str, range: VersionRange) -> Result<(), CliError> {
+    let why = if range.min.value() < 0 || range.max.value() < 0 {
+        "version numbers are never negative (the first version is 0)"
+    } else if range.min > range.max {
+        "its minimum is above its maximum; give the minimum first"
+    } else {
+        return Ok(());
+    };
+    Err(CliError::BadRange { side, range, why })
+}
+
 fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
     let client = VersionRange {
         min: args.client_min,
@@ -431,6 +473,8 @@ fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
         min: args.server_min,
         max: args.server_max,
     };
+    check_range("client", client)?;
+    check_range("server", server)?;
     let agreed = negotiate(client, server);
     if args.json {
         let range = |r: VersionRange| json!({ "min": r.min.value(), "max": r.max.value() });

@@ -12,14 +12,12 @@
 //!   rewritten. A new format adds files and lines; run `IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p
 //!   ifrt-serdes --test golden` to write the missing ones (it refuses to overwrite a file).
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use common::{
-    GOLDEN_DIR, GOLDEN_TYPES, all_builds, all_goldens, assert_refused, build, built_in,
+use crate::common::{
+    self, GOLDEN_DIR, GOLDEN_TYPES, all_builds, all_goldens, assert_refused, build, built_in,
     expected_read, fnv1a64, golden_for, golden_formats, golden_name, parts, versions, written,
 };
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber};

@@ -3,12 +3,10 @@
 //! nothing new is written in it. The four-week window decides when that may happen: the seed's
 //! "Removing an Old Format" procedure is walked before, during and after it.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
-use common::{GOLDEN_DIR, all_goldens, build, expected_read, golden_name};
+use crate::common::{self, GOLDEN_DIR, all_goldens, build, expected_read, golden_name};
 use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{CivilDate, Clock};
 use ifrt_serdes::{

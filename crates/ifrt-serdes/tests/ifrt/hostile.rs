@@ -1,12 +1,10 @@
 //! Hostile bytes: truncated, unknown type names, future versions, huge lengths, garbage. Every
 //! one gives a typed error, never a panic.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 
-use common::{GOLDEN_DIR, GOLDEN_TYPES, all_goldens, built_in, golden_name};
+use crate::common::{self, GOLDEN_DIR, GOLDEN_TYPES, all_goldens, built_in, golden_name};
 use ifrt_serdes::schema::{ArraySpecProto, DTypeProto, Serialized, ShardingProto};
 use ifrt_serdes::version::SerDesVersionNumber;
 use ifrt_serdes::{

@@ -1,9 +1,7 @@
 //! Property tests: every value round-trips through every version that can hold it; values a
 //! version cannot hold fail clearly instead of losing data.
 
-mod common;
-
-use common::{built_in, options, strategies, versions};
+use crate::common::{built_in, options, strategies, versions};
 use ifrt_serdes::{
     ArraySpec, Codec, DeserializeOptions, Error, Incompatible, Registry, Serializable,
     ShardingParamSharding, UNREDUCED_AXES_SINCE,

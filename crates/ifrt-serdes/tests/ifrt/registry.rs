@@ -1,11 +1,9 @@
 //! The registry's contract: registration, lookup errors in IFRT's words, and nested
 //! serialization that propagates the requested version and reads each inner value by its own.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::{build, built_in, options, sample_param_sharding, versions};
+use crate::common::{self, build, built_in, options, sample_param_sharding, versions};
 use ifrt_serdes::schema::{ArraySpecProto, Serialized, ShardingProto, SingleDeviceShardingProto};
 use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{

@@ -1,9 +1,7 @@
 //! Two simulated builds with different version ranges negotiate, then exchange ArraySpecs as
 //! bytes in both directions (IFRT Proxy's client and server).
 
-mod common;
-
-use common::{build, sample_array_spec};
+use crate::common::{build, sample_array_spec};
 use ifrt_serdes::schema::{ArraySpecProto, Serialized, ShardingParamShardingProto};
 use ifrt_serdes::{
     ArraySpec, DeserializeOptions, Error, Registry, SerializeOptions, VersionRange, negotiate,

@@ -1,17 +1,16 @@
 //! The command-line tool: output for people and for scripts (`--json`, its keys pinned here and
 //! listed in the README), exit codes 0 (readable / agreed), 1 (incompatible), 2 (unreadable or
-//! bad usage), and the `ifrt-serdes: ` prefix on every message it writes to stderr. Needs
-//! `--features cli`.
+//! bad usage), and the `ifrt-serdes: ` prefix on every message it writes to stderr. `cargo test`
+//! builds the binary: the crate's dev-dependency on itself turns its `cli` feature on.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
-use common::GOLDEN_DIR;
+use crate::common::GOLDEN_DIR;
 use serde_json::Value;
-
-mod common;
 
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ifrt-serdes"))
@@ -118,7 +117,8 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     let raised = run(&["inspect", &v0, "--minimum", "1", "--json"]);
     assert_eq!(raised.status.code(), Some(1));
     let report = json(&raised);
-    assert_eq!(report["readable"], false);
+    assert_eq!(report["unreadable"], false);
+    assert_eq!(report["refused"], true);
     // The array spec's own format 0 is still read; its param's format 0, superseded at 1, is
     // not.
     assert_eq!(
@@ -174,10 +174,11 @@ fn inspect_as_json() {
         "error",
         "file",
         "narrowest_range",
-        "readable",
         "readable_in",
         "reader",
+        "refused",
         "type_name",
+        "unreadable",
         "value",
         "values",
     ];
@@ -195,7 +196,8 @@ fn inspect_as_json() {
     assert_eq!(report["reader"]["minimum"], 0);
     assert_eq!(report["reader"]["current"], 2);
     assert_eq!(report["type_name"], "xla::ifrt::SingleDeviceSharding");
-    assert_eq!(report["readable"], true);
+    assert_eq!(report["unreadable"], false);
+    assert_eq!(report["refused"], false);
     assert!(
         report["value"]
             .as_str()
@@ -213,7 +215,8 @@ fn inspect_as_json() {
     assert_unreadable(&garbage, "as a serialized IFRT value");
     let report = json(&garbage);
     assert_eq!(keys(&report), inspect_keys);
-    assert_eq!(report["readable"], false);
+    assert_eq!(report["unreadable"], true);
+    assert_eq!(report["refused"], false);
     assert_eq!(report["value"], Value::Null);
     assert_eq!(
         stderr(&garbage).trim_end(),
@@ -339,16 +342,49 @@ fn inspect_refuses_what_it_cannot_map_before_reading_it() {
         &format!("is {} bytes, above the limit of {limit} bytes", limit + 1),
     );
 
-    // An empty file is read (not mapped): an envelope with no type name, which no codec has.
+    // An empty file is not a serialized value: the message says it is empty (not that a codec
+    // is missing for the blank type name an empty envelope would have).
     let empty = scratch("empty.pb");
     fs::write(&empty, b"").unwrap();
-    let output = run(&["inspect", empty.to_str().unwrap()]);
+    let output = run(&["inspect", empty.to_str().unwrap(), "--json"]);
     fs::remove_file(&empty).unwrap();
-    assert_unreadable(
-        &output,
-        "Deserialize call failed. Serializable has no associated SerDes implementation. \
-         type_name: ",
+    assert_unreadable(&output, "empty.pb is empty: a serialized IFRT value is");
+    assert!(
+        !stderr(&output).contains("type_name"),
+        "{}",
+        stderr(&output)
     );
+    assert_eq!(json(&output)["unreadable"], true);
+}
+
+/// A named pipe that no process writes to is refused at once (opening it would block forever).
+#[test]
+fn inspect_refuses_a_named_pipe_without_opening_it() {
+    let fifo = scratch("fifo.pb");
+    let _ = fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|status| status.success()) {
+        // No mkfifo on this system (not a Unix): there are no named pipes to refuse.
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ifrt-serdes"))
+        .args(["inspect", fifo.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            let _ = fs::remove_file(&fifo);
+            panic!("`ifrt-serdes inspect` hangs on a named pipe");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    fs::remove_file(&fifo).unwrap();
+    assert_unreadable(&output, "fifo.pb is a pipe, socket or device, not a file");
 }
 
 #[test]
@@ -363,11 +399,72 @@ fn negotiate_agrees_or_names_both_ranges() {
         "ifrt-serdes: IFRT Proxy client and server failed to agree on the IFRT SerDes version; \
          supported versions: client = [0, 0], server = [1, 2]"
     );
-    // Versions are typed: a negative number is a value, a word is a usage error.
-    let negative = run(&["negotiate", "-1", "0", "0", "0"]);
-    assert_eq!(negative.status.code(), Some(0), "{}", stderr(&negative));
+    // Versions are typed: a word is a usage error (clap's), and so is a range no build
+    // announces: a negative end, or a minimum above the maximum.
     let word = run(&["negotiate", "0", "two", "0", "1"]);
     assert_eq!(word.status.code(), Some(2));
+    for (args, says) in [
+        (
+            ["negotiate", "0", "2", "-1", "1"],
+            "ifrt-serdes: the server's range [-1, 1] is not a range of versions: version \
+             numbers are never negative (the first version is 0)",
+        ),
+        (
+            ["negotiate", "-1", "0", "0", "0"],
+            "ifrt-serdes: the client's range [-1, 0] is not a range of versions",
+        ),
+        (
+            ["negotiate", "2", "1", "0", "2"],
+            "ifrt-serdes: the client's range [2, 1] is not a range of versions: its minimum is \
+             above its maximum; give the minimum first",
+        ),
+    ] {
+        let output = run(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(stdout(&output).is_empty(), "{args:?}");
+        assert!(
+            stderr(&output).starts_with(says),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    let json_too = run(&["negotiate", "0", "2", "-1", "1", "--json"]);
+    assert_eq!(json_too.status.code(), Some(2));
+}
+
+/// The README's commands work from where it says to run them: the repository root.
+#[test]
+fn the_readme_commands_work_from_the_repository_root() {
+    let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // The lines of the README's ```sh blocks that run the tool.
+    let commands: Vec<&str> = readme
+        .split("```sh\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .flat_map(str::lines)
+        .filter_map(|line| line.strip_prefix("ifrt-serdes "))
+        .collect();
+    assert!(commands.len() >= 3, "the README shows the tool's commands");
+    for command in commands {
+        let args: Vec<&str> = command.split_whitespace().collect();
+        let output = Command::new(env!("CARGO_BIN_EXE_ifrt-serdes"))
+            .args(&args)
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "`ifrt-serdes {command}` from the repository root: {}",
+            stderr(&output)
+        );
+    }
 }
 
 #[test]

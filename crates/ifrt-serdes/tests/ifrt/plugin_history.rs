@@ -4,7 +4,7 @@
 //! rule across every producer x consumer x requested version, and the removal window. Passes
 //! with and without `testing-bad-default-version`.
 
-#[path = "../examples/plugin_protocol/protocol.rs"]
+#[path = "../../examples/plugin_protocol/protocol.rs"]
 mod protocol;
 
 use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};

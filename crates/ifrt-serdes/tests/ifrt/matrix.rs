@@ -7,10 +7,9 @@
 //! part's formats, not newer than its `current`, and not superseded at or before its `minimum`.
 //! A refusal names the first refused part, its recorded format and the consumer's range.
 
-mod common;
-
-use common::{
-    GOLDEN_TYPES, all_builds, assert_refused, build, expected_read, serialize_sample, versions,
+use crate::common::{
+    self, GOLDEN_TYPES, all_builds, assert_refused, build, expected_read, serialize_sample,
+    versions,
 };
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
