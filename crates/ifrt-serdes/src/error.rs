@@ -24,7 +24,7 @@ use std::fmt::Display;
 use crate::date::{CivilDate, DateError};
 use crate::negotiation::VersionRange;
 use crate::version::SerDesVersionNumber;
-use crate::wire::WireType;
+use crate::wire::{WireError, WireType};
 
 /// Everything that can go wrong when choosing versions, serializing or deserializing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -319,6 +319,17 @@ pub enum DecodeError {
         /// What prost reported.
         #[source]
         source: prost::DecodeError,
+    },
+
+    /// The same, found by this crate's own reader of the `Serialized` envelope (which borrows
+    /// its payload instead of copying it): the wire error says what was wrong, in prost's words.
+    #[error("cannot parse {what}: the bytes are damaged, cut short, or not a {what} message")]
+    Wire {
+        /// The message being parsed.
+        what: &'static str,
+        /// What was wrong with the encoding.
+        #[source]
+        source: WireError,
     },
 
     /// The input is larger than the caller's limit; nothing was parsed.

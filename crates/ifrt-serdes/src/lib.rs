@@ -158,7 +158,7 @@ pub use clock::{Clock, FixedClock, SystemClock};
 pub use date::{CivilDate, DateError};
 // Errors.
 pub use error::{DecodeError, Error, Incompatible, InvalidValue, RegistryError, WindowError};
-pub use wire::WireType;
+pub use wire::{WireError, WireType};
 
 /// The wire schema's raw types, generated from `proto/ifrt/` by `cargo xtask codegen`.
 ///
