@@ -57,11 +57,12 @@ fn history_computes_week_4_old_for_a_given_day() {
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(text.contains("2026-02-19"), "{text}");
+    // IFRT keeps week-4-old by hand: version 0, whatever the day.
     assert!(
-        text.contains("week-4-old: IFRT SerDes version 1 (as of 2026-03-19)"),
+        text.contains("week-4-old: IFRT SerDes version 0 (as of 2026-03-19)"),
         "{text}"
     );
-    // A day that is not YYYY-MM-DD is a usage error, refused by clap through CivilDate.
+    // A day that is not YYYY-MM-DD is a usage error, refused by clap through jiff's `Date`.
     let bad = run(&["history", "--today", "19.03.2026"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("19.03.2026"), "{}", stderr(&bad));
@@ -79,7 +80,7 @@ fn history_as_json() {
         ["current", "minimum", "today", "versions", "week_4_old"]
     );
     assert_eq!(report["today"], "2026-07-14");
-    assert_eq!(report["week_4_old"], 2);
+    assert_eq!(report["week_4_old"], 0);
     assert_eq!(report["minimum"], 0);
     assert_eq!(report["current"], 2);
     let versions = report["versions"].as_array().unwrap();
@@ -90,17 +91,14 @@ fn history_as_json() {
     }
     assert_eq!(versions[1]["introduced"], "2026-02-19");
 
-    // Before any version is four weeks old there is no week-4-old version: null, never a
-    // younger one.
-    let early = json(&run(&["history", "--today", "2025-06-16", "--json"]));
-    assert_eq!(early["week_4_old"], Value::Null);
-    let early = run(&["history", "--today", "2025-06-16"]);
+    // IFRT's week-4-old is kept by hand, so it is the same on any day, even one before the
+    // first version was four weeks old.
+    let early = json(&run(&["history", "--today", "2025-05-21", "--json"]));
+    assert_eq!(early["week_4_old"], 0);
+    let early = run(&["history", "--today", "2025-05-21"]);
     assert_eq!(early.status.code(), Some(0));
     assert!(
-        stdout(&early).contains(
-            "week-4-old: none: no version in [0, 2] was introduced at least 28 days before \
-             2025-06-16"
-        ),
+        stdout(&early).contains("week-4-old: IFRT SerDes version 0 (as of 2025-05-21)"),
         "{}",
         stdout(&early)
     );
@@ -123,9 +121,10 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     // not.
     assert_eq!(
         report["error"],
-        "Unsupported IFRT SerDes version 0 for ShardingParam deserialization; this build \
-         supports versions [1, 2]: the writer must request a version both builds support \
-         (negotiate one)"
+        "Unsupported IFRT SerDes version 0 for ShardingParam deserialization: this build reads \
+         IFRT SerDes versions [1, 2], and ShardingParam format 0 was superseded by format 1 at \
+         or before this build's minimum, so its reader was removed; the writer must request a \
+         version both builds support (negotiate one)"
     );
     assert!(
         stderr(&raised).is_empty(),
@@ -148,12 +147,12 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     assert_unreadable(
         &bad_range,
         "--minimum and --current do not describe a build of this history: invalid supported \
-         range [IFRT SerDes version 2, IFRT SerDes version 1]",
+         range [2, 1] of IFRT SerDes versions",
     );
     let negative = run(&["inspect", &v0, "--minimum", "-1"]);
     assert_unreadable(
         &negative,
-        "invalid supported range [IFRT SerDes version -1, ",
+        "invalid supported range [-1, 2] of IFRT SerDes versions",
     );
     let garbage = run(&[
         "inspect",
@@ -166,8 +165,8 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
 
 #[test]
 fn inspect_as_json() {
-    let v2 = format!("{GOLDEN_DIR}/single_device_sharding_v2.pb");
-    let output = run(&["inspect", &v2, "--json"]);
+    let v1 = format!("{GOLDEN_DIR}/sharding_param_sharding_v1.pb");
+    let output = run(&["inspect", &v1, "--json"]);
     assert_eq!(output.status.code(), Some(0));
     let report = json(&output);
     let inspect_keys = [
@@ -185,24 +184,28 @@ fn inspect_as_json() {
     assert_eq!(keys(&report), inspect_keys);
     assert_eq!(
         report["values"],
-        serde_json::json!([{ "type": "SingleDeviceSharding", "format": 2 }])
+        serde_json::json!([
+            { "type": "ShardingParamSharding", "format": 0 },
+            { "type": "ShardingParam", "format": 1 },
+            { "type": "DeviceList", "format": 0 },
+        ])
     );
     assert_eq!(keys(&report["readable_in"]), ["current", "minimum"]);
-    assert_eq!(report["readable_in"]["minimum"], 2);
+    assert_eq!(report["readable_in"]["minimum"], 1);
     assert_eq!(report["readable_in"]["current"], 2);
     assert_eq!(keys(&report["narrowest_range"]), ["current", "minimum"]);
-    assert_eq!(report["file"], v2);
+    assert_eq!(report["file"], v1);
     assert_eq!(keys(&report["reader"]), ["current", "minimum"]);
     assert_eq!(report["reader"]["minimum"], 0);
     assert_eq!(report["reader"]["current"], 2);
-    assert_eq!(report["type_name"], "xla::ifrt::SingleDeviceSharding");
+    assert_eq!(report["type_name"], "xla::ifrt::ShardingParamSharding");
     assert_eq!(report["unreadable"], false);
     assert_eq!(report["refused"], false);
     assert!(
         report["value"]
             .as_str()
             .unwrap()
-            .starts_with("SingleDeviceSharding {")
+            .starts_with("ShardingParamSharding {")
     );
     assert_eq!(report["error"], Value::Null);
 
@@ -246,25 +249,13 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
                 ("ShardingParam", 1),
                 ("DeviceList", 0),
             ],
-            (1, 1),
-        ),
-        (
-            "array_spec_v2.pb",
-            vec![
-                ("ArraySpec", 0),
-                ("DType", 0),
-                ("Shape", 0),
-                ("ShardingParamSharding", 2),
-                ("ShardingParam", 1),
-                ("DeviceList", 0),
-            ],
-            (2, 2),
+            (1, 2),
         ),
         ("dtype_v0.pb", vec![("DType", 0)], (0, 2)),
         (
             "single_device_sharding_v0.pb",
             vec![("SingleDeviceSharding", 0)],
-            (0, 1),
+            (0, 2),
         ),
         (
             "sharding_param_sharding_v0.pb",
@@ -509,7 +500,7 @@ fn the_readme_lists_every_json_key() {
         .map(|key| key.trim_end_matches("[]"))
         .collect();
     let today = ["history", "--today", "2026-07-14", "--json"];
-    let v2 = format!("{GOLDEN_DIR}/array_spec_v2.pb");
+    let v2 = format!("{GOLDEN_DIR}/array_spec_v1.pb");
     let inspect = ["inspect", v2.as_str(), "--json"];
     let negotiate = ["negotiate", "0", "2", "1", "1", "--json"];
     for args in [&today[..], &inspect[..], &negotiate[..]] {

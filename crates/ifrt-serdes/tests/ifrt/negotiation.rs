@@ -3,6 +3,7 @@
 
 use crate::common::{build, sample_array_spec};
 use ifrt_serdes::schema::{ArraySpecProto, Serialized, ShardingParamShardingProto};
+use ifrt_serdes::version::SerDesVersionNumber;
 use ifrt_serdes::{
     ArraySpec, DeserializeOptions, Error, Registry, SerializeOptions, VersionRange, negotiate,
 };
@@ -82,7 +83,7 @@ fn old_client_and_new_server_talk_in_the_old_clients_version() {
     assert_eq!(
         error.to_string(),
         "ShardingParamProto with IFRT SerDes version 0 does not support `unreduced_axes`; \
-         request IFRT SerDes version 1 or newer, or drop `unreduced_axes` from the value"
+         request version 1 or newer, or drop `unreduced_axes` from the value"
     );
 }
 
@@ -105,20 +106,33 @@ fn disjoint_builds_fail_to_agree_in_ifrt_proxys_words() {
 }
 
 #[test]
-fn without_negotiation_the_old_build_cannot_read_the_new_format() {
+fn without_negotiation_an_older_build_refuses_only_the_formats_it_does_not_know() {
+    let o = DeserializeOptions::default();
+    // IFRT's version 2 changed none of these formats: a build of version 1 reads what a
+    // build of version 2 writes at 2 (as real IFRT Proxy peers of those builds do).
     let new = build(0, 2);
-    let old = build(0, 1);
     let current = SerializeOptions::new(new.supported().current());
     let spec = sample_array_spec(new.supported().current().number());
     let bytes = new.serialize_to_bytes(&spec, &current).unwrap();
-    let error = old
-        .deserialize_from_bytes::<ArraySpec>(&bytes, &DeserializeOptions::default())
+    assert_eq!(
+        build(0, 1).deserialize_from_bytes::<ArraySpec>(&bytes, &o),
+        Ok(spec.clone())
+    );
+    // A build of version 0 does not know the param's format 1 (unreduced axes).
+    let error = build(0, 0)
+        .deserialize_from_bytes::<ArraySpec>(&bytes, &o)
         .unwrap_err();
-    // The ArraySpec's own format is unchanged; its sharding's changed at 2.
     assert_eq!(
         error.to_string(),
-        "Unsupported IFRT SerDes version 2 for ShardingParamSharding deserialization; this build \
-         supports versions [0, 1]: the writer must request a version both builds support \
-         (negotiate one)"
+        "Unsupported IFRT SerDes version 1 for ShardingParam deserialization: this build reads \
+         IFRT SerDes versions [0, 0], and 1 is newer, written by a newer build; the writer must \
+         request a version both builds support (negotiate one)"
+    );
+    // The same spec without unreduced axes records format 0 throughout: version 0 reads it.
+    let plain = sample_array_spec(SerDesVersionNumber::new(0));
+    let bytes = new.serialize_to_bytes(&plain, &current).unwrap();
+    assert_eq!(
+        build(0, 0).deserialize_from_bytes::<ArraySpec>(&bytes, &o),
+        Ok(plain)
     );
 }

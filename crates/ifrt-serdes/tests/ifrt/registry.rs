@@ -99,12 +99,15 @@ fn typed_and_sharding_reads_check_the_kind() {
 
 #[test]
 fn the_default_version_is_current_or_refused_under_the_testing_feature() {
-    let result = SerializeOptions::with_default_version();
+    let result = SerializeOptions::with_default_version(SupportedVersions::BUILT_IN);
+    let from_registry = built_in().default_options();
     if cfg!(feature = "testing-bad-default-version") {
         assert_eq!(result, Err(Error::DefaultVersionDisallowed));
+        assert_eq!(from_registry, Err(Error::DefaultVersionDisallowed));
     } else {
         let current = SupportedVersions::BUILT_IN.current();
         assert_eq!(result.map(|o| o.version()), Ok(current));
+        assert_eq!(from_registry.map(|o| o.version()), Ok(current));
     }
 }
 
@@ -124,10 +127,10 @@ fn nested_values_get_the_requested_version_and_record_their_own_format() {
         assert_eq!(inner.type_name, ShardingParamSharding::TYPE_NAME);
         let inner =
             ifrt_serdes::schema::ShardingParamShardingProto::decode(inner.data.as_slice()).unwrap();
-        // The sharding got the requested version, not the ArraySpec's format 0: it wrote its
-        // format 2 when 2 was requested, and handed the request on to its param (format 1 from
-        // version 1 on).
-        assert_eq!(inner.version_number, if requested >= 2 { 2 } else { 0 });
+        // The sharding got the requested version, not the ArraySpec's format 0, and handed it
+        // on to its param: the sample's param has unreduced axes from version 1 on, and
+        // records format 1 there (its own only format, 0, for the sharding).
+        assert_eq!(inner.version_number, 0);
         assert_eq!(
             inner.sharding_param.unwrap().version_number,
             requested.min(1)
@@ -154,6 +157,7 @@ fn mixed_spec(outer: i32, sharding_version: i32, sharding: SingleDeviceShardingP
                 data: sharding.encode_to_vec(),
             }),
         }),
+        layout: None,
     };
     Serialized {
         type_name: ArraySpec::TYPE_NAME.to_string(),
@@ -164,29 +168,20 @@ fn mixed_spec(outer: i32, sharding_version: i32, sharding: SingleDeviceShardingP
 
 #[test]
 fn inner_values_are_read_by_their_own_recorded_format() {
-    // The same field set means different things in different formats: a memory_kind_id is
-    // only read from format 2 on.
     let sharding = SingleDeviceShardingProto {
         version_number: 0,
         device_id: 5,
-        memory_kind: None,
-        memory_kind_id: 2, // pinned_host, in version 2's representation
+        memory_kind: Some("pinned_host".to_string()),
     };
     let registry = built_in();
-    let read = |outer, inner| {
-        registry
-            .deserialize_from_bytes::<ArraySpec>(
-                &mixed_spec(outer, inner, sharding.clone()),
-                &DeserializeOptions::default(),
-            )
-            .unwrap()
-    };
     let pinned = SingleDeviceSharding::new(5, MemoryKind::pinned_host()).unwrap();
-    let unspecified = SingleDeviceSharding::new(5, MemoryKind::unspecified()).unwrap();
-    // Outer format 0, inner 2: the inner id is honoured.
-    assert!(read(0, 2).sharding.same_as(&pinned));
-    // Outer format 0, inner 0: the inner bytes predate ids, so the id is not part of them.
-    assert!(read(0, 0).sharding.same_as(&unspecified));
+    let read = registry
+        .deserialize_from_bytes::<ArraySpec>(
+            &mixed_spec(0, 0, sharding.clone()),
+            &DeserializeOptions::default(),
+        )
+        .unwrap();
+    assert!(read.sharding.same_as(&pinned));
 
     let refusal = |registry: &Registry, outer, inner| {
         registry
@@ -197,29 +192,42 @@ fn inner_values_are_read_by_their_own_recorded_format() {
             .unwrap_err()
             .to_string()
     };
-    let refused = |version, what, range| {
+    let newer = |version, what, range| {
         format!(
-            "Unsupported IFRT SerDes version {version} for {what} deserialization; this build \
-             supports versions {range}: the writer must request a version both builds support \
-             (negotiate one)"
+            "Unsupported IFRT SerDes version {version} for {what} deserialization: this build \
+             reads IFRT SerDes versions {range}, and {version} is newer, written by a newer \
+             build; the writer must request a version both builds support (negotiate one)"
         )
     };
-    // An old build reads the outer part but refuses the newer inner part, naming it.
+    let no_format = |version, what, range| {
+        format!(
+            "Unsupported IFRT SerDes version {version} for {what} deserialization: {what} has \
+             no format {version} (this build reads IFRT SerDes versions {range}): the data is \
+             damaged or was not written by a codec of {what}"
+        )
+    };
+    // The outer part is read, the inner one refused, naming it: a number newer than the build,
+    // or one that is no format of the type (IFRT's readers refuse every number but 0).
     assert_eq!(
         refusal(&build(0, 1), 0, 2),
-        refused(2, "SingleDeviceSharding", "[0, 1]")
+        newer(2, "SingleDeviceSharding", "[0, 1]")
     );
-    // A build whose minimum passed the sharding's format 2 no longer reads its format 0...
-    assert_eq!(
-        refusal(&build(2, 2), 0, 0),
-        refused(0, "SingleDeviceSharding", "[2, 2]")
-    );
-    // ...and numbers that are no format of the type are refused by every build: ArraySpec has
-    // only format 0, SingleDeviceSharding has 0 and 2.
-    assert_eq!(refusal(&registry, 2, 2), refused(2, "ArraySpec", "[0, 2]"));
     assert_eq!(
         refusal(&registry, 0, 1),
-        refused(1, "SingleDeviceSharding", "[0, 2]")
+        no_format(1, "SingleDeviceSharding", "[0, 2]")
+    );
+    assert_eq!(
+        refusal(&registry, 2, 0),
+        no_format(2, "ArraySpec", "[0, 2]")
+    );
+    // A build whose minimum is 2 still reads format 0 of the types that never changed it.
+    assert!(
+        build(2, 2)
+            .deserialize_from_bytes::<ArraySpec>(
+                &mixed_spec(0, 0, sharding.clone()),
+                &DeserializeOptions::default()
+            )
+            .is_ok()
     );
 }
 
@@ -236,6 +244,7 @@ fn array_specs_hold_any_registered_sharding_kind() {
             dtype: DType::S32,
             shape: Shape::new(vec![4, 4]).unwrap(),
             sharding,
+            layout: Some(vec![8, 1]),
         };
         let bytes = registry
             .serialize_to_bytes(&spec, &options(version))
@@ -327,9 +336,14 @@ fn invalid_values_are_refused_on_construction() {
             mesh_axes: 1
         }
     );
+    // IFRT takes unreduced axes in any order; it refuses an empty mesh.
+    assert!(ShardingParam::new(vec![1], vec![0, 1], vec![2, 2], vec![1, 0]).is_ok());
     assert_eq!(
-        param(vec![1], vec![0, 1], vec![2, 2], vec![1, 0]),
-        UnreducedAxesNotIncreasing { axes: vec![1, 0] }
+        param(vec![], vec![], vec![], vec![]),
+        AxisCountMismatch {
+            permutation: 0,
+            axis_sizes: 0
+        }
     );
     assert_eq!(
         param(vec![1], vec![0, 1], vec![2, 2], vec![1, 1]),
@@ -356,7 +370,20 @@ fn invalid_values_are_refused_on_construction() {
     );
     assert_eq!(
         param(vec![i64::MAX, 2], vec![0], vec![2], vec![]),
-        TooManyShards
+        DimShardsOverflow {
+            dim_shards: vec![i64::MAX, 2]
+        }
+    );
+    // IFRT's shard and device counts are `int`s.
+    assert_eq!(
+        param(vec![1 << 16, 1 << 15], vec![0], vec![2], vec![]),
+        DimShardsOverflow {
+            dim_shards: vec![1 << 16, 1 << 15]
+        }
+    );
+    assert_eq!(
+        param(vec![], vec![0, 1], vec![1 << 16, 1 << 15], vec![]),
+        TooManyDevices
     );
     // Long lists (past the small-list fast paths) find the repeat too.
     let mut devices: Vec<i32> = (0..64).rev().collect();
@@ -393,7 +420,9 @@ impl Codec for ReplicatedSharding {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let proto = ifrt_serdes::schema::DeviceListProto {
-            version_number: Self::FORMATS.to_write(options.version())?.value(),
+            version_number: Self::FORMATS
+                .record(Self::FORMATS.oldest(), options.version())?
+                .value(),
             device_ids: self.devices.clone(),
         };
         out.extend_from_slice(&proto.encode_to_vec());
@@ -429,6 +458,7 @@ fn users_add_their_own_sharding_kinds() {
         sharding: Arc::new(ReplicatedSharding {
             devices: vec![0, 1],
         }),
+        layout: None,
     };
     let bytes = registry
         .serialize_to_bytes(&spec, &options(version))

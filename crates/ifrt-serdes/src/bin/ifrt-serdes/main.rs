@@ -20,8 +20,8 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand};
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    CivilDate, Clock, DeserializeOptions, Error, RecordedFormat, Registry, Serializable,
-    SystemClock, VersionRange, negotiate,
+    Clock, Date, DeserializeOptions, Error, RecordedFormat, Registry, Serializable, SystemClock,
+    VersionRange, negotiate,
 };
 use serde_json::{Value, json};
 
@@ -55,9 +55,10 @@ enum Command {
 
 #[derive(Args)]
 struct HistoryArgs {
-    /// Compute week-4-old as of this day instead of today (UTC).
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = CivilDate::from_str)]
-    today: Option<CivilDate>,
+    /// Compute week-4-old as of this day instead of today (UTC). IFRT keeps its week-4-old
+    /// version by hand, so for IFRT's history the answer is the same on every day.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = Date::from_str)]
+    today: Option<Date>,
     /// Print one JSON object instead of text (its keys are listed in the crate's README).
     #[arg(long)]
     json: bool,
@@ -218,9 +219,9 @@ fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
             .iter()
             .map(|entry| {
                 json!({
-                    "number": entry.number.value(),
-                    "introduced": entry.introduced.to_string(),
-                    "change": entry.change,
+                    "number": entry.number().value(),
+                    "introduced": entry.introduced().to_string(),
+                    "change": entry.change(),
                 })
             })
             .collect();
@@ -236,9 +237,9 @@ fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
         for entry in HISTORY {
             text.push_str(&format!(
                 "{:>3}  {}  {}\n",
-                entry.number.value(),
-                entry.introduced,
-                entry.change
+                entry.number().value(),
+                entry.introduced(),
+                entry.change()
             ));
         }
         let week_4_old = match &week_4_old {
@@ -295,7 +296,7 @@ fn readable_in(
     values: &[RecordedFormat],
     newest: SerDesVersionNumber,
 ) -> Option<(SerDesVersionNumber, SerDesVersionNumber)> {
-    let from = values.iter().map(|v| v.format).max()?;
+    let from = values.iter().map(|v| v.readable_in().0).max()?;
     let to = values
         .iter()
         .filter_map(|v| v.readable_in().1)
@@ -347,7 +348,7 @@ fn read_file(path: &Path, reader: SupportedVersions) -> Report {
             };
         }
     };
-    let whole_history = SupportedVersions::new(HISTORY[0].number, built_in_current())
+    let whole_history = SupportedVersions::new(HISTORY[0].number(), built_in_current())
         .map_or(SupportedVersions::BUILT_IN, |range| range);
     let (read, values) =
         Registry::with_builtin_types(whole_history).inspect_bytes(&bytes, &options);
@@ -383,7 +384,7 @@ impl Report {
         let values: Vec<Value> = self
             .values
             .iter()
-            .map(|v| json!({ "type": v.what(), "format": v.format.value() }))
+            .map(|v| json!({ "type": v.what(), "format": v.recorded.value() }))
             .collect();
         let readable_in = self
             .complete
@@ -425,7 +426,7 @@ impl Report {
             values.push_str(&format!(
                 "  {} format {}\n",
                 value.what(),
-                value.format.value()
+                value.recorded.value()
             ));
         }
         let readable_in = match self
@@ -488,7 +489,7 @@ fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
     match agreed {
         Ok(version) => {
             if !args.json {
-                print(&format!("agreed: {version}\n"))?;
+                print(&format!("agreed: IFRT SerDes version {version}\n"))?;
             }
             Ok(Outcome::Accepted)
         }
