@@ -1,8 +1,8 @@
 //! The registry: type names to codecs, and the `Serialized { type_name, data }` envelope.
 //!
-//! Serializing a value looks up its Rust type, checks the requested version against the build's
-//! range, asks the type's [`Codec`] for its bytes (which record the type's format for that
-//! version) and wraps them in a `Serialized { type_name, data }` envelope. Deserializing looks up
+//! Serializing a value looks up its Rust type, checks that the requested version is of the
+//! registry's history and in the build's range, asks the type's [`Codec`] for its bytes (which
+//! record the oldest format that holds the value) and wraps them in a `Serialized { type_name, data }` envelope. Deserializing looks up
 //! the envelope's type name and lets the type's codec read the format recorded in `data`.
 //! Serialize options carry the requested version; deserialize options do not: the data says.
 //!
@@ -201,8 +201,8 @@ impl Registry {
             .map(|t| (t.codecs.type_name, t.codecs.formats))
     }
 
-    /// Serializes `value` for the requested version (each part in its newest format not newer
-    /// than it) into an envelope.
+    /// Serializes `value` for the requested version (each part recording the oldest of its
+    /// formats that holds it) into an envelope.
     pub fn serialize(
         &self,
         value: &dyn Serializable,
@@ -426,8 +426,9 @@ impl Registry {
         }
     }
 
-    /// The format `recorded` in a value's bytes, if this build reads it: one of `formats`, not
-    /// newer than the build's current version, not superseded at or before its minimum
+    /// The format to parse a value by, given the number `recorded` in its bytes, if this build
+    /// reads it: one of `formats` (or a number the type also reads as one), not newer than the
+    /// build's current version, not superseded at or before its minimum
     /// ([`Formats::check_readable`]). A codec parses its bytes by the format returned.
     #[inline]
     pub fn read_format(
