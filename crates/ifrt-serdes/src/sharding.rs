@@ -310,6 +310,10 @@ fn not_a_permutation(permutation: Vec<i32>, axis_sizes: Vec<i32>) -> InvalidValu
 /// `ShardingParam::verify`).
 fn check_unreduced_axes(axes: &[i32], mesh_axes: usize) -> Result<(), InvalidValue> {
     let in_mesh = |a: i32| usize::try_from(a).is_ok_and(|a| a < mesh_axes);
+    // The common case, checked without allocating (a param has a handful of axes).
+    if axes.iter().all(|a| in_mesh(*a)) && repeated_value(axes).is_none() {
+        return Ok(());
+    }
     let mut seen = std::collections::HashSet::with_capacity(axes.len());
     for &axis in axes {
         if !seen.insert(axis) {

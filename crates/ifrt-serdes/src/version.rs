@@ -343,6 +343,7 @@ impl History {
     }
 
     /// Whether `other` is this history: the same one, or one declared alike.
+    #[inline]
     fn is(&self, other: &History) -> bool {
         std::ptr::eq(self, other) || self == other
     }
@@ -572,6 +573,7 @@ impl SupportedVersions {
     }
 
     /// Whether `version` belongs to this range's history (not only to its range of numbers).
+    #[inline]
     pub fn owns(&self, version: SerDesVersion) -> bool {
         self.history.is(version.history)
     }
