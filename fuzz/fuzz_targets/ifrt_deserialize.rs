@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(recorded.formats.readable_by(recorded.recorded, supported));
     }
     for entry in supported.history() {
-        let Ok(version) = supported.version(entry.number) else {
+        let Ok(version) = supported.version(entry.number()) else {
             continue;
         };
         // Some values cannot be written in old versions; that is an error, not a panic.

@@ -417,6 +417,14 @@ impl PartialEq for SerDesVersion {
 
 impl Eq for SerDesVersion {}
 
+/// Consistent with `==`: histories declared alike hash alike.
+impl std::hash::Hash for SerDesVersion {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.history.hash(state);
+        self.number.hash(state);
+    }
+}
+
 impl fmt::Display for SerDesVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} version {}", self.history.name, self.number.0)
