@@ -112,10 +112,18 @@ fn paired_ratios(pairs: &mut [Pair<'_>]) {
         start.elapsed().as_secs_f64()
     };
     let mut ratios = vec![Vec::with_capacity(ROUNDS); pairs.len()];
-    for _ in 0..ROUNDS {
+    for round in 0..ROUNDS {
         for (i, (_, registry, baseline)) in pairs.iter_mut().enumerate() {
-            let ours = time(*registry);
-            ratios[i].push(ours / time(*baseline));
+            // Which side runs first alternates, so neither always finds the other's leftovers
+            // (caches, the allocator's free lists).
+            let (ours, theirs) = if round % 2 == 0 {
+                let ours = time(*registry);
+                (ours, time(*baseline))
+            } else {
+                let theirs = time(*baseline);
+                (time(*registry), theirs)
+            };
+            ratios[i].push(ours / theirs);
         }
     }
     let report: Vec<String> = pairs

@@ -28,6 +28,7 @@ use crate::registry::Registry;
 use crate::spare::{Spare, refill};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 use std::any::Any;
+use std::borrow::Cow;
 
 /// The first version that writes `ShardingParamProto.unreduced_axes` (IFRT SerDes version 1,
 /// xla/python/ifrt/serdes_version.h).
@@ -40,9 +41,13 @@ const SHARDING_FORMATS: [SerDesVersionNumber; 1] = [SerDesVersionNumber::new(0)]
 const DEVICE_LIST: Formats = Formats::new("DeviceList", &[SerDesVersionNumber::new(0)]);
 
 /// Where a sharding's buffers live: a memory kind's name, or none for the runtime's default
-/// (IFRT's `MemoryKind`, xla/python/ifrt/memory.h: an optional name).
+/// (IFRT's `MemoryKind`, xla/python/ifrt/memory.h: an optional name). PjRt's well-known names
+/// are held without allocating.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct MemoryKind(Option<String>);
+pub struct MemoryKind(Option<Cow<'static, str>>);
+
+/// PjRt's memory space names, which most shardings use.
+const WELL_KNOWN: [&str; 3] = ["device", "pinned_host", "unpinned_host"];
 
 impl MemoryKind {
     /// No memory kind given: the runtime's default.
@@ -67,7 +72,16 @@ impl MemoryKind {
 
     /// The memory kind called `name`.
     pub fn from_name(name: &str) -> Self {
-        MemoryKind(Some(name.to_string()))
+        let name = match WELL_KNOWN.iter().find(|known| **known == name) {
+            Some(known) => Cow::Borrowed(*known),
+            None => Cow::Owned(name.to_string()),
+        };
+        MemoryKind(Some(name))
+    }
+
+    /// The memory kind a decoded `memory_kind` field names (absent: unspecified).
+    fn from_field(field: Option<&str>) -> Self {
+        field.map_or_else(MemoryKind::unspecified, MemoryKind::from_name)
     }
 
     /// Its name, or `None` when unspecified.
@@ -413,7 +427,7 @@ impl Codec for SingleDeviceSharding {
         let proto: SingleDeviceShardingProto =
             decode_message(data, options, "SingleDeviceShardingProto")?;
         registry.read_format(&Self::FORMATS, proto.version_number)?;
-        let memory_kind = MemoryKind(proto.memory_kind);
+        let memory_kind = MemoryKind::from_field(proto.memory_kind.as_deref());
         SingleDeviceSharding::new(proto.device_id, memory_kind)
     }
 }
@@ -515,7 +529,11 @@ impl Codec for ShardingParamSharding {
         // out at its exact size.
         ShardingParamShardingProto::with_spare(|proto| {
             proto.version_number = 0;
-            proto.memory_kind = None;
+            // The memory kind's buffer is kept (cleared), like the lists' below.
+            match &mut proto.memory_kind {
+                Some(name) => name.clear(),
+                None => proto.memory_kind = Some(String::new()),
+            }
             let param = proto.sharding_param.get_or_insert_default();
             param.version_number = 0;
             param.dim_shards.clear();
@@ -528,9 +546,11 @@ impl Codec for ShardingParamSharding {
             decode_message_into(proto, data, options, "ShardingParamShardingProto")?;
             let empty_param = proto.sharding_param.as_ref() == Some(&ShardingParamProto::default());
             let empty_devices = proto.devices.as_ref() == Some(&DeviceListProto::default());
-            if empty_param || empty_devices {
+            let empty_memory_kind = proto.memory_kind.as_deref() == Some("");
+            if empty_param || empty_devices || empty_memory_kind {
                 // An empty part may also be an absent one, which the spare cannot tell apart:
-                // decode afresh, to report exactly what is missing.
+                // decode afresh, to report exactly what is missing (or that no memory kind is
+                // given).
                 let proto: ShardingParamShardingProto =
                     decode_message(data, options, "ShardingParamShardingProto")?;
                 return Self::read(&proto, registry);
@@ -561,7 +581,7 @@ impl ShardingParamSharding {
             field: "devices",
         })?;
         registry.read_format(&DEVICE_LIST, devices.version_number)?;
-        let memory_kind = MemoryKind(proto.memory_kind.clone());
+        let memory_kind = MemoryKind::from_field(proto.memory_kind.as_deref());
         ShardingParamSharding::new(param, devices.device_ids.to_vec(), memory_kind)
     }
 }
@@ -635,6 +655,11 @@ mod spare_tests {
             .encode_to_vec(),
             ShardingParamShardingProto {
                 memory_kind: Some("pinned_host".into()),
+                ..valid.clone()
+            }
+            .encode_to_vec(),
+            ShardingParamShardingProto {
+                memory_kind: Some(String::new()),
                 ..valid.clone()
             }
             .encode_to_vec(),
