@@ -66,6 +66,8 @@ pub enum Mode {
 /// file that is stale, missing, or no longer generated.
 pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
     let mut stale = Vec::new();
+    // What was compared, for the success line of `--check`: each output folder and its files.
+    let mut checked = Vec::new();
     for target in TARGETS {
         let schema_dir = root.join(target.schema_dir);
         let schemas = find_files(&schema_dir, target.kind.extension())?;
@@ -84,6 +86,15 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         };
         let out_dir = root.join(target.crate_dir).join("src/generated");
         stale.extend(sync(&out_dir, &files, mode)?);
+        checked.push(format!(
+            "{}/src/generated: {} files, from {} .{} file{} in {}",
+            target.crate_dir,
+            files.len(),
+            schemas.len(),
+            target.kind.extension(),
+            if schemas.len() == 1 { "" } else { "s" },
+            target.schema_dir
+        ));
     }
     let stale: Vec<String> = stale
         .iter()
@@ -101,7 +112,13 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
             }
             Ok(())
         }
-        Mode::Check if stale.is_empty() => Ok(()),
+        Mode::Check if stale.is_empty() => {
+            println!("generated code is fresh:");
+            for line in &checked {
+                println!("  {line}");
+            }
+            Ok(())
+        }
         Mode::Check => Err(format!(
             "generated code is stale; run `cargo xtask codegen` and commit the result:\n  {}",
             stale.join("\n  ")
