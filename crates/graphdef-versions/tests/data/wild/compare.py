@@ -63,7 +63,7 @@ KINDS = [
     ("4 missing variables", lambda tf, ours: "TensorSliceReader" in tf or "No such file or directory" in tf
      or "RestoreV2" in tf),
     ("3 TF1 signature pruning / shape inference", lambda tf, ours: "appears more than once in the input list" in tf
-     or "has a reference type" in tf or "Shape must be" in tf),
+     or "has a reference type" in tf or "Shape must be" in tf or "Shapes must be" in tf),
 ]
 
 
