@@ -36,13 +36,15 @@
 //! Foreign memory is read through [`View`], a raw pointer plus the producer's `struct_size` that
 //! never forms a reference to a whole struct that may be shorter than this build's type.
 //! [`copy_from_ptr`] / [`copy_from_bytes`] make an owned copy with Linux `copy_struct_from_user`
-//! semantics ([`Tail`]); [`write_to`] / [`write_to_bytes`] write exactly `struct_size` bytes, as a
-//! producer does. Bad sizes are typed [`Error`]s in TensorFlow's words. The crate is `no_std`.
+//! semantics ([`Tail`]). A producer fills the struct the other side allocated with [`fill`]
+//! (or [`fill_bytes`]), which reads the other side's `struct_size` first and never writes past
+//! it, or writes into memory of its own with [`write_new`] / [`write_new_bytes`]. Bad sizes are
+//! typed [`Error`]s in TensorFlow's words. The crate is `no_std`.
 //!
 //! # Example: an old plugin, a new host, and the other way round
 //!
 //! ```
-//! use se_abi::{Tail, copy_from_bytes, versioned_struct, write_to_bytes};
+//! use se_abi::{Tail, copy_from_bytes, versioned_struct, write_new_bytes};
 //!
 //! mod v1 {
 //!     se_abi::versioned_struct! {
@@ -68,7 +70,7 @@
 //! let mut plugin = v1::Dev::new();
 //! plugin.set(v1::Dev::ordinal, 7);
 //! let mut wire = [0u8; 64];
-//! let n = write_to_bytes(&plugin, &mut wire)?;
+//! let n = write_new_bytes(&plugin, &mut wire)?;
 //! assert_eq!(n, 24);
 //!
 //! // ... and a new host reads what is there, and only that.
@@ -79,7 +81,7 @@
 //! // A new plugin's extra member is ignored by an old host (TF), or refused if set (E2BIG).
 //! let mut plugin = v2::Dev::new();
 //! plugin.set(v2::Dev::ordinal, 8).set(v2::Dev::handle, std::ptr::without_provenance_mut(0x10));
-//! let n = write_to_bytes(&plugin, &mut wire)?;
+//! let n = write_new_bytes(&plugin, &mut wire)?;
 //! let host: v1::Dev = copy_from_bytes(&wire[..n], Tail::Ignore)?;
 //! assert_eq!(host.get(v1::Dev::ordinal), Some(8));
 //! assert!(copy_from_bytes::<v1::Dev>(&wire[..n], Tail::MustBeZero).is_err());
@@ -161,7 +163,8 @@ pub use member::{AbiMember, Deprecated, Field, Kind, NonZero, NonZeroMember, Val
 
 // Reading a foreign producer's struct in place, and copying or writing whole structs.
 pub use copy::{
-    CopyOptions, DeprecatedMembers, Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes,
+    CopyOptions, DeprecatedMembers, Tail, copy_from_bytes, copy_from_ptr, fill, fill_bytes,
+    write_new, write_new_bytes,
 };
 pub use view::View;
 

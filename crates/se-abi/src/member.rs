@@ -307,7 +307,7 @@ impl<T, F: AbiMember, K: Kind<F>> Field<T, F, K> {
 /// let mut dev = Dev::new();
 /// dev.set_deprecated(Dev::data, std::ptr::without_provenance_mut(0x40));
 /// let mut wire = [0u8; 40];
-/// se_abi::write_to_bytes(&dev, &mut wire)?;
+/// se_abi::write_new_bytes(&dev, &mut wire)?;
 /// assert_eq!(&wire[32..40], &0x40usize.to_ne_bytes()); // written for an older host
 /// # Ok::<(), se_abi::Error>(())
 /// ```

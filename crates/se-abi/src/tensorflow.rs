@@ -20,14 +20,16 @@
 //!
 //! TensorFlow, the host, allocates every struct that a plugin fills, zero-filled and with
 //! TensorFlow's own `struct_size` already set, and passes a pointer (`SP_Platform{SP_PLATFORM_STRUCT_SIZE}`
-//! in `InitStreamExecutorPlugin`, `tensorflow/c/experimental/stream_executor/stream_executor.cc`).
-//! The plugin overwrites `struct_size` with its own and fills the members it knows. TensorFlow
-//! then checks only that `struct_size` is not zero ("struct_size field in SP_Platform must be
-//! set to SP_PLATFORM_STRUCT_SIZE.") and that each required function pointer is set ("'name'
-//! field in SP_Platform must be set."). A member beyond a smaller plugin's `struct_size` is never
-//! written by that plugin, so TensorFlow reads its own zero there: the member's "not set" value.
-//! [`write_to`](crate::write_to) is exactly that producer's write: it writes the value's
-//! `struct_size` bytes and nothing past them.
+//! in `InitStreamExecutorPlugin`, `tensorflow/c/experimental/stream_executor/stream_executor.cc`;
+//! the header says "struct_size set by TF for plugin to read"). The plugin sets `struct_size` and
+//! fills the members it knows. TensorFlow then checks only that `struct_size` is not zero
+//! ("Expected initialized `SP_Platform` structure ...") and that each required function pointer
+//! is set ("'name' field in SP_Platform must be set."). A member beyond a smaller plugin's
+//! `struct_size` is never written by that plugin, so TensorFlow reads its own zero there: the
+//! member's "not set" value. And a plugin built against a *newer* header than the host's must not
+//! write its extra members into the host's shorter allocation: [`fill`](crate::fill) reads the
+//! host's `struct_size` first, writes only what fits, and sets `struct_size` to the smaller of the
+//! two sizes. It is the only way this crate offers to write into a struct TensorFlow allocated.
 //!
 //! # What is not here
 //!

@@ -6,7 +6,7 @@ use common::seed::{v3, v4, v5};
 use proptest::prelude::*;
 use se_abi::{
     CopyOptions, DeprecatedMembers, Error, MAX_STRUCT_SIZE, Tail, Versioned, View, copy_from_bytes,
-    write_to_bytes,
+    write_new_bytes,
 };
 
 type D = v5::SE_Device;
@@ -128,10 +128,10 @@ proptest! {
             .set(D::device_handle, std::ptr::without_provenance_mut(handle))
             .set(D::data2, std::ptr::without_provenance_mut(data2));
         let mut out = vec![0xAAu8; 56];
-        // SAFETY: `se_abi::write_to` (see its `# Safety`) requires `dst` valid for writes of
+        // SAFETY: `se_abi::write_new` (see its `# Safety`) requires `dst` valid for writes of
         // `value`'s `struct_size` bytes and disjoint from it: `out` is a separate heap block of
         // 56 bytes, `device`'s `struct_size`.
-        unsafe { se_abi::write_to(&device, std::ptr::NonNull::new(out.as_mut_ptr()).unwrap()) };
+        unsafe { se_abi::write_new(&device, std::ptr::NonNull::new(out.as_mut_ptr()).unwrap()) };
         let back: D = copy_from_bytes(&out, Tail::MustBeZero).unwrap();
         prop_assert_eq!(back.get(D::name_len), Some(len));
         prop_assert_eq!(back.get(D::device_handle), device.get(D::device_handle));
@@ -169,10 +169,10 @@ fn deprecated_member_is_zeroed_in_a_copy() {
     let bytes = device_bytes(48, &[(40, 0x77)]);
     let v5_copy: D = copy_from_bytes(&bytes, Tail::MustBeZero).unwrap();
     let mut out = vec![0xFFu8; 48];
-    // SAFETY: `se_abi::write_to` (see its `# Safety`) requires `dst` valid for writes of
+    // SAFETY: `se_abi::write_new` (see its `# Safety`) requires `dst` valid for writes of
     // `value`'s `struct_size` bytes and disjoint from it: `out` is a separate heap block of 48
     // bytes, the copy's `struct_size`.
-    unsafe { se_abi::write_to(&v5_copy, std::ptr::NonNull::new(out.as_mut_ptr()).unwrap()) };
+    unsafe { se_abi::write_new(&v5_copy, std::ptr::NonNull::new(out.as_mut_ptr()).unwrap()) };
     assert_eq!(word(&out, 40), 0);
     // A v3 build still reads it.
     let v3_copy: v3::SE_Device = copy_from_bytes(&bytes, Tail::MustBeZero).unwrap();
@@ -301,15 +301,15 @@ fn all_zero_value_writes_nothing() {
     assert_eq!(zeroed.struct_size(), 0);
     assert_eq!(zeroed.get(D::name_len), None);
     let mut buffer = [0xAAu8; 16];
-    assert_eq!(se_abi::write_to_bytes(&zeroed, &mut buffer), Ok(0));
+    assert_eq!(se_abi::write_new_bytes(&zeroed, &mut buffer), Ok(0));
     assert_eq!(buffer, [0xAA; 16]);
-    assert_eq!(se_abi::write_to_bytes(&zeroed, &mut []), Ok(0));
+    assert_eq!(se_abi::write_new_bytes(&zeroed, &mut []), Ok(0));
 }
 
-/// The bytes a value writes out (`write_to_bytes` into a buffer that starts out all 0xAA).
+/// The bytes a value writes out (`write_new_bytes` into a buffer that starts out all 0xAA).
 fn written<T: Versioned>(value: &T) -> Vec<u8> {
     let mut out = vec![0xAAu8; 64];
-    let n = write_to_bytes(value, &mut out).unwrap();
+    let n = write_new_bytes(value, &mut out).unwrap();
     out.truncate(n);
     out
 }
@@ -395,4 +395,123 @@ fn set_deprecated_keeps_writing_for_older_consumers() {
     assert_eq!(short.struct_size(), 48);
     assert_eq!(word(&written(&short), 40), 0x42);
     assert_eq!((D::data.name(), D::data.offset()), ("data", 40));
+}
+
+/// The model of `fill`: the host's claimed size is validated like a producer's; the plugin writes
+/// `min(host, plugin)` bytes and nothing else.
+fn fill_model(host_claim: usize, available: usize) -> Result<usize, &'static str> {
+    match host_claim {
+        0 => Err("uninitialized"),
+        c if c > 4096 => Err("oversized"),
+        c if c < 32 => Err("too small"),
+        c if c < 56 && c % 8 != 0 => Err("torn"),
+        c if c > available => Err("truncated"),
+        c => Ok(c.min(56)),
+    }
+}
+
+proptest! {
+    /// Filling a host's struct never writes a byte past the host's `struct_size` (nor, for a
+    /// refused size, any byte at all), and what it writes reads back as the plugin's value.
+    #[test]
+    fn fill_never_writes_past_the_host_struct(
+        host_claim in prop_oneof![
+            prop::sample::select(vec![0usize, 8, 16, 24, 31, 32, 36, 40, 48, 52, 56, 64, 4096, 4097]),
+            any::<usize>(),
+        ],
+        extra in 0usize..24,
+        len in any::<usize>(),
+        data2 in any::<usize>(),
+    ) {
+        let available = host_claim.clamp(8, 200) + extra;
+        let mut host = vec![0xA5u8; available];
+        host[..8].copy_from_slice(&host_claim.to_ne_bytes());
+        let before = host.clone();
+        let mut plugin = D::new();
+        plugin.set(D::name_len, len).set(D::data2, std::ptr::without_provenance_mut(data2));
+        let got = se_abi::fill_bytes(&plugin, &mut host);
+        match (fill_model(host_claim, available), got) {
+            (Ok(size), Ok(written)) => {
+                prop_assert_eq!(written, size);
+                prop_assert_eq!(&host[size..], &before[size..]);
+                prop_assert_eq!(word(&host, 0), size);
+                let back: D = copy_from_bytes(&host, Tail::Ignore).unwrap();
+                prop_assert_eq!(back.get(D::name_len), Some(len));
+                prop_assert_eq!(back.get(D::data2), (size == 56).then_some(data2).filter(|&d| d != 0).map(std::ptr::without_provenance_mut));
+            }
+            (Err(want), Err(err)) => {
+                prop_assert_eq!(want, kind(&err));
+                prop_assert_eq!(&host, &before);
+            }
+            (want, got) => prop_assert!(false, "want {want:?}, got {got:?}"),
+        }
+    }
+}
+
+/// A plugin built against version 5 fills the host's struct of every older version through a
+/// raw pointer into a heap block of exactly the host's size (under valgrind in CI, a byte past it
+/// is an invalid write), and an older plugin fills a newer host's struct, leaving its zeros.
+#[test]
+fn fill_through_a_pointer_into_exact_host_blocks() {
+    let mut plugin = D::new();
+    plugin
+        .set(D::name_len, 5)
+        .set(D::device_handle, std::ptr::without_provenance_mut(0x20))
+        .set(D::data2, std::ptr::without_provenance_mut(0x50));
+    for host_size in [32usize, 40, 48, 56] {
+        let mut block = vec![0u8; host_size].into_boxed_slice();
+        block[..8].copy_from_slice(&host_size.to_ne_bytes());
+        // SAFETY: `se_abi::fill` (see its `# Safety`) requires the host's struct with its
+        // `struct_size` initialized, writable for that many bytes, not overlapping the value:
+        // `block` is a separate heap block of exactly `host_size` bytes, which it claims.
+        let written = unsafe { se_abi::fill(&plugin, block.as_mut_ptr().cast::<D>()) };
+        assert_eq!(written, Ok(host_size));
+        assert_eq!(word(&block, 0), host_size);
+        assert_eq!(word(&block, 24), 5);
+        if host_size >= 40 {
+            assert_eq!(word(&block, 32), 0x20);
+        }
+        if host_size == 56 {
+            assert_eq!(word(&block, 48), 0x50);
+        }
+    }
+    // An older plugin (v3: 48 bytes) fills a v5 host's 56-byte struct: it says 48, and the
+    // host's own bytes past it stay as the host left them.
+    let mut old = v3::SE_Device::new();
+    old.set(v3::SE_Device::name_len, 3);
+    let mut block = vec![0u8; 56].into_boxed_slice();
+    block[..8].copy_from_slice(&56usize.to_ne_bytes());
+    block[48..].copy_from_slice(&0x77usize.to_ne_bytes());
+    // SAFETY: as above: a separate block of exactly the 56 bytes it claims.
+    let written = unsafe { se_abi::fill(&old, block.as_mut_ptr().cast::<v3::SE_Device>()) };
+    assert_eq!(written, Ok(48));
+    assert_eq!(word(&block, 48), 0x77);
+    let host: D = copy_from_bytes(&block, Tail::MustBeZero).unwrap();
+    assert_eq!(host.struct_size(), 48);
+    assert_eq!(host.get(D::data2), None);
+}
+
+/// A host struct whose size was never set is refused in TensorFlow's words, and nothing is
+/// written; a NULL host struct too.
+#[test]
+fn fill_refuses_a_host_struct_without_size_and_null() {
+    let mut block = [0u8; 56];
+    let err = se_abi::fill_bytes(&D::new(), &mut block).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Expected initialized `SE_Device` structure with `struct_size` field set to \
+         SE_DEVICE_STRUCT_SIZE. Found `struct_size` = 0."
+    );
+    assert_eq!(block, [0; 56]);
+    // SAFETY: `se_abi::fill` accepts NULL and refuses it before touching anything.
+    let err = unsafe { se_abi::fill(&D::new(), std::ptr::null_mut()) }.unwrap_err();
+    assert_eq!(err, Error::NullStruct { name: "SE_Device" });
+    assert_eq!(
+        se_abi::fill_bytes(&D::new(), &mut [0u8; 4]).unwrap_err(),
+        Error::Truncated {
+            name: "SE_Device",
+            claimed: 8,
+            available: 4
+        }
+    );
 }

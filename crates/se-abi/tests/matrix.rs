@@ -5,7 +5,7 @@
 //!   system C compiler and loaded with `dlopen` (libloading).
 //! - Rust plugins are the crate's `rust_plugin` example, a `cdylib` built here with Cargo and
 //!   loaded with `dlopen` too: per header version a create function that fills that version's
-//!   `SE_Device::new()` through its member handles and writes it with `se_abi::write_to` into a
+//!   `SE_Device::new()` through its member handles and writes it with `se_abi::write_new` into a
 //!   fresh allocation of exactly `struct_size` bytes.
 //! - Versions 4 and 5 of both plugins also come as *keeping* plugins (the C plugin built with
 //!   `-DSE_PLUGIN_KEEP_DEPRECATED`, the Rust plugin's `_keep` functions, which use
@@ -112,7 +112,10 @@ enum Lang {
 
 type CreateFn = unsafe extern "C" fn() -> *mut c_void;
 type DestroyFn = unsafe extern "C" fn(*mut c_void);
+/// A plugin's fill function: fills the host's struct, never past its `struct_size`; 0 on success.
+type FillFn = unsafe extern "C" fn(*mut c_void) -> i32;
 type ConsumeFn = unsafe extern "C" fn(*const c_void, *mut Observation) -> i32;
+type FillAndConsumeFn = unsafe extern "C" fn(FillFn, *mut Observation) -> i32;
 
 #[derive(Clone, Copy)]
 struct Plugin {
@@ -122,6 +125,7 @@ struct Plugin {
     keeps_deprecated: bool,
     create: CreateFn,
     destroy: DestroyFn,
+    fill: FillFn,
 }
 
 // --- the C libraries -------------------------------------------------------------------------
@@ -206,6 +210,7 @@ fn plugin_pair(library: &'static Library, version: u32, keeps_deprecated: bool) 
     let keep = if keeps_deprecated { "_keep" } else { "" };
     let create = format!("se_rust_plugin_create_v{version}{keep}\0");
     let destroy = format!("se_rust_plugin_destroy_v{version}{keep}\0");
+    let fill = format!("se_rust_plugin_fill_v{version}{keep}\0");
     [
         Plugin {
             lang: Lang::C,
@@ -213,6 +218,7 @@ fn plugin_pair(library: &'static Library, version: u32, keeps_deprecated: bool) 
             keeps_deprecated,
             create: symbol(library, b"se_plugin_create_device\0"),
             destroy: symbol(library, b"se_plugin_destroy_device\0"),
+            fill: symbol(library, b"se_plugin_fill_device\0"),
         },
         Plugin {
             lang: Lang::Rust,
@@ -220,6 +226,7 @@ fn plugin_pair(library: &'static Library, version: u32, keeps_deprecated: bool) 
             keeps_deprecated,
             create: symbol(rust_plugin, create.as_bytes()),
             destroy: symbol(rust_plugin, destroy.as_bytes()),
+            fill: symbol(rust_plugin, fill.as_bytes()),
         },
     ]
 }
@@ -239,7 +246,8 @@ impl fmt::Display for Plugin {
 
 #[derive(Clone, Copy)]
 enum HostImpl {
-    C(ConsumeFn),
+    /// host.c's `se_host_consume` and `se_host_fill_and_consume`.
+    C(ConsumeFn, FillAndConsumeFn),
     Rust(fn(*const c_void) -> Observation),
 }
 
@@ -368,12 +376,15 @@ fn hosts() -> Vec<Host> {
     ];
     let mut all = Vec::new();
     for version in 1..=5u32 {
-        let consume = symbol(&libs.hosts[version as usize - 1], b"se_host_consume\0");
+        let library = &libs.hosts[version as usize - 1];
         all.push(Host {
             lang: Lang::C,
             version,
             validates_data: true,
-            consume: HostImpl::C(consume),
+            consume: HostImpl::C(
+                symbol(library, b"se_host_consume\0"),
+                symbol(library, b"se_host_fill_and_consume\0"),
+            ),
         });
         all.push(Host {
             lang: Lang::Rust,
@@ -386,7 +397,10 @@ fn hosts() -> Vec<Host> {
         lang: Lang::C,
         version: 3,
         validates_data: false,
-        consume: HostImpl::C(symbol(&libs.host_v3_unvalidated, b"se_host_consume\0")),
+        consume: HostImpl::C(
+            symbol(&libs.host_v3_unvalidated, b"se_host_consume\0"),
+            symbol(&libs.host_v3_unvalidated, b"se_host_fill_and_consume\0"),
+        ),
     });
     all.push(Host {
         lang: Lang::Rust,
@@ -399,7 +413,7 @@ fn hosts() -> Vec<Host> {
 
 fn consume(host: Host, device: *const c_void) -> Observation {
     match host.consume {
-        HostImpl::C(consume) => {
+        HostImpl::C(consume, _) => {
             let mut out = Observation::empty(0);
             // SAFETY: calling a function of the wrong ABI or signature is UB (see
             // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
@@ -411,6 +425,54 @@ fn consume(host: Host, device: *const c_void) -> Observation {
             out
         }
         HostImpl::Rust(consume) => consume(device),
+    }
+}
+
+/// The host allocates the struct, exactly its own `SE_DEVICE_STRUCT_SIZE` bytes, zero-filled with
+/// `struct_size` set (as TensorFlow does), the plugin fills it, and the host consumes it. A
+/// plugin that writes past the host's size writes outside the block: valgrind reports it.
+fn fill_and_consume(host: Host, plugin: Plugin) -> Observation {
+    match host.consume {
+        HostImpl::C(_, fill_and_consume) => {
+            let mut out = Observation::empty(0);
+            // SAFETY: calling a function of the wrong ABI or signature is UB (see
+            // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
+            // `fill_and_consume` is host.c's
+            // `int se_host_fill_and_consume(int (*)(SE_Device*), SE_Observation*)`, given a
+            // plugin's `int fill(SE_Device*)` (C or Rust) and a writable `Observation`.
+            let rc = unsafe { fill_and_consume(plugin.fill, &mut out) };
+            assert!(
+                rc >= 0,
+                "{host} x {plugin}: the plugin refused the host's struct"
+            );
+            out
+        }
+        HostImpl::Rust(consume) => {
+            let size = SIZES[host.version as usize - 1] as usize;
+            let layout = std::alloc::Layout::from_size_align(size, 8).expect("layout");
+            // SAFETY: `alloc_zeroed` requires a layout of non-zero size (see
+            // <https://doc.rust-lang.org/std/alloc/trait.GlobalAlloc.html#tymethod.alloc>):
+            // a struct size, at least 32 bytes.
+            let device = unsafe { std::alloc::alloc_zeroed(layout) };
+            assert!(!device.is_null(), "allocation failed");
+            // SAFETY: `ptr::write` requires a pointer valid for writes and aligned for `usize`
+            // (see <https://doc.rust-lang.org/core/ptr/fn.write.html#safety>): the fresh block
+            // is at least 32 bytes, aligned to 8.
+            unsafe { device.cast::<usize>().write(size) };
+            // SAFETY: as above, `plugin.fill` is the plugin's `int fill(SE_Device*)`, given the
+            // host's struct with `struct_size` set to the size of the block.
+            let rc = unsafe { (plugin.fill)(device.cast()) };
+            assert_eq!(
+                rc, 0,
+                "{host} x {plugin}: the plugin refused the host's struct"
+            );
+            let out = consume(device.cast_const().cast());
+            // SAFETY: `dealloc` requires the block allocated with this layout (see
+            // <https://doc.rust-lang.org/std/alloc/trait.GlobalAlloc.html#tymethod.dealloc>):
+            // allocated above, freed once.
+            unsafe { std::alloc::dealloc(device, layout) };
+            out
+        }
     }
 }
 
@@ -449,8 +511,21 @@ fn expected(host: Host, plugin: Plugin) -> Observation {
     out
 }
 
-#[test]
-fn every_host_version_with_every_plugin_version_c_and_rust() {
+/// Who allocates the struct that changes hands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Allocator {
+    /// The plugin allocates exactly its `struct_size` bytes and hands them over (the seed's
+    /// `new SE_Device{SE_DEVICE_STRUCT_SIZE}`).
+    Plugin,
+    /// The host allocates exactly its own `struct_size` bytes, sets `struct_size`, and the plugin
+    /// fills them (TensorFlow's way): the plugin must not write past the host's size.
+    Host,
+}
+
+/// Runs every host against every plugin, the struct allocated by `allocator`, and checks each
+/// cell against [`expected`]. Returns the failures, the hazards seen, and the unvalidated cells
+/// that passed because the plugin keeps setting the deprecated member.
+fn run_matrix(allocator: Allocator) -> (Vec<String>, usize, usize, usize) {
     let hosts = hosts();
     let plugins = plugins();
     assert_eq!(hosts.len(), 12);
@@ -461,24 +536,29 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
     let mut kept_for_unvalidated = 0;
     for &host in &hosts {
         for &plugin in &plugins {
-            // SAFETY: calling a function of the wrong ABI or signature is UB (see
-            // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
-            // every plugin's create function is `void* create(void)`, C or Rust.
-            let device = unsafe { (plugin.create)() };
-            assert!(
-                !device.is_null(),
-                "plugin {:?} v{} returned NULL",
-                plugin.lang,
-                plugin.version
-            );
-            let mut seen = consume(host, device);
-            // SAFETY: a plugin's destroy function is `void destroy(void*)` and takes what its
-            // create function returned, once: `device` came from this plugin's create function and
-            // is not used again.
-            unsafe { (plugin.destroy)(device) };
+            let mut seen = match allocator {
+                Allocator::Plugin => {
+                    // SAFETY: calling a function of the wrong ABI or signature is UB (see
+                    // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
+                    // every plugin's create function is `void* create(void)`, C or Rust.
+                    let device = unsafe { (plugin.create)() };
+                    assert!(!device.is_null(), "{plugin} returned NULL");
+                    let seen = consume(host, device);
+                    // SAFETY: a plugin's destroy function is `void destroy(void*)` and takes what
+                    // its create function returned, once: `device` came from this plugin's
+                    // create function and is not used again.
+                    unsafe { (plugin.destroy)(device) };
+                    seen
+                }
+                Allocator::Host => fill_and_consume(host, plugin),
+            };
 
-            let cell = format!("{host} x {plugin}");
-            let want = expected(host, plugin);
+            let cell = format!("{host} x {plugin} ({allocator:?} allocates)");
+            let mut want = expected(host, plugin);
+            if allocator == Allocator::Host {
+                // The plugin wrote no more than the host allocated, and said so.
+                want.struct_size = want.struct_size.min(SIZES[host.version as usize - 1]);
+            }
             // The name is the plugin's static string: compare its text, then the rest.
             let want_name = format!("{:?}-plugin-v{}", plugin.lang, plugin.version).to_lowercase();
             if seen.name.is_null() {
@@ -508,6 +588,12 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
             cells += 1;
         }
     }
+    (failures, cells, hazards, kept_for_unvalidated)
+}
+
+#[test]
+fn every_host_version_with_every_plugin_version_c_and_rust() {
+    let (failures, cells, hazards, kept_for_unvalidated) = run_matrix(Allocator::Plugin);
     assert!(
         failures.is_empty(),
         "{} of {cells} cells wrong:\n{}",
@@ -520,6 +606,43 @@ fn every_host_version_with_every_plugin_version_c_and_rust() {
     assert_eq!(hazards, 8);
     // The same hosts x the v4 and v5 plugins that keep setting `data`: the same cells, passing.
     assert_eq!(kept_for_unvalidated, 8);
+}
+
+/// The same matrix with the host allocating the struct, exactly its own size, and the plugin
+/// filling it (`se_abi::fill` in the Rust plugin, the same rule by hand in the C plugin): a
+/// plugin newer than its host writes only what the host's struct holds and sets the smaller
+/// `struct_size`; an older one leaves the host's zeros past its own members. Under valgrind
+/// (`.ci/run`), a byte written past an older host's block is an error.
+#[test]
+fn every_host_allocated_struct_filled_by_every_plugin_version_c_and_rust() {
+    let (failures, cells, hazards, kept_for_unvalidated) = run_matrix(Allocator::Host);
+    assert!(
+        failures.is_empty(),
+        "{} of {cells} cells wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(cells, 168);
+    assert_eq!(hazards, 8);
+    assert_eq!(kept_for_unvalidated, 8);
+}
+
+/// A plugin refuses to fill a host struct whose `struct_size` the host never set: it cannot
+/// know how much memory the host has, so it writes nothing.
+#[test]
+fn a_plugin_refuses_a_host_struct_without_struct_size() {
+    for plugin in plugins() {
+        let mut zeros = [0u64; 7];
+        // SAFETY: calling a function of the wrong ABI or signature is UB (see
+        // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.call>):
+        // `plugin.fill` is the plugin's `int fill(SE_Device*)`, given 56 writable bytes.
+        let rc = unsafe { (plugin.fill)(zeros.as_mut_ptr().cast()) };
+        assert_eq!(rc, 1, "{plugin}");
+        assert_eq!(
+            zeros, [0; 7],
+            "{plugin} wrote into a struct of unknown size"
+        );
+    }
 }
 
 /// A host given a struct whose producer never set `struct_size` refuses it in TF's words.
@@ -604,7 +727,7 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
         .map_err(|e| format!("keeping copy failed: {e}"))?;
         let written_data = |copy: &T| -> Result<Option<usize>, String> {
             let mut out = [0xAAu8; 64];
-            let n = se_abi::write_to_bytes(copy, &mut out).map_err(|e| e.to_string())?;
+            let n = se_abi::write_new_bytes(copy, &mut out).map_err(|e| e.to_string())?;
             if out[8..16] != [0; 8] {
                 return Err("`next` written non-NULL".to_owned());
             }
@@ -657,8 +780,10 @@ fn versioned_copy_of_every_plugin_into_every_host_version() {
 }
 
 /// Not run by `cargo test`: a deliberately broken C v5 host reads `data2` without the
-/// `struct_size` check from 32-byte v1 plugin structs (C and Rust). `.ci/run` runs it under valgrind and
-/// requires valgrind to report the invalid read, proving the matrix run would catch one.
+/// `struct_size` check from 32-byte v1 plugin structs (C and Rust), and a deliberately broken C
+/// v5 plugin fills a v1 host's 32-byte struct with all its 56 bytes. `.ci/run` runs it under
+/// valgrind and requires valgrind to report the invalid read and the invalid write, proving the
+/// matrix runs would catch either.
 #[test]
 #[ignore = "deliberate over-read; run only under valgrind by .ci/run, which expects an error"]
 fn canary_c_host_over_read() {
@@ -703,4 +828,21 @@ fn canary_c_host_over_read() {
         unsafe { destroy(device) };
         assert_eq!(out.seen & SEEN_DATA2, SEEN_DATA2);
     }
+    let overwriting = c_build::build_and_load(
+        "plugin.c",
+        "plugin_v5_overwrite",
+        &["-DSE_DEVICE_VERSION=5", "-DSE_PLUGIN_OVERWRITE"],
+    );
+    // SAFETY: `Library::get` requires `T` to be the symbol's true type (see
+    // <https://docs.rs/libloading/0.9/libloading/struct.Library.html#method.get>): `FillFn` is
+    // `se_plugin_fill_device`'s signature in plugin.c; `overwriting` stays loaded until the end
+    // of this function, after the last call.
+    let fill = *unsafe { overwriting.get::<FillFn>(b"se_plugin_fill_device\0") }.expect("dlsym");
+    let fill_and_consume: FillAndConsumeFn = symbol(&libs.hosts[0], b"se_host_fill_and_consume\0");
+    let mut out = Observation::empty(0);
+    // SAFETY: `fill_and_consume` is host.c's `se_host_fill_and_consume`, given a plugin's
+    // `int fill(SE_Device*)` and a writable `Observation`. The plugin's deliberate write past the
+    // v1 host's 32-byte block is the point of this test, run only under valgrind, which reports it.
+    let rc = unsafe { fill_and_consume(fill, &mut out) };
+    assert_eq!(rc, 0);
 }

@@ -3,8 +3,9 @@
 //!
 //! TensorFlow loads the shared library, looks up `SE_InitPlugin` and calls it with structs it
 //! allocated, zero-filled, with its own `struct_size` set. The plugin fills each one with
-//! `se_abi::write_to`, which writes the plugin's own `struct_size` bytes and nothing past them,
-//! so that a plugin built against an older, shorter struct leaves TensorFlow's zeros in place.
+//! `se_abi::fill`, which reads TensorFlow's `struct_size` first and writes no more than both
+//! sides have: a plugin built against an older, shorter struct leaves TensorFlow's zeros in
+//! place, and one built against a newer, longer struct writes nothing past TensorFlow's.
 //!
 //! Streams, events and timers are synchronous: every copy has completed when its call returns,
 //! so every event is complete and waiting is a no-op.
@@ -15,16 +16,19 @@
 //!   a plugin compiled against shorter copies of those structs would write them (see [`older`]).
 //!   The other structs end in a member TensorFlow requires, so they cannot be shorter;
 //! - `tf-plugin-unset`: `SP_Platform.struct_size` left 0, as a plugin that zero-fills its struct
-//!   and forgets the size would: TensorFlow refuses it with its own message.
+//!   and forgets the size would: TensorFlow refuses it with its own message;
+//! - `tf-plugin-newer`: `SP_Platform` and `SP_Device` with a member appended (see [`newer`]), as
+//!   a plugin built against a header newer than TensorFlow's: `se_abi::fill` writes only
+//!   TensorFlow's 35 and 56 bytes, and says so in `struct_size`.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ffi::{CStr, c_char, c_int, c_void};
-use std::ptr::{self, NonNull};
+use std::ptr;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
 use se_abi::tensorflow::*;
-use se_abi::{Tail, Versioned, copy_from_ptr, write_to};
+use se_abi::{Tail, Versioned, copy_from_ptr};
 
 /// Which struct sizes this build writes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,6 +40,8 @@ pub enum Build {
     Older = 1,
     /// `SP_Platform.struct_size` left 0.
     Unset = 2,
+    /// Longer `SP_Platform` and `SP_Device`, as a plugin built against a newer header would have.
+    Newer = 3,
 }
 
 /// The platform's name and its device type (TensorFlow requires `[A-Z][A-Z_]*` for both).
@@ -101,35 +107,76 @@ pub mod older {
     }
 }
 
-/// Writes `value` into the struct TensorFlow allocated at `dst`, as a producer does: the
-/// value's `struct_size` bytes. `U` is TensorFlow's type of the struct; `T` may be a shorter
-/// declaration of it. Returns false for a NULL `dst`.
+/// Longer versions of two structs: what a plugin compiled against a newer header, in which these
+/// structs gained a member, declares. Filling TensorFlow's shorter structs with them writes
+/// nothing past TensorFlow's `struct_size`.
+pub mod newer {
+    use std::ffi::{c_char, c_void};
+
+    use se_abi::versioned_struct;
+
+    versioned_struct! {
+        /// `SP_Platform` with a 1-byte member appended: 36 bytes.
+        #[abi(size = SP_PLATFORM_STRUCT_SIZE, sizes = [35, 36])]
+        pub struct SP_Platform {
+            /// As in TensorFlow's.
+            name: *const c_char = nonzero(since 1, at 16..24),
+            /// As in TensorFlow's.
+            r#type: *const c_char = nonzero(since 1, at 24..32),
+            /// As in TensorFlow's.
+            supports_unified_memory: u8 = value(since 1, at 32..33),
+            /// As in TensorFlow's.
+            use_bfc_allocator: u8 = value(since 1, at 33..34),
+            /// As in TensorFlow's.
+            force_memory_growth: u8 = value(since 1, at 34..35),
+            /// A member TensorFlow's header does not have (yet).
+            future_flag: u8 = value(since 2, at 35..36),
+        }
+    }
+
+    versioned_struct! {
+        /// `SP_Device` with a pointer appended: 64 bytes.
+        #[abi(size = SP_DEVICE_STRUCT_SIZE, sizes = [56, 64])]
+        pub struct SP_Device {
+            /// As in TensorFlow's.
+            ordinal: i32 = value(since 1, at 16..20),
+            /// As in TensorFlow's.
+            device_handle: *mut c_void = value(since 1, at 24..32),
+            /// As in TensorFlow's.
+            hardware_name: *const c_char = nonzero(since 1, at 32..40),
+            /// As in TensorFlow's.
+            device_vendor: *const c_char = nonzero(since 1, at 40..48),
+            /// As in TensorFlow's.
+            pci_bus_id: *const c_char = nonzero(since 1, at 48..56),
+            /// A member TensorFlow's header does not have (yet).
+            future_data: *mut c_void = nonzero(since 2, at 56..64),
+        }
+    }
+}
+
+/// Fills the struct TensorFlow allocated at `dst` with `value`, through `se_abi::fill`: it reads
+/// TensorFlow's `struct_size` first, writes only what fits in it, and sets `struct_size` to the
+/// smaller of TensorFlow's and the value's. `U` is TensorFlow's type of the struct; `T` may be a
+/// shorter declaration of it. Returns false for a NULL `dst` or a size TensorFlow never set.
 ///
 /// # Safety
-/// `dst` must be NULL or point to a writable `U` that TensorFlow allocated, and `T` must be `U`
-/// or a shorter declaration of it (`T::STRUCT_SIZE <= size_of::<U>()`).
+/// `dst` must be NULL or point to a writable `U` that TensorFlow allocated with its `struct_size`
+/// set, and `T` must be `U` or a shorter declaration of it.
 unsafe fn fill<T: Versioned, U>(dst: *mut U, value: &T) -> bool {
-    debug_assert!(T::STRUCT_SIZE <= size_of::<U>());
-    let Some(dst) = NonNull::new(dst.cast::<u8>()) else {
-        return false;
-    };
+    // SAFETY: `se_abi::fill` requires NULL or the other side's struct, its `struct_size` field
+    // initialized and as many bytes writable, not overlapping `value` (see its `# Safety`):
+    // TensorFlow's struct, allocated for us to fill with its size set (caller), and `value` is
+    // our local. `T` declares the same leading members as `U` (caller), so the host's size is
+    // validated against a layout the host's memory really has.
+    let result = unsafe { se_abi::fill(value, dst.cast::<T>()) };
     if std::env::var_os("RUST_HOST_PLUGIN_VERBOSE").is_some() {
-        // SAFETY: `ptr::read` requires `dst` valid for reads and aligned for `usize` (see
-        // <https://doc.rust-lang.org/core/ptr/fn.read.html#safety>): TensorFlow's struct, whose
-        // first member is its `size_t struct_size`, which TensorFlow initialized.
-        let theirs = unsafe { dst.cast::<usize>().read() };
         eprintln!(
-            "RUST_HOST: {}: TensorFlow's struct_size {theirs}, the plugin writes {}",
+            "RUST_HOST: {}: the plugin's struct_size {}, written {result:?}",
             T::NAME,
             se_abi::View::of(value).struct_size(),
         );
     }
-    // SAFETY: `se_abi::write_to` requires `dst` valid for writes of `value`'s `struct_size`
-    // bytes, which is at most `T::STRUCT_SIZE`, and disjoint from `value` (see its `# Safety`).
-    // `dst` is a whole `U` that TensorFlow allocated for us to fill (caller), at least
-    // `T::STRUCT_SIZE` bytes long, and it cannot overlap our local `value`.
-    unsafe { write_to(value, dst) };
-    true
+    result.is_ok()
 }
 
 /// Sets `status` to an error, through TensorFlow's own `TF_SetStatus`, found in the process
@@ -194,6 +241,16 @@ pub unsafe fn init(
             // SAFETY: `platform` is TensorFlow's `SP_Platform` (from its parameters), or NULL.
             unsafe { fill(platform, &value) }
         }
+        Build::Newer => {
+            type N = newer::SP_Platform;
+            let mut value = N::new();
+            value
+                .set(N::name, NAME.as_ptr())
+                .set(N::r#type, DEVICE_TYPE.as_ptr())
+                .set(N::future_flag, 1);
+            // SAFETY: as above; `newer::SP_Platform` starts with `SP_Platform`'s members.
+            unsafe { fill(platform, &value) }
+        }
         Build::Older => {
             type O = older::SP_Platform;
             let mut value = O::new();
@@ -243,6 +300,7 @@ fn build() -> Build {
     match BUILD.load(Ordering::Relaxed) {
         1 => Build::Older,
         2 => Build::Unset,
+        3 => Build::Newer,
         _ => Build::Current,
     }
 }
@@ -281,6 +339,17 @@ unsafe extern "C" fn create_device(
         value.set(O::ordinal, ordinal);
         // SAFETY: `device` is TensorFlow's `SP_Device` (from its parameters), or NULL; the older
         // declaration is a shorter `SP_Device`.
+        unsafe { fill(device, &value) }
+    } else if build() == Build::Newer {
+        type N = newer::SP_Device;
+        let mut value = N::new();
+        value
+            .set(N::ordinal, ordinal)
+            .set(N::hardware_name, HARDWARE_NAME.as_ptr())
+            .set(N::device_vendor, VENDOR.as_ptr())
+            .set(N::future_data, ptr::without_provenance_mut(0x40));
+        // SAFETY: `device` is TensorFlow's `SP_Device` (from its parameters), or NULL; the newer
+        // declaration starts with `SP_Device`'s members.
         unsafe { fill(device, &value) }
     } else {
         let mut value = SP_Device::new();
