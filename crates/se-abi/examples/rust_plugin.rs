@@ -21,6 +21,8 @@ use std::ptr::NonNull;
 
 use se_abi::Versioned;
 
+// `v3_unvalidated` in it is the tests' alone.
+#[allow(dead_code)]
 #[path = "se_device/versions.rs"]
 mod versions;
 use versions::{v1, v2, v3, v4, v5};

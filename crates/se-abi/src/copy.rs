@@ -13,10 +13,7 @@ use core::ptr::NonNull;
 use crate::error::Error;
 use crate::header;
 use crate::layout::Versioned;
-use crate::member::{Member, MemberKind};
-
-/// The header's reserved `next` member.
-const NEXT: Member = Member::HEADER[1];
+use crate::member::MemberKind;
 
 /// What to do with the bytes a newer producer has past this build's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -96,7 +93,8 @@ impl From<Tail> for CopyOptions {
 /// still tell a member the producer lacked from one it set to zero. Deprecated members are zeroed
 /// unless `options` asks to keep them ([`DeprecatedMembers::Keep`]).
 ///
-/// The reserved `next` member is never copied: the copy's `next` is NULL. A non-NULL `next` is
+/// The reserved `next` member is never copied: the copy's `next` is NULL (a struct declared with
+/// `header = ext` has a free-form `ext` instead, copied like any member). A non-NULL `next` is
 /// accepted and ignored, as TensorFlow's validation does (`TF_VALIDATE_STRUCT_SIZE` and
 /// `VALIDATE_STRUCT_SIZE` in `tensorflow/c/experimental/stream_executor/stream_executor.cc`
 /// check only `struct_size`, never `ext`/`next`), but it is the producer's pointer, into an
@@ -239,29 +237,19 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
     // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>). `Versioned` puts the
     // `struct_size: usize` field at offset 0 of `T`, so those bytes lie inside `out`.
     unsafe { dst.cast::<usize>().write_unaligned(kept) };
-    // The producer's `next` is never carried over (see `copy_from_ptr`).
-    // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a pointer (see
-    // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>). `Versioned` puts the
-    // `next: *mut c_void` field at `Member::HEADER[1].offset` of `T` (the layout lock checks it),
-    // so those bytes lie inside `out`; NULL is a valid pointer value.
-    unsafe {
-        dst.wrapping_add(NEXT.offset)
-            .cast::<*mut core::ffi::c_void>()
-            .write_unaligned(core::ptr::null_mut())
-    };
+    // The producer's reserved `next` is never carried over (see `copy_from_ptr`), and members
+    // this build deprecated are zeroed unless the options keep them.
     let zero_deprecated = options.deprecated == DeprecatedMembers::Zero;
-    for member in T::MEMBERS
-        .iter()
-        .filter(|member| zero_deprecated && member.deprecated.is_some())
-    {
-        if member.kind != MemberKind::Header {
-            // SAFETY: `ptr::write_bytes` requires `dst` valid for writes of `count` bytes and
-            // aligned (see <https://doc.rust-lang.org/core/ptr/fn.write_bytes.html#safety>).
-            // `Versioned` lists every member with its true offset and size inside `T`, so the
-            // member's bytes lie inside `out`; `u8` has alignment 1. Zero is a valid value of the
-            // member (`AbiMember`), as `write_bytes` leaves the validity of the result to us.
-            unsafe { dst.wrapping_add(member.offset).write_bytes(0, member.size) };
-        }
+    for member in T::MEMBERS.iter().filter(|member| {
+        member.kind == MemberKind::Reserved || (zero_deprecated && member.deprecated.is_some())
+    }) {
+        // SAFETY: `ptr::write_bytes` requires `dst` valid for writes of `count` bytes and
+        // aligned (see <https://doc.rust-lang.org/core/ptr/fn.write_bytes.html#safety>).
+        // `Versioned` lists every member with its true offset and size inside `T`, so the
+        // member's bytes lie inside `out`; `u8` has alignment 1. Zero is a valid value of the
+        // member (`AbiMember`: NULL for `next`), as `write_bytes` leaves the validity of the
+        // result to us.
+        unsafe { dst.wrapping_add(member.offset).write_bytes(0, member.size) };
     }
     // SAFETY: `MaybeUninit::assume_init` requires the value to be initialized and valid for `T`
     // (see <https://doc.rust-lang.org/core/mem/union.MaybeUninit.html#method.assume_init>); a
@@ -427,7 +415,7 @@ unsafe fn write_raw<T: Versioned>(value: &T, dst: NonNull<u8>, size: usize) {
     // `size` writable bytes at `dst`, and `u8` has alignment 1.
     unsafe { dst.write_bytes(0, size) };
     for member in T::MEMBERS {
-        if member.offset != NEXT.offset && member.end() <= size {
+        if member.kind != MemberKind::Reserved && member.end() <= size {
             // SAFETY: `ptr::copy_nonoverlapping` requires `src` valid for reads and `dst` valid
             // for writes of `count` bytes, both aligned, and the ranges disjoint (see
             // <https://doc.rust-lang.org/core/ptr/fn.copy_nonoverlapping.html#safety>). The

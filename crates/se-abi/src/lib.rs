@@ -139,10 +139,15 @@ extern crate self as se_abi;
 mod copy;
 mod declare;
 mod error;
+// `cargo xtask codegen`'s output: TensorFlow's structs from the release facts (`tensorflow`
+// re-exports them).
+#[rustfmt::skip]
+mod generated;
 mod header;
 mod layout;
 mod member;
 mod registration;
+mod shape;
 pub mod tensorflow;
 mod version;
 mod view;
@@ -160,6 +165,7 @@ pub use member::{Member, MemberKind};
 
 // Members: which types may be one, how a checked read treats zero, and the typed handle on each.
 pub use member::{AbiMember, Deprecated, Field, Kind, NonZero, NonZeroMember, Value};
+pub use shape::{CType, Shape};
 
 // Reading a foreign producer's struct in place, and copying or writing whole structs.
 pub use copy::{

@@ -78,7 +78,21 @@ fn member_table_records_versions_and_kinds() {
     );
     assert_eq!(
         v5::SE_Device::member("next").unwrap().kind,
+        MemberKind::Reserved
+    );
+    assert_eq!(
+        v5::SE_Device::member("struct_size").unwrap().kind,
         MemberKind::Header
+    );
+    // Every member's shape, resolved through aliases.
+    assert_eq!(data.shape.to_string(), "*mut void");
+    assert_eq!(
+        v5::SE_Device::member("name").unwrap().shape.to_string(),
+        "*const i8"
+    );
+    assert_eq!(
+        v5::SE_Device::member("name_len").unwrap().shape.to_string(),
+        "u64"
     );
     assert!(data.reached_by(41));
     assert!(!data.reached_by(40));

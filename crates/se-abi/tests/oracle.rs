@@ -114,8 +114,13 @@ fn agree<T: Versioned>(oracle: &Oracle) -> usize {
         T::NAME
     );
     for (ours, (name, offset, size)) in T::MEMBERS.iter().zip(&tf.members) {
-        // TF calls the reserved pointer `ext`; this scheme calls it `next`.
-        let tf_name = if name == "ext" { "next" } else { name.as_str() };
+        // TF calls the pointer after `struct_size` `ext`; where it is reserved, this scheme calls
+        // it `next`.
+        let tf_name = if name == "ext" && ours.name == "next" {
+            "next"
+        } else {
+            name.as_str()
+        };
         let our_name = ours.name.trim_start_matches("r#");
         assert_eq!(our_name, tf_name, "member order of {}", T::NAME);
         assert_eq!(ours.offset, *offset, "offsetof({}, {name})", T::NAME);
@@ -128,6 +133,7 @@ fn agree<T: Versioned>(oracle: &Oracle) -> usize {
 fn declared_structs_agree_with_tensorflow_layouts() {
     let oracle = oracle();
     let members = agree::<SP_TimerFns>(&oracle)
+        + agree::<SP_AllocatorStats>(&oracle)
         + agree::<SP_DeviceMemoryBase>(&oracle)
         + agree::<SP_Device>(&oracle)
         + agree::<SE_CreateDeviceParams>(&oracle)
@@ -138,84 +144,26 @@ fn declared_structs_agree_with_tensorflow_layouts() {
         + agree::<SP_PlatformFns>(&oracle)
         + agree::<SE_PlatformRegistrationParams>(&oracle)
         + agree::<SP_StreamExecutor>(&oracle);
-    // Every oracle struct but SP_AllocatorStats, which has no `ext` after `struct_size` and so
-    // is not a struct of this scheme (its second member is `num_allocs`).
     assert_eq!(oracle.structs.len(), 12);
-    let stats = &oracle.structs["SP_AllocatorStats"];
-    assert_eq!(stats.members[1].0, "num_allocs");
-    let expected: usize = oracle
-        .structs
-        .iter()
-        .filter(|(name, _)| *name != "SP_AllocatorStats")
-        .map(|(_, tf)| tf.members.len())
-        .sum();
-    // 11 structs, 93 members: offsets and sizes all equal.
-    assert_eq!((members, expected), (93, 93));
+    let expected: usize = oracle.structs.values().map(|tf| tf.members.len()).sum();
+    // 12 structs, 105 members: offsets and sizes all equal.
+    assert_eq!((members, expected), (105, 105));
 }
 
+/// `SP_AllocatorStats` has no pointer after `struct_size`: declared with `header = none`.
 #[test]
-fn sp_allocator_stats_agrees_with_tensorflow_too() {
-    // Not a versioned struct of this scheme (no `ext`), declared plainly; same check by hand.
+fn sp_allocator_stats_starts_with_num_allocs() {
     let oracle = oracle();
-    let tf = &oracle.structs["SP_AllocatorStats"];
-    assert_eq!(size_of::<SP_AllocatorStats>(), tf.size_of);
-    assert_eq!(SP_ALLOCATORSTATS_STRUCT_SIZE, tf.struct_size);
-    let ours = [
-        (
-            "struct_size",
-            std::mem::offset_of!(SP_AllocatorStats, struct_size),
-        ),
-        (
-            "num_allocs",
-            std::mem::offset_of!(SP_AllocatorStats, num_allocs),
-        ),
-        (
-            "bytes_in_use",
-            std::mem::offset_of!(SP_AllocatorStats, bytes_in_use),
-        ),
-        (
-            "peak_bytes_in_use",
-            std::mem::offset_of!(SP_AllocatorStats, peak_bytes_in_use),
-        ),
-        (
-            "largest_alloc_size",
-            std::mem::offset_of!(SP_AllocatorStats, largest_alloc_size),
-        ),
-        (
-            "has_bytes_limit",
-            std::mem::offset_of!(SP_AllocatorStats, has_bytes_limit),
-        ),
-        (
-            "bytes_limit",
-            std::mem::offset_of!(SP_AllocatorStats, bytes_limit),
-        ),
-        (
-            "bytes_reserved",
-            std::mem::offset_of!(SP_AllocatorStats, bytes_reserved),
-        ),
-        (
-            "peak_bytes_reserved",
-            std::mem::offset_of!(SP_AllocatorStats, peak_bytes_reserved),
-        ),
-        (
-            "has_bytes_reservable_limit",
-            std::mem::offset_of!(SP_AllocatorStats, has_bytes_reservable_limit),
-        ),
-        (
-            "bytes_reservable_limit",
-            std::mem::offset_of!(SP_AllocatorStats, bytes_reservable_limit),
-        ),
-        (
-            "largest_free_block_bytes",
-            std::mem::offset_of!(SP_AllocatorStats, largest_free_block_bytes),
-        ),
-    ];
-    let theirs: Vec<(&str, usize)> = tf
-        .members
-        .iter()
-        .map(|(name, offset, _)| (name.as_str(), *offset))
-        .collect();
-    assert_eq!(ours.to_vec(), theirs);
+    assert_eq!(
+        oracle.structs["SP_AllocatorStats"].members[1].0,
+        "num_allocs"
+    );
+    assert_eq!(SP_AllocatorStats::MEMBERS[1].name, "num_allocs");
+    assert_eq!(SP_AllocatorStats::MEMBERS[1].offset, 8);
+    let mut stats = SP_AllocatorStats::new();
+    stats.set(SP_AllocatorStats::bytes_in_use, 1 << 20);
+    assert_eq!(stats.struct_size(), 96);
+    assert_eq!(stats.get(SP_AllocatorStats::bytes_in_use), Some(1 << 20));
 }
 
 #[test]
@@ -313,4 +261,98 @@ fn registration_check_with_tensorflow_version() {
          set to SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE. Found `struct_size` = 0."
     );
     let _ = View::of(&params_for(tf));
+}
+
+/// What the release facts say each struct measured, release by release, is what the declarations
+/// accept: every `struct_size` a release shipped reads back (`SP_Platform` 34 from 2.5 to 2.8),
+/// except the one layout TensorFlow broke (`SP_StreamExecutor` of 2.5 and 2.6), which is
+/// refused as incompatible and read by its own declaration instead.
+#[test]
+fn every_size_a_release_shipped_is_read_as_that_release_laid_it_out() {
+    fn accepts<T: Versioned>(size: usize) -> Result<usize, Error> {
+        let mut bytes = vec![0u8; size];
+        bytes[..8].copy_from_slice(&size.to_ne_bytes());
+        se_abi::copy_from_bytes::<T>(&bytes, se_abi::Tail::Ignore)
+            .map(|t| View::of(&t).struct_size())
+    }
+    let mut checked = 0;
+    for &(release, sizes) in RELEASE_STRUCT_SIZES {
+        for &(name, size) in sizes {
+            let result = match name {
+                "SP_TimerFns" => accepts::<SP_TimerFns>(size),
+                "SP_AllocatorStats" => accepts::<SP_AllocatorStats>(size),
+                "SP_DeviceMemoryBase" => accepts::<SP_DeviceMemoryBase>(size),
+                "SP_Device" => accepts::<SP_Device>(size),
+                "SE_CreateDeviceParams" => accepts::<SE_CreateDeviceParams>(size),
+                "SP_DeviceFns" => accepts::<SP_DeviceFns>(size),
+                "SE_CreateDeviceFnsParams" => accepts::<SE_CreateDeviceFnsParams>(size),
+                "SP_StreamExecutor" => accepts::<SP_StreamExecutor>(size),
+                "SE_CreateStreamExecutorParams" => accepts::<SE_CreateStreamExecutorParams>(size),
+                "SP_Platform" => accepts::<SP_Platform>(size),
+                "SP_PlatformFns" => accepts::<SP_PlatformFns>(size),
+                "SE_PlatformRegistrationParams" => accepts::<SE_PlatformRegistrationParams>(size),
+                other => panic!("{release}: unknown struct {other}"),
+            };
+            let old_executor = name == "SP_StreamExecutor" && ["2.5.3", "2.6.5"].contains(&release);
+            if old_executor {
+                assert_eq!(
+                    result,
+                    Err(Error::IncompatibleLayout {
+                        name: "SP_StreamExecutor",
+                        found: 264
+                    }),
+                    "{release}"
+                );
+                assert_eq!(accepts::<tf_2_5_to_2_6::SP_StreamExecutor>(size), Ok(264));
+            } else {
+                assert_eq!(result, Ok(size), "{release} {name}");
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 17 * 12);
+    // 2.5's SP_Platform: 34 bytes, no `force_memory_growth` yet.
+    assert_eq!(SP_Platform::SIZES, &[34, 35]);
+    assert_eq!(
+        SP_Platform::member("force_memory_growth")
+            .unwrap()
+            .since
+            .get(),
+        2
+    );
+    assert_eq!(APPEND_ONLY_BREAKS.len(), 1);
+    assert_eq!(APPEND_ONLY_BREAKS[0].0, "SP_StreamExecutor");
+    assert_eq!(APPEND_ONLY_BREAKS[0].1, "2.7.4");
+    // Where the old layout had `host_callback`, the new one has `mem_zero`.
+    let old = tf_2_5_to_2_6::SP_StreamExecutor::member("host_callback").unwrap();
+    let new = SP_StreamExecutor::member("host_callback").unwrap();
+    assert_eq!((old.offset, new.offset), (256, 280));
+    assert_eq!(SP_StreamExecutor::member("mem_zero").unwrap().offset, 256);
+}
+
+/// `ext` is the plugin's free-form data in `SP_Platform` and `SP_Device`: set, read, copied and
+/// written; in the other structs it is reserved and never relayed.
+#[test]
+fn ext_is_free_form_in_platform_and_device_only() {
+    let data = std::ptr::without_provenance_mut::<std::ffi::c_void>(0x1234);
+    let mut platform = SP_Platform::new();
+    platform.set(SP_Platform::ext, data);
+    let mut out = [0u8; 40];
+    let n = se_abi::write_new_bytes(&platform, &mut out).unwrap();
+    assert_eq!(n, 35);
+    assert_eq!(&out[8..16], &0x1234usize.to_ne_bytes());
+    let copy: SP_Platform = se_abi::copy_from_bytes(&out[..n], se_abi::Tail::Ignore).unwrap();
+    assert_eq!(copy.get(SP_Platform::ext).map(|p| p.addr()), Some(0x1234));
+    let mut device = SP_Device::new();
+    device.set(SP_Device::ext, data);
+    assert_eq!(device.get(SP_Device::ext).map(|p| p.addr()), Some(0x1234));
+    // A reserved `next` from a producer is not carried over.
+    let mut fns = [0u8; 40];
+    fns[..8].copy_from_slice(&40usize.to_ne_bytes());
+    fns[8..16].copy_from_slice(&0x99usize.to_ne_bytes());
+    let copy: SP_DeviceFns = se_abi::copy_from_bytes(&fns, se_abi::Tail::Ignore).unwrap();
+    let mut written = [0u8; 40];
+    se_abi::write_new_bytes(&copy, &mut written).unwrap();
+    assert_eq!(&written[8..16], &[0; 8]);
+    assert_eq!(SP_DeviceFns::MEMBERS[1].name, "next");
 }

@@ -52,107 +52,10 @@ const VENDOR: &CStr = c"se-abi";
 /// What `device_memory_usage` reports: 1 GiB, all free.
 const MEMORY: i64 = 1 << 30;
 
-/// Shorter versions of four structs: what a plugin compiled against a header in which these
-/// structs ended earlier declares. TensorFlow accepts them (it validates only a non-zero
-/// `struct_size` and its required function pointers) and reads its own zeros past them.
-pub mod older {
-    use std::ffi::c_char;
-
-    use se_abi::tensorflow::SP_Device as Device;
-    use se_abi::versioned_struct;
-
-    versioned_struct! {
-        /// `SP_Platform` without `use_bfc_allocator` and `force_memory_growth`: 33 bytes.
-        #[abi(size = SP_PLATFORM_STRUCT_SIZE, sizes = [33])]
-        pub struct SP_Platform {
-            /// As in TensorFlow's.
-            name: *const c_char = nonzero(since 1, at 16..24),
-            /// As in TensorFlow's.
-            r#type: *const c_char = nonzero(since 1, at 24..32),
-            /// As in TensorFlow's.
-            supports_unified_memory: u8 = value(since 1, at 32..33),
-        }
-    }
-
-    versioned_struct! {
-        /// `SP_Device` without the three optional names: 32 bytes.
-        #[abi(size = SP_DEVICE_STRUCT_SIZE, sizes = [32])]
-        pub struct SP_Device {
-            /// As in TensorFlow's.
-            ordinal: i32 = value(since 1, at 16..20),
-            /// As in TensorFlow's.
-            device_handle: *mut core::ffi::c_void = value(since 1, at 24..32),
-        }
-    }
-
-    versioned_struct! {
-        /// `SP_DeviceMemoryBase` without `payload`: 32 bytes.
-        #[abi(size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE, sizes = [32])]
-        pub struct SP_DeviceMemoryBase {
-            /// As in TensorFlow's.
-            opaque: *mut core::ffi::c_void = value(since 1, at 16..24),
-            /// As in TensorFlow's.
-            size: u64 = value(since 1, at 24..32),
-        }
-    }
-
-    versioned_struct! {
-        /// `SP_DeviceFns` with only `get_numa_node`: 24 bytes.
-        #[abi(size = SP_DEVICE_FNS_STRUCT_SIZE, sizes = [24])]
-        pub struct SP_DeviceFns {
-            /// As in TensorFlow's.
-            get_numa_node: Option<unsafe extern "C" fn(*const Device) -> i32> =
-                nonzero(since 1, at 16..24),
-        }
-    }
-}
-
-/// Longer versions of two structs: what a plugin compiled against a newer header, in which these
-/// structs gained a member, declares. Filling TensorFlow's shorter structs with them writes
-/// nothing past TensorFlow's `struct_size`.
-pub mod newer {
-    use std::ffi::{c_char, c_void};
-
-    use se_abi::versioned_struct;
-
-    versioned_struct! {
-        /// `SP_Platform` with a 1-byte member appended: 36 bytes.
-        #[abi(size = SP_PLATFORM_STRUCT_SIZE, sizes = [35, 36])]
-        pub struct SP_Platform {
-            /// As in TensorFlow's.
-            name: *const c_char = nonzero(since 1, at 16..24),
-            /// As in TensorFlow's.
-            r#type: *const c_char = nonzero(since 1, at 24..32),
-            /// As in TensorFlow's.
-            supports_unified_memory: u8 = value(since 1, at 32..33),
-            /// As in TensorFlow's.
-            use_bfc_allocator: u8 = value(since 1, at 33..34),
-            /// As in TensorFlow's.
-            force_memory_growth: u8 = value(since 1, at 34..35),
-            /// A member TensorFlow's header does not have (yet).
-            future_flag: u8 = value(since 2, at 35..36),
-        }
-    }
-
-    versioned_struct! {
-        /// `SP_Device` with a pointer appended: 64 bytes.
-        #[abi(size = SP_DEVICE_STRUCT_SIZE, sizes = [56, 64])]
-        pub struct SP_Device {
-            /// As in TensorFlow's.
-            ordinal: i32 = value(since 1, at 16..20),
-            /// As in TensorFlow's.
-            device_handle: *mut c_void = value(since 1, at 24..32),
-            /// As in TensorFlow's.
-            hardware_name: *const c_char = nonzero(since 1, at 32..40),
-            /// As in TensorFlow's.
-            device_vendor: *const c_char = nonzero(since 1, at 40..48),
-            /// As in TensorFlow's.
-            pci_bus_id: *const c_char = nonzero(since 1, at 48..56),
-            /// A member TensorFlow's header does not have (yet).
-            future_data: *mut c_void = nonzero(since 2, at 56..64),
-        }
-    }
-}
+// The shorter and longer struct declarations of the `older` and `newer` builds.
+#[path = "layouts.rs"]
+mod layouts;
+use layouts::{newer, older};
 
 /// Fills the struct TensorFlow allocated at `dst` with `value`, through `se_abi::fill`: it reads
 /// TensorFlow's `struct_size` first, writes only what fits in it, and sets `struct_size` to the
@@ -179,16 +82,53 @@ unsafe fn fill<T: Versioned, U>(dst: *mut U, value: &T) -> bool {
     result.is_ok()
 }
 
-/// Sets `status` to an error, through TensorFlow's own `TF_SetStatus`, found in the process
-/// (the plugin is loaded into TensorFlow, which exports it). TF_FAILED_PRECONDITION is 9.
+/// glibc's `RTLD_NOLOAD` (`<dlfcn.h>`, `bits/dlfcn.h`): `dlopen` returns a handle on a library
+/// that is already loaded, and loads nothing.
+const RTLD_NOLOAD: c_int = 0x4;
+
+/// The library that exports TensorFlow's C API functions a plugin calls (`TF_SetStatus`,
+/// `TF_NewStatus`, ...) in every release from 2.12 to 2.21 (from the releases' symbol dumps,
+/// `crates/se-abi/releases/`). TensorFlow has loaded it before it loads a plugin.
+const TF_FRAMEWORK: &CStr = c"libtensorflow_framework.so.2";
+
+/// TensorFlow's C function `name`, found in the process.
+///
+/// A global lookup (`dlsym(RTLD_DEFAULT)`) finds it only from TensorFlow 2.19 on: up to 2.18
+/// TensorFlow loads its libraries with `RTLD_LOCAL`, so their symbols are not in the global
+/// scope, and a plugin that does not link against them finds nothing. What those releases allow
+/// is a handle on the library already loaded, by its soname (`dlopen` with `RTLD_NOLOAD`, which
+/// finds a library loaded with `RTLD_LOCAL` too), then `dlsym` on it: tried first, in every
+/// release; the global lookup stays as the fallback.
+///
+/// # Safety
+/// `T` must be the C function's true type.
+unsafe fn tf_function<T: Copy>(name: &CStr) -> Option<T> {
+    use libloading::os::unix::{Library, RTLD_LAZY};
+    // SAFETY: `Library::open` runs the library's initializers when it loads one (see
+    // <https://docs.rs/libloading/latest/libloading/os/unix/struct.Library.html#method.open>);
+    // with `RTLD_NOLOAD` it loads nothing, only returns a handle on TensorFlow's library, which
+    // the process has already initialized (or fails).
+    let framework =
+        unsafe { Library::open(Some(TF_FRAMEWORK.to_str().ok()?), RTLD_NOLOAD | RTLD_LAZY) };
+    let library = match framework {
+        Ok(library) => library,
+        Err(_) => Library::this(),
+    };
+    // SAFETY: `Library::get` requires the symbol's real type to be `T` (see
+    // <https://docs.rs/libloading/latest/libloading/os/unix/struct.Library.html#method.get>):
+    // the caller's contract. The function pointer outlives `library` (dropping a handle from
+    // `RTLD_NOLOAD` only decrements the count TensorFlow's own load keeps above zero).
+    let symbol = unsafe { library.get::<T>(name.to_bytes_with_nul()) }.ok()?;
+    Some(*symbol)
+}
+
+/// Sets `status` to an error, through TensorFlow's own `TF_SetStatus` (see [`tf_function`] for
+/// how it is found in every release). TF_FAILED_PRECONDITION is 9.
 fn fail(status: *mut TF_Status, message: &CStr) {
     type SetStatus = unsafe extern "C" fn(*mut TF_Status, c_int, *const c_char);
-    let this = libloading::os::unix::Library::this();
-    // SAFETY: `Library::get` requires the symbol's real type to be the one given (see
-    // <https://docs.rs/libloading/latest/libloading/os/unix/struct.Library.html#method.get>):
-    // `TF_SetStatus(TF_Status*, TF_Code, const char*)` in `tensorflow/c/tf_status.h`, with
-    // `TF_Code` a C enum (an `int`).
-    if let Ok(set) = unsafe { this.get::<SetStatus>(b"TF_SetStatus\0") } {
+    // SAFETY: `tf_function` requires the real type: `TF_SetStatus(TF_Status*, TF_Code,
+    // const char*)` in `tensorflow/c/tf_status.h`, with `TF_Code` a C enum (an `int`).
+    if let Some(set) = unsafe { tf_function::<SetStatus>(c"TF_SetStatus") } {
         // SAFETY: `TF_SetStatus` requires a live status and a NUL-terminated message:
         // TensorFlow passed `status` for this call, and `message` is a `CStr`.
         unsafe { set(status, 9, message.as_ptr()) };
@@ -214,6 +154,14 @@ pub unsafe fn init(
         );
         return;
     };
+    if std::env::var_os("RUST_HOST_PLUGIN_REFUSE").is_some() {
+        // An error report on request: shows that `TF_SetStatus` is found in every release.
+        fail(
+            status,
+            c"RUST_HOST: refusing to register, as RUST_HOST_PLUGIN_REFUSE asks",
+        );
+        return;
+    }
     type P = SE_PlatformRegistrationParams;
     if registration.get(P::major_version) != Some(SE_MAJOR) {
         fail(
@@ -973,14 +921,13 @@ unsafe extern "C" fn host_callback(
     let Some(callback) = callback else {
         return 0;
     };
-    let this = libloading::os::unix::Library::this();
-    // SAFETY: `Library::get` requires the symbol's real type: `TF_Status* TF_NewStatus(void)`
+    // SAFETY: `tf_function` requires the real type: `TF_Status* TF_NewStatus(void)`
     // (`tensorflow/c/tf_status.h`).
-    let Ok(new_status) = (unsafe { this.get::<NewStatus>(b"TF_NewStatus\0") }) else {
+    let Some(new_status) = (unsafe { tf_function::<NewStatus>(c"TF_NewStatus") }) else {
         return 0;
     };
     // SAFETY: as above: `void TF_DeleteStatus(TF_Status*)`.
-    let Ok(delete_status) = (unsafe { this.get::<DeleteStatus>(b"TF_DeleteStatus\0") }) else {
+    let Some(delete_status) = (unsafe { tf_function::<DeleteStatus>(c"TF_DeleteStatus") }) else {
         return 0;
     };
     // SAFETY: `TF_NewStatus` takes nothing and returns a fresh status.
