@@ -3,9 +3,11 @@
 //! allocated, never past the size the other side set ([`fill`]).
 //!
 //! From a producer's bytes and its `struct_size`, a versioned copy makes an owned struct of this
-//! build: a smaller producer leaves the missing tail zero; a larger producer is accepted only if
-//! every byte past this build's size is zero (else [`Error::TooBig`], Linux's `E2BIG`), unless
-//! [`Tail::Ignore`] asks to ignore the tail as TensorFlow does.
+//! build: a smaller producer leaves the missing tail zero; a larger producer's members past this
+//! build's size are not read, as the seed says of an older side and as TensorFlow does
+//! ([`Tail::Ignore`], the default), or, in the strict mode of Linux's `copy_struct_from_user`
+//! ([`Tail::MustBeZero`]), accepted only if every byte of them is zero (else
+//! [`Error::TooBig`], `E2BIG`).
 
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
@@ -18,11 +20,13 @@ use crate::member::MemberKind;
 /// What to do with the bytes a newer producer has past this build's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Tail {
-    /// They must all be zero (`copy_struct_from_user`): a non-zero byte means the producer uses a
-    /// member this build cannot honor, and the copy fails with [`Error::TooBig`].
-    #[default]
+    /// They must all be zero (Linux's `copy_struct_from_user`, the strict mode): a non-zero byte
+    /// means the producer uses a member this build cannot honor, and the copy fails with
+    /// [`Error::TooBig`].
     MustBeZero,
-    /// They are ignored, as TensorFlow's core does with a newer plugin's extra members.
+    /// They are not read (the default): the seed's rule, "the older side simply does not know
+    /// them", and what TensorFlow's core does with a newer plugin's extra members.
+    #[default]
     Ignore,
 }
 
@@ -52,7 +56,8 @@ pub enum DeprecatedMembers {
 /// let options = CopyOptions::from(Tail::Ignore).keep_deprecated();
 /// assert_eq!(options.tail, Tail::Ignore);
 /// assert_eq!(options.deprecated, DeprecatedMembers::Keep);
-/// assert_eq!(CopyOptions::default(), CopyOptions::from(Tail::MustBeZero));
+/// // The default follows the seed: a newer producer's extra members are not read.
+/// assert_eq!(CopyOptions::default(), CopyOptions::from(Tail::Ignore));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CopyOptions {
