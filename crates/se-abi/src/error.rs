@@ -128,6 +128,26 @@ pub enum Error {
         member: &'static str,
     },
 
+    /// A plugin file could not be read (`plugin-check`).
+    #[cfg(feature = "plugin-check")]
+    #[error("cannot read {}: {}", path.display(), std::io::Error::from(*kind))]
+    PluginUnreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        kind: std::io::ErrorKind,
+    },
+
+    /// A file is not a plugin TensorFlow's Linux wheels could load (`plugin-check`).
+    #[cfg(feature = "plugin-check")]
+    #[error("{} is {reason}: not a plugin TensorFlow could load", path.display())]
+    NotAPlugin {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What it is instead.
+        reason: &'static str,
+    },
+
     /// Host and plugin were built against different major versions of the C API (the RFC's
     /// registration-time wording).
     #[error("Unsupported major version. Given: {given} Expected: {expected}")]

@@ -78,9 +78,12 @@ pub unsafe trait Versioned: Copy + 'static {
         Version::new(number).map(ProducerVersion::Known)
     }
 
-    /// The member named `name`, header included.
+    /// The member named `name`, header included (a member declared as a raw identifier,
+    /// `r#type`, is found by its C name, `type`, too).
     fn member(name: &str) -> Option<&'static Member> {
-        Self::MEMBERS.iter().find(|member| member.name == name)
+        Self::MEMBERS
+            .iter()
+            .find(|member| member.name == name || member.name.strip_prefix("r#") == Some(name))
     }
 }
 

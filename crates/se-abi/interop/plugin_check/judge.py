@@ -46,13 +46,22 @@ def judge(python, path, env_var):
         verdict["signal"] = signal.Signals(-proc.returncode).name
     else:
         verdict["exit_status"] = proc.returncode
-    # TensorFlow's fatal log line (`... Check failed: ...`), from "Check failed" on: the time,
-    # thread and source line before it differ between runs and releases.
-    fatal = [l for l in proc.stderr.splitlines() if "Check failed" in l]
-    if fatal:
-        verdict["fatal"] = clean(fatal[-1][fatal[-1].index("Check failed"):].strip())
-    else:
-        verdict["stderr_tail"] = clean("\n".join(proc.stderr.splitlines()[-3:]))
+    # The fatal log line (TensorFlow's `F... file.cc:N] ...`, or a plugin's own), from after its
+    # `] ` on (the time, thread and source line before it differ between runs and releases),
+    # with a `Status: ...` line that follows it (2.17 on print the status on its own line).
+    lines = proc.stderr.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"^(F\d{4} |\S+ [\d:.]+: F )", line) and "] " in line:
+            fatal = line[line.index("] ") + 2:].strip()
+            if i + 1 < len(lines) and lines[i + 1].startswith("Status: "):
+                fatal += " " + lines[i + 1].strip()
+            verdict["fatal"] = clean(fatal)
+            break
+    # What the loader said, when a library the plugin loads at run time failed (the plugin's
+    # own warning, before it aborts).
+    undefined = [l for l in lines if "undefined symbol:" in l or "cannot open shared object" in l]
+    if undefined:
+        verdict["loader"] = clean(undefined[0][undefined[0].index("] ") + 2:] if "] " in undefined[0] else undefined[0])
     return verdict
 
 

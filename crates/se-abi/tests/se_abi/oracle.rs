@@ -7,8 +7,6 @@
 //! `sizeof` and `STRUCT_SIZE` with the file.
 //! It fails, rather than skips, when the file is missing.
 
-mod common;
-
 use se_abi::tensorflow::*;
 use se_abi::{Agreement, ApiVersion, Error, Versioned, View, check_registration};
 use std::collections::BTreeMap;
@@ -42,7 +40,7 @@ fn number(text: &str) -> usize {
 }
 
 fn oracle() -> Oracle {
-    let path = common::data("se_layout.txt");
+    let path = crate::common::data("se_layout.txt");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut lines = text.lines();

@@ -1,8 +1,6 @@
 //! Versioned copies and views against an independent model of the rules, plus every error's text.
 
-mod common;
-
-use common::seed::{v3, v4, v5};
+use crate::common::seed::{v3, v4, v5};
 use proptest::prelude::*;
 use se_abi::{
     CopyOptions, DeprecatedMembers, Error, MAX_STRUCT_SIZE, Tail, Versioned, View, copy_from_bytes,

@@ -18,9 +18,7 @@
 //! struct reads outside the heap block: `.ci/run` runs this binary under
 //! `valgrind --error-exitcode=1`, and `canary_c_host_over_read` proves valgrind notices.
 
-mod common;
-
-use common::{c_build, seed};
+use crate::common::{c_build, seed};
 
 use std::ffi::{CStr, c_char, c_void};
 use std::fmt;

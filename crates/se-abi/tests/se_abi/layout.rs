@@ -1,8 +1,6 @@
 //! The worked example's numbers, the member tables and the size-per-version answers.
 
-mod common;
-
-use common::seed::{v1, v2, v3, v4, v5};
+use crate::common::seed::{v1, v2, v3, v4, v5};
 use se_abi::{MemberKind, ProducerVersion, Version, Versioned};
 
 fn v(n: u16) -> Version {
