@@ -57,7 +57,13 @@ impl ElfInfo {
         // bounds-checked parser, so changed bytes give a wrong answer or an error, never
         // undefined behaviour in this code.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(unreadable)?;
-        let cache: &[u8] = &map;
+        ElfInfo::parse(path, &map)
+    }
+
+    /// Reads the loading facts of an ELF shared library from its bytes; `path` only names it in
+    /// errors.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<ElfInfo, Error> {
+        let cache = bytes;
         let not_a_plugin = |reason: &'static str| Error::NotAPlugin {
             path: path.to_path_buf(),
             reason,

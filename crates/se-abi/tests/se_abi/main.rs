@@ -12,10 +12,15 @@
 
 mod common;
 
+// The tool's tests need its binary: `cargo test` builds it (the crate's self dev-dependency
+// turns `cli` on); a packaged copy of the crate, which has no such dev-dependency, runs them with
+// `cargo test --features cli`.
+#[cfg(feature = "cli")]
 mod cli;
 mod copy;
 mod layout;
 mod matrix;
 mod oracle;
 mod ui;
+#[cfg(feature = "cli")]
 mod verdicts;
