@@ -111,9 +111,9 @@ fn verdicts() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON")
 }
 
-/// Builds the `tf_plugin` example's builds (in a target directory of their own).
+/// Builds the `tf_plugin` example's builds (in the target directory the tests build examples in).
 fn tf_plugin_builds() -> PathBuf {
-    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("se-abi-tf-plugin");
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("se-abi-examples");
     let output = Command::new(env!("CARGO"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["build", "--quiet", "--offline", "--package", "se-abi"])

@@ -55,9 +55,10 @@ pub fn build_and_load(source: &str, name: &str, defines: &[&str]) -> Library {
 }
 
 /// Builds the crate's `rust_plugin` example, a `cdylib`, with the Cargo running the tests (in a
-/// target directory of its own, so it does not wait on the one running them) and loads it.
+/// target directory of its own, shared with the other example builds of the tests, so it does
+/// not wait on the one running them) and loads it.
 pub fn build_and_load_rust_plugin() -> Library {
-    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("se-abi-rust-plugin");
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("se-abi-examples");
     let output = Command::new(env!("CARGO"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["build", "--quiet", "--offline", "--package", "se-abi"])
