@@ -1049,9 +1049,12 @@ fn symbols_of(venv: &Path, release: &str) -> Result<Value, String> {
     }))
 }
 
+/// A library's soname, `DT_NEEDED` names and exported C symbols.
+type Exports = (Option<String>, Vec<String>, Vec<String>);
+
 /// The soname, the `DT_NEEDED` names and the exported (defined, global or weak,
 /// default-visible) C symbols of an ELF shared library; C++ names (`_Z...`) are left out.
-fn elf_exports(bytes: &[u8]) -> Result<(Option<String>, Vec<String>, Vec<String>), String> {
+fn elf_exports(bytes: &[u8]) -> Result<Exports, String> {
     use object::read::elf::{ElfFile64, FileHeader as _};
     use object::{Object as _, ObjectSymbol as _};
     let file = ElfFile64::<object::Endianness>::parse(bytes).map_err(|e| e.to_string())?;
