@@ -28,6 +28,13 @@ const TARGETS: &[Target] = &[
         kind: SchemaKind::FlatBuffers,
         extra: None,
     },
+    // se-abi has no wire schema: its generated code comes from TensorFlow's release facts alone.
+    Target {
+        schema_dir: "crates/se-abi/releases",
+        crate_dir: "crates/se-abi",
+        kind: SchemaKind::Facts,
+        extra: Some(crate::se_abi_releases::generate),
+    },
 ];
 
 /// The first line of every generated file; `--check` also recognises stray files by it.
@@ -53,6 +60,8 @@ enum SchemaKind {
     Protobuf,
     /// Every `*.fbs` below `schema_dir`; one Rust file per schema file.
     FlatBuffers,
+    /// No schema: `extra` generates every file from the source data in `schema_dir`.
+    Facts,
 }
 
 /// Write the generated files, or only compare them with what is committed.
@@ -70,7 +79,10 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
     let mut checked = Vec::new();
     for target in TARGETS {
         let schema_dir = root.join(target.schema_dir);
-        let schemas = find_files(&schema_dir, target.kind.extension())?;
+        let schemas = match target.kind {
+            SchemaKind::Facts => vec![schema_dir.clone()],
+            _ => find_files(&schema_dir, target.kind.extension())?,
+        };
         // A missing schema folder is a broken checkout (or a wrong root), never "nothing to
         // generate": `--check` must not pass by reading nothing.
         if schemas.is_empty() {
@@ -83,17 +95,24 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         let files = match target.kind {
             SchemaKind::Protobuf => generate_protobuf(root, &schema_dir, &schemas, target.extra)?,
             SchemaKind::FlatBuffers => generate_flatbuffers(root, &schema_dir, &schemas)?,
+            SchemaKind::Facts => generate_facts(root, target.extra)?,
         };
         let out_dir = root.join(target.crate_dir).join("src/generated");
         stale.extend(sync(&out_dir, &files, mode)?);
+        let source = match target.kind {
+            SchemaKind::Facts => format!("the facts in {}", target.schema_dir),
+            kind => format!(
+                "{} .{} file{} in {}",
+                schemas.len(),
+                kind.extension(),
+                if schemas.len() == 1 { "" } else { "s" },
+                target.schema_dir
+            ),
+        };
         checked.push(format!(
-            "{}/src/generated: {} files, from {} .{} file{} in {}",
+            "{}/src/generated: {} files, from {source}",
             target.crate_dir,
             files.len(),
-            schemas.len(),
-            target.kind.extension(),
-            if schemas.len() == 1 { "" } else { "s" },
-            target.schema_dir
         ));
     }
     let stale: Vec<String> = stale
@@ -131,6 +150,7 @@ impl SchemaKind {
         match self {
             SchemaKind::Protobuf => "proto",
             SchemaKind::FlatBuffers => "fbs",
+            SchemaKind::Facts => "facts",
         }
     }
 }
@@ -180,6 +200,15 @@ fn generate_protobuf(
         tree.insert(std::iter::once(module), format!("{module}.rs"));
         files.extend(extra_files);
     }
+    files.insert("mod.rs".to_string(), mod_file(&tree.render(0)).into_bytes());
+    Ok(files)
+}
+
+fn generate_facts(root: &Path, extra: Option<Extra>) -> Result<Files, String> {
+    let extra = extra.ok_or("a facts target needs a generator")?;
+    let (module, mut files) = extra(root)?;
+    let mut tree = ModTree::default();
+    tree.insert(std::iter::once(module), format!("{module}.rs"));
     files.insert("mod.rs".to_string(), mod_file(&tree.render(0)).into_bytes());
     Ok(files)
 }
