@@ -1,9 +1,7 @@
 //! TFLite's loader limits: the tables its FlatBuffer verifier counts, on models whose count is
 //! known by construction and on real converter models.
 
-mod common;
-
-use common::data;
+use crate::common::data;
 use tflite_opver::{
     AddParams, BuiltinOperator, ElementType, LimitWarning, Model, ModelBuilder, OpSignature,
     OpVersion, Params, Quantization, RuntimeVersion, TensorSpec, VERIFIER_MAX_TABLES,
@@ -110,4 +108,80 @@ fn the_warning_names_the_limit_and_its_source() {
         "{text}"
     );
     assert!(text.contains("model_builder_base.h"), "{text}");
+}
+
+// A walk of its own over a model's tables: the reference for the count `Model::from_bytes`
+// keeps while reading.
+
+/// The length of an optional vector field, 0 when absent or unreadable.
+macro_rules! len_of {
+    ($field:expr) => {
+        $field.ok().flatten().map_or(0, |v| v.len())
+    };
+}
+
+/// 1 when an optional table (or a union with a known member) is present. An unknown union
+/// member is not verified by TFLite, so not counted.
+macro_rules! present {
+    ($field:expr) => {
+        usize::from(matches!($field, Ok(Some(_))))
+    };
+}
+
+/// The tables of a model that `Model::from_bytes` already validated; `None` only if the root
+/// cannot be read.
+fn count_tables(bytes: &[u8]) -> Option<usize> {
+    use tflite_opver::schema::{ModelRef, ReadAsRoot};
+    let root = ModelRef::read_as_root(bytes).ok()?;
+    let mut tables = 1 + len_of!(root.operator_codes()) + len_of!(root.buffers());
+    tables += len_of!(root.metadata());
+    if let Ok(Some(signatures)) = root.signature_defs() {
+        for signature in signatures.iter().flatten() {
+            tables += 1 + len_of!(signature.inputs()) + len_of!(signature.outputs());
+        }
+    }
+    let Ok(Some(subgraphs)) = root.subgraphs() else {
+        return Some(tables);
+    };
+    for subgraph in subgraphs.iter().flatten() {
+        tables += 1;
+        if let Ok(Some(tensors)) = subgraph.tensors() {
+            for tensor in tensors.iter().flatten() {
+                tables += 1 + present!(tensor.sparsity()) + len_of!(tensor.variant_tensors());
+                if let Ok(Some(quantization)) = tensor.quantization() {
+                    tables += 1 + present!(quantization.details());
+                }
+            }
+        }
+        if let Ok(Some(operators)) = subgraph.operators() {
+            for operator in operators.iter().flatten() {
+                tables += 1
+                    + present!(operator.builtin_options())
+                    + present!(operator.builtin_options_2());
+            }
+        }
+    }
+    Some(tables)
+}
+
+#[test]
+fn tables_counted_while_reading_equal_a_walk_of_their_own() {
+    let dir = data("tflite");
+    let mut models = 0;
+    for entry in std::fs::read_dir(&dir).expect("test data") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "tflite") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).expect("readable");
+        let model = Model::from_bytes(&bytes).expect("a model");
+        assert_eq!(
+            Some(loader_limits(&model).tables),
+            count_tables(&bytes),
+            "{}",
+            path.display()
+        );
+        models += 1;
+    }
+    assert!(models >= 241, "{models}");
 }

@@ -3,9 +3,7 @@
 //! held the default, the `min_runtime_version` metadata missing), and stamped models reading
 //! back identically except the changed fields.
 
-mod common;
-
-use common::stored_versions;
+use crate::common::stored_versions;
 use tflite_opver::{
     BuiltinOperator, DepthwiseConv2DParams, ElementType, Model, ModelBuilder, OpSignature,
     OpVersion, Params, RuntimeVersion, StampMode, TensorSpec, stamp,

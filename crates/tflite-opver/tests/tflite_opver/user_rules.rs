@@ -2,9 +2,7 @@
 //! a builtin, and the default range `[1, 1]`, through inspect (required versions and reasons),
 //! stamp and check.
 
-mod common;
-
-use common::unary;
+use crate::common::unary;
 use tflite_opver::{
     BuiltinOperator as B, ElementType, Error, Model, ModelBuilder, OpSignature, OpVersion,
     OperatorKind, Resolver, RuntimeVersion, StampMode, VersionRules, stamp, stamp_with,

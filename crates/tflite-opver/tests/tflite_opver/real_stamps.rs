@@ -4,9 +4,7 @@
 //! without a metadata vector at all (on which TF's own `UpdateMinimumRuntimeVersionForModel`
 //! crashes). Each is warned about, and `stamp` fixes each.
 
-mod common;
-
-use common::stored_versions;
+use crate::common::stored_versions;
 use tflite_opver::{
     BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, Params,
     ResizeBilinearParams, RuntimeVersion, StampMode, StampWarning, TensorSpec, stamp,

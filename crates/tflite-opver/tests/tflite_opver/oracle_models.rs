@@ -4,9 +4,7 @@
 //! what the models store (codes, stored versions, stored `min_runtime_version`) must read back
 //! exactly.
 
-mod common;
-
-use common::{data_bytes, data_json};
+use crate::common::{data_bytes, data_json};
 use tflite_opver::{Model, OperatorLocation, min_runtime_version_for_op};
 
 fn expected() -> serde_json::Map<String, serde_json::Value> {

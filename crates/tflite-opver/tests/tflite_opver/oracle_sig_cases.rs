@@ -2,9 +2,7 @@
 //! the whole path from the case's FlatBuffer to our signature, op version and minimum runtime
 //! must agree with TF's `UpdateOpVersion` + `UpdateMinimumRuntimeVersionForModel`.
 
-mod common;
-
-use common::{data_bytes, data_json};
+use crate::common::{data_bytes, data_json};
 use tflite_opver::{BuiltinOperator, Model};
 
 fn cases() -> Vec<serde_json::Value> {

@@ -1,14 +1,11 @@
 //! The `tflite-opver` command line on real converter models: what it prints, the JSON names
 //! scripts depend on (pinned, and listed in the README), its messages (every stderr line starts
 //! with `tflite-opver: `) and its exit codes (0 ok, 1 does not run, 2 unreadable input / usage).
-#![cfg(feature = "cli")]
-
-mod common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use common::data;
+use crate::common::data;
 use serde_json::Value;
 use tflite_opver::{
     BuiltinOperator, ElementType, MAX_MODEL_LEN, ModelBuilder, OpSignature, OpVersion, Params,
@@ -454,6 +451,65 @@ fn every_message_starts_with_the_tool_name() {
     assert_eq!(stderr.matches("Invalid").count(), 1, "{stderr}");
 
     assert!(refused(&dir).contains("is a directory, not a file"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A named pipe that no process writes to is refused at once, with exit 2, by every command:
+/// opening it to read would block until a writer came.
+#[test]
+fn a_named_pipe_is_refused_without_waiting_for_a_writer() {
+    use std::time::{Duration, Instant};
+    let dir = scratch("fifo");
+    let fifo = dir.join("model.tflite");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", fifo.display());
+    let out_path = dir.join("out.tflite");
+    let commands: [Vec<&std::ffi::OsStr>; 4] = [
+        vec!["inspect".as_ref(), fifo.as_os_str()],
+        vec!["inspect".as_ref(), fifo.as_os_str(), "--json".as_ref()],
+        vec![
+            "check".as_ref(),
+            fifo.as_os_str(),
+            "--runtime".as_ref(),
+            "2.3.0".as_ref(),
+        ],
+        vec![
+            "stamp".as_ref(),
+            fifo.as_os_str(),
+            "-o".as_ref(),
+            out_path.as_os_str(),
+        ],
+    ];
+    for args in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tflite-opver"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("binary runs");
+        let started = Instant::now();
+        while child.try_wait().expect("waitable").is_none() {
+            if started.elapsed() > Duration::from_secs(20) {
+                child.kill().ok();
+                panic!("{args:?} hangs on a named pipe");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "tflite-opver: {} is a pipe, socket or device, not a file: give a .tflite model",
+                fifo.display()
+            )),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    assert!(!out_path.exists());
     std::fs::remove_dir_all(&dir).ok();
 }
 

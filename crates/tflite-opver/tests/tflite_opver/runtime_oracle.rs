@@ -2,11 +2,9 @@
 //! `(op, version)` and `CompareRuntimeVersion` for every pair of 20 strings
 //! (`tests/data/runtime_version_table.json`). Missing oracle data fails the test.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::data_json;
+use crate::common::data_json;
 use serde_json::Value;
 use tflite_opver::{
     BuiltinOperator, OpVersion, Resolver, RuntimeVersion, compare_runtime_version,

@@ -2,9 +2,7 @@
 //! computes (`op_version_cc`), raise never lowers, a stamped model reads back identically
 //! except the changed fields, unchanged bytes stay unchanged, and stamping is idempotent.
 
-mod common;
-
-use common::{data_bytes, data_json};
+use crate::common::{data_bytes, data_json};
 use tflite_opver::{Model, StampMode, stamp};
 
 fn models() -> Vec<(String, Vec<u8>, serde_json::Value)> {

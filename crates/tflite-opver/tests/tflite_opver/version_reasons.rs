@@ -1,9 +1,7 @@
 //! Why each version: the rule of TF's `op_version.cc` that fired, per signature, per operator,
 //! per operator code, and the operator code that forced a model's minimum runtime.
 
-mod common;
-
-use common::{data_bytes, unary};
+use crate::common::{data_bytes, unary};
 use tflite_opver::{
     BuiltinOperator as B, Conv2DParams, DepthwiseConv2DParams, ElementType, Model, ModelBuilder,
     OpSignature, OpVersion, Params, Quantization, TensorSpec, op_version, version_reason,
