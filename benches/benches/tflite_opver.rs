@@ -37,9 +37,12 @@ use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use tflite_opver::{
-    AddParams, BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType,
-    FullyConnectedParams, Model, ModelBuilder, MulParams, OpVersion, Params, Quantization,
-    RuntimeVersion, StampMode, StridedSliceParams, TensorSpec,
+    BuiltinOperator, ElementType, Model, ModelBuilder, OpVersion, Quantization, RuntimeVersion,
+    StampMode, TensorSpec,
+    params::{
+        AddParams, Conv2DParams, DepthwiseConv2DParams, FullyConnectedParams, MulParams, Params,
+        StridedSliceParams,
+    },
     schema::{ModelRef, ReadAsRoot},
     stamp,
 };

@@ -6,6 +6,9 @@
 //! - `cargo xtask demo` runs each crate's `examples/tour.rs` in turn.
 //! - `cargo xtask tf-releases` dumps the ops and version constants of ten real TensorFlow
 //!   releases into `crates/graphdef-versions/releases/` (codegen turns them into tables).
+//! - `cargo xtask tflite-runtimes` probes thirty real TensorFlow Lite runtimes (their op
+//!   registrations, the tensor types they accept, their refusals' words) into
+//!   `crates/tflite-opver/runtimes/` (codegen turns them into tables).
 //! - `cargo xtask abi-check` compares se-abi's declared `struct_size`-versioned structs with their
 //!   committed layout snapshots and fails, naming the struct and the member, on any change other
 //!   than appending members or deprecating one; `--bless` records the declarations.
@@ -14,6 +17,7 @@ mod abi_check;
 mod codegen;
 mod demo;
 mod tf_releases;
+mod tflite_runtimes;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,6 +54,17 @@ enum Command {
         #[arg(long = "release", value_name = "RELEASE")]
         releases: Vec<String>,
     },
+    /// Probe TensorFlow Lite runtimes (tensorflow-cpu, tflite-runtime, ai-edge-litert) from their
+    /// real wheels into crates/tflite-opver/runtimes/ (installs each wheel in a scratch venv).
+    TfliteRuntimes {
+        /// Where the venvs go (`tf-<release>` for tensorflow-cpu, shared with tf-releases;
+        /// `tflite-<dist>-<version>` for the others; one with that version is reused).
+        #[arg(long, default_value = "target/tf-releases-venvs")]
+        venvs: PathBuf,
+        /// Only these runtimes, named as `ai-edge-litert 2.3.0` (default: all thirty).
+        #[arg(long = "runtime", value_name = "NAME")]
+        runtimes: Vec<String>,
+    },
     /// Compare se-abi's declared structs with their layout snapshots (`crates/se-abi/abi/`).
     AbiCheck {
         /// Record the declarations as the new snapshots (an intended change) instead of failing.
@@ -73,6 +88,9 @@ fn main() -> ExitCode {
         Command::Demo => demo::run(&root),
         Command::TfReleases { venvs, releases } => {
             tf_releases::dump(&root, &root.join(venvs), &releases)
+        }
+        Command::TfliteRuntimes { venvs, runtimes } => {
+            tflite_runtimes::probe(&root, &root.join(venvs), &runtimes)
         }
         Command::AbiCheck { bless } => {
             let mode = if bless {

@@ -13,8 +13,9 @@
 //! needs TensorFlow.
 
 use tflite_opver::{
-    BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType, Error, Model, ModelBuilder,
-    OpSignature, OpVersion, Params, Resolver, RuntimeVersion, StampMode, TensorSpec, op_version,
+    BuiltinOperator, ElementType, Error, Model, ModelBuilder, OpSignature, OpVersion, Resolver,
+    RuntimeVersion, StampMode, TensorSpec, op_version,
+    params::{Conv2DParams, DepthwiseConv2DParams, Params},
     stamp, version_reason,
 };
 

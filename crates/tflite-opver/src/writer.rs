@@ -18,7 +18,8 @@ use crate::tensor::TensorSpec;
 ///
 /// ```
 /// use tflite_opver::{
-///     BuiltinOperator, ElementType, ModelBuilder, OpSignature, OpVersion, Params, TensorSpec,
+///     BuiltinOperator, ElementType, ModelBuilder, OpSignature, OpVersion, TensorSpec,
+///     params::Params,
 /// };
 ///
 /// let t = TensorSpec::new(ElementType::Int8, &[1, 4]);

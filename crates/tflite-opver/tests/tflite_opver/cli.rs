@@ -8,8 +8,8 @@ use std::process::{Command, Output};
 use crate::common::data;
 use serde_json::Value;
 use tflite_opver::{
-    BuiltinOperator, ElementType, MAX_MODEL_LEN, ModelBuilder, OpSignature, OpVersion, Params,
-    TensorSpec,
+    BuiltinOperator, ElementType, MAX_MODEL_LEN, ModelBuilder, OpSignature, OpVersion, TensorSpec,
+    params::Params,
 };
 
 fn oracle(model: &str) -> PathBuf {
@@ -811,7 +811,7 @@ pub(crate) fn int8_adds(operators: usize) -> Vec<u8> {
         BuiltinOperator::ADD,
         vec![t.clone().constant(), t.clone().constant()],
         vec![t],
-        Params::Add(tflite_opver::AddParams::default()),
+        Params::Add(tflite_opver::params::AddParams::default()),
     );
     let mut builder = ModelBuilder::new();
     for _ in 0..operators {
@@ -872,7 +872,7 @@ fn stamped_too_low(metadata: Option<(&str, &[u8])>) -> Vec<u8> {
         BuiltinOperator::RESIZE_BILINEAR,
         vec![x, TensorSpec::new(ElementType::Int32, &[2]).constant()],
         vec![TensorSpec::new(ElementType::Float32, &[1, 8, 8, 2])],
-        Params::ResizeBilinear(tflite_opver::ResizeBilinearParams {
+        Params::ResizeBilinear(tflite_opver::params::ResizeBilinearParams {
             align_corners: false,
             half_pixel_centers: true,
         }),

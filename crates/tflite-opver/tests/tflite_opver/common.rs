@@ -34,7 +34,7 @@ pub fn unary(
     ty: tflite_opver::ElementType,
 ) -> tflite_opver::OpSignature {
     let t = || tflite_opver::TensorSpec::new(ty, &[4]);
-    tflite_opver::OpSignature::new(op, vec![t()], vec![t()], tflite_opver::Params::None)
+    tflite_opver::OpSignature::new(op, vec![t()], vec![t()], tflite_opver::params::Params::None)
 }
 
 /// Each operator code's stored version, in order.

@@ -2,8 +2,8 @@
 //! checks, custom operators, and the summary in TF's words.
 
 use tflite_opver::{
-    BuiltinOperator, Capability, Check, Delegate, ElementType, OpSignature, OpVersion, Params,
-    Placement, Refusal, TensorSpec,
+    BuiltinOperator, Capability, Check, Delegate, ElementType, OpSignature, OpVersion, Placement,
+    Refusal, TensorSpec, params::Params,
 };
 
 fn sig(op: BuiltinOperator, ty: ElementType, dims: &[i32]) -> OpSignature {

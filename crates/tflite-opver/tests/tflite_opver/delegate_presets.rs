@@ -4,8 +4,8 @@
 //! `tensorflow/lite/delegates/xnnpack/xnnpack_delegate.cc`; LiteRT's copies at f67457790c9c).
 
 use tflite_opver::{
-    BuiltinOperator as Op, Delegate, ElementType, OpSignature, OpVersion, OperatorKind, Params,
-    Placement, Refusal, TensorSpec,
+    BuiltinOperator as Op, Delegate, ElementType, OpSignature, OpVersion, OperatorKind, Placement,
+    Refusal, TensorSpec, params::Params,
 };
 
 fn sig(op: Op) -> OpSignature {

@@ -3,8 +3,10 @@
 //! indices. Whatever reads must also survive judging and re-stamping.
 
 use tflite_opver::{
-    BuiltinOperator, Conv2DParams, DecodeError, ElementType, Error, Model, ModelBuilder,
-    OpSignature, OpVersion, Params, Quantization, RuntimeVersion, StampMode, TensorSpec, stamp,
+    BuiltinOperator, DecodeError, ElementType, Error, Model, ModelBuilder, OpSignature, OpVersion,
+    Quantization, RuntimeVersion, StampMode, TensorSpec,
+    params::{Conv2DParams, Params},
+    stamp,
 };
 
 /// A small model with options, quantization, a constant and the runtime metadata.

@@ -3,9 +3,9 @@
 
 use crate::common::data;
 use tflite_opver::{
-    AddParams, BuiltinOperator, ElementType, LimitWarning, Model, ModelBuilder, OpSignature,
-    OpVersion, Params, Quantization, RuntimeVersion, TensorSpec, VERIFIER_MAX_TABLES,
-    loader_limits,
+    BuiltinOperator, ElementType, LimitWarning, Model, ModelBuilder, OpSignature, OpVersion,
+    Quantization, RuntimeVersion, TensorSpec, VERIFIER_MAX_TABLES, loader_limits,
+    params::{AddParams, Params},
 };
 
 fn add(quantized: bool, constant: bool, options: bool) -> OpSignature {

@@ -167,8 +167,9 @@ fn every_real_model_agrees_with_tensorflow() {
 #[test]
 fn judging_alike_operators_once_changes_no_version() {
     use tflite_opver::{
-        BuiltinOperator, ElementType, ModelBuilder, MulParams, OpSignature, OpVersion, Params,
-        Quantization, TensorSpec, op_version,
+        BuiltinOperator, ElementType, ModelBuilder, OpSignature, OpVersion, Quantization,
+        TensorSpec, op_version,
+        params::{MulParams, Params},
     };
     let each_alone = |model: &Model<'_>| -> Vec<_> {
         model

@@ -4,10 +4,13 @@
 
 use proptest::prelude::*;
 use tflite_opver::{
-    AddParams, BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType,
-    FullyConnectedParams, GatherParams, LstmKernelType, LstmParams, Model, ModelBuilder,
-    OpSignature, OpVersion, Params, Quantization, StampMode, StridedSliceParams, TensorSpec,
-    WeightsFormat, op_version, stamp, version_reason,
+    BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, Quantization,
+    StampMode, TensorSpec, op_version,
+    params::{
+        AddParams, Conv2DParams, DepthwiseConv2DParams, FullyConnectedParams, GatherParams,
+        LstmKernelType, LstmParams, Params, StridedSliceParams, WeightsFormat,
+    },
+    stamp, version_reason,
 };
 
 fn element_type() -> impl Strategy<Value = ElementType> {

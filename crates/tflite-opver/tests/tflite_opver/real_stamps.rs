@@ -6,8 +6,10 @@
 
 use crate::common::stored_versions;
 use tflite_opver::{
-    BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, Params,
-    ResizeBilinearParams, RuntimeVersion, StampMode, StampWarning, TensorSpec, stamp,
+    BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, RuntimeVersion,
+    StampMode, StampWarning, TensorSpec,
+    params::{Params, ResizeBilinearParams},
+    stamp,
 };
 
 /// A float16 DEQUANTIZE (v3) feeding a half-pixel RESIZE_BILINEAR (v3), stored at v2 and v1.

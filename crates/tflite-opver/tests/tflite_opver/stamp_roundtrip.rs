@@ -5,8 +5,10 @@
 
 use crate::common::stored_versions;
 use tflite_opver::{
-    BuiltinOperator, DepthwiseConv2DParams, ElementType, Model, ModelBuilder, OpSignature,
-    OpVersion, Params, RuntimeVersion, StampMode, TensorSpec, stamp,
+    BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, RuntimeVersion,
+    StampMode, TensorSpec,
+    params::{DepthwiseConv2DParams, Params},
+    stamp,
 };
 
 fn t(ty: ElementType) -> TensorSpec {
@@ -154,7 +156,7 @@ fn stamping_garbage_is_an_error_not_a_panic() {
 
 #[test]
 fn nan_options_and_scales_do_not_block_stamping() {
-    use tflite_opver::{Quantization, SoftmaxParams};
+    use tflite_opver::{Quantization, params::SoftmaxParams};
     let x = t(ElementType::Int8).quantized(Quantization::per_tensor(f32::NAN));
     let softmax = OpSignature::new(
         BuiltinOperator::SOFTMAX,

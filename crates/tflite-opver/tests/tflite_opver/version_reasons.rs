@@ -3,8 +3,10 @@
 
 use crate::common::{data_bytes, unary};
 use tflite_opver::{
-    BuiltinOperator as B, Conv2DParams, DepthwiseConv2DParams, ElementType, Model, ModelBuilder,
-    OpSignature, OpVersion, Params, Quantization, TensorSpec, op_version, version_reason,
+    BuiltinOperator as B, ElementType, Model, ModelBuilder, OpSignature, OpVersion, Quantization,
+    TensorSpec, op_version,
+    params::{Conv2DParams, DepthwiseConv2DParams, Params},
+    version_reason,
 };
 
 use ElementType::{Float32, Int8, Int16};

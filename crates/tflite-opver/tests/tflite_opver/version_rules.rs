@@ -3,7 +3,7 @@
 //! agreement on real files; these pin each rule down on its own, readable at a glance.
 
 use tflite_opver::{
-    BuiltinOperator as B, ElementType, OpSignature, Quantization, TensorSpec, op_version, *,
+    BuiltinOperator as B, ElementType, OpSignature, Quantization, TensorSpec, op_version, params::*,
 };
 
 use ElementType::{
