@@ -23,6 +23,16 @@
 //! Its group (`model_1m_operators_fresh_tensors`) has the baseline walk and the full
 //! recompute, with the fewest samples criterion takes.
 //!
+//! Beside them, what the two commands of the `tflite-opver` tool that read a whole model compute
+//! on the model with fresh tensors: `inspect` (each code's required version and reason, the
+//! minimum runtime and its cause, the stamp warnings) and `runtimes` (every runtime's verdict,
+//! and the stamp warnings); `runtimes` is to cost at most 1.2 times `inspect`.
+//!
+//! The speed figures the library's comments once carried live here: the plain planus walk is
+//! what reading each operator through planus' general readers costs, against reading and
+//! validating the whole model by hand (`read and validate only`); the model with fresh tensors
+//! is where the tensor classes and the memos are measured at their least useful.
+//!
 //! The CLI is timed as a whole process on the same models: with `TFLITE_1M_OPS_FILE=PATH` in
 //! the environment, the bench also writes the model it generates to `PATH`
 //! (`TFLITE_1M_OPS_FILE=/tmp/1m.tflite cargo bench -p benches --bench tflite_opver -- baseline`
@@ -287,6 +297,27 @@ fn million_operators_fresh_tensors(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(5));
     group.throughput(Throughput::Elements(OPERATORS as u64));
     baseline_and_full_recompute(&mut group, &bytes);
+    group.bench_function(
+        "inspect: read, reasons, minimum runtime, stamp warnings",
+        |b| {
+            b.iter(|| {
+                let model = Model::from_bytes(black_box(&bytes)).expect("valid");
+                let reasons = model.required_version_reasons();
+                let required: Vec<_> = reasons.iter().map(|r| r.version()).collect();
+                let cause = model.min_runtime_cause_with(&required);
+                black_box((cause, model.stamp_warnings_for(&reasons)))
+            });
+        },
+    );
+    group.bench_function(
+        "runtimes: read, thirty runtime verdicts, stamp warnings",
+        |b| {
+            b.iter(|| {
+                let model = Model::from_bytes(black_box(&bytes)).expect("valid");
+                black_box((model.runtime_verdicts(), model.stamp_warnings()))
+            });
+        },
+    );
     group.finish();
 }
 

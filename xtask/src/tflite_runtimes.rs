@@ -228,6 +228,7 @@ const MESSAGES: &[&str] = &[
     "elements_overflow",
     "bytes_overflow",
     "string_variable",
+    "sparsity_invalid",
 ];
 
 /// The behaviours every runtime's facts hold, each a `bool` field of the generated struct.
@@ -307,7 +308,10 @@ pub fn generate(root: &Path) -> Result<(&'static str, Files), String> {
         let _ = writeln!(rs, "    pub {behaviour}: bool,");
     }
     rs.push_str(
-        "    /// The verifier's refusal, when it verifies.\n    pub verifier: &'static str,\n",
+        "    /// The verifier's refusal, when it verifies.\n    pub verifier: &'static str,\n\
+         \x20   /// The builtin codes whose operators need their options table, each with the\n\
+         \x20   /// refusal of one without (`ParseOpData`).\n\
+         \x20   pub options_required: &'static [(i32, &'static str)],\n",
     );
     for message in MESSAGES {
         let _ = writeln!(rs, "    pub {message}: &'static str,");
@@ -418,6 +422,32 @@ fn runtime_entry(rs: &mut String, runtime: &Runtime, facts: &Value) -> Result<()
             .ok_or(format!("no behaviour {behaviour}"))?;
         let _ = writeln!(rs, "        {behaviour}: {value},");
     }
+    // An operator that constructs without its options at no version of a registered code: the
+    // texts of its failures, which must not depend on the version.
+    let mut options_required: BTreeMap<i64, String> = BTreeMap::new();
+    for (pair, text) in object(
+        &facts["registered_but_construction_failed"],
+        "registered_but_construction_failed",
+    )? {
+        let code: i64 = pair
+            .split(' ')
+            .next()
+            .and_then(|c| c.parse().ok())
+            .ok_or(format!("registered_but_construction_failed: {pair}"))?;
+        let text = text.as_str().ok_or("a text")?.to_string();
+        if let Some(other) = options_required.insert(code, text.clone())
+            && other != text
+        {
+            return Err(format!(
+                "code {code} fails in two ways: {other:?}, {text:?}"
+            ));
+        }
+    }
+    rs.push_str("        options_required: &[");
+    for (code, text) in &options_required {
+        let _ = write!(rs, "({code}, {text:?}), ");
+    }
+    rs.push_str("],\n");
     let messages = object(&facts["messages"], "messages")?;
     let _ = writeln!(
         rs,

@@ -151,13 +151,15 @@ def serialize(root, identifier=b"TFL3"):
     return bytes(buf)
 
 
-def tensor(type_, shape, buffer=0, name="t", variable=False, quantization=None):
+def tensor(type_, shape, buffer=0, name="t", variable=False, quantization=None, sparsity=None):
     fields = {"f0": ("off", Vec("i", shape)), "f1": ("b", type_), "f2": ("I", buffer),
               "f3": ("off", Str(name))}
     if variable:
         fields["f5"] = ("?", True)
     if quantization is not None:
         fields["f4"] = ("off", quantization)
+    if sparsity is not None:
+        fields["f6"] = ("off", sparsity)
     return Table(**fields)
 
 
@@ -559,6 +561,13 @@ messages["buffer_out_of_range"] = template("buffer_out_of_range", [
              model(tensors=pad(n) + [tensor(0, [1], buffer=buffer)], buffers=[b""] * count)),
      [tensor_sub(n), ("buffer {} ", "buffer", buffer), ("only {} ", "buffers", count)])
     for n, buffer, count in ((5, 9, 4), (6, 11, 3))
+])
+
+# A constant with a sparsity table that lacks its vectors.
+messages["sparsity_invalid"] = template("sparsity_invalid", [
+    (refusal(f"sparsity_invalid_{n}",
+             model(tensors=pad(n) + [tensor(0, [4, 4], buffer=1, sparsity=Table())],
+                   buffers=[b"", bytes(64)])), [tensor_sub(n)]) for n in (5, 6)
 ])
 
 # Quantization parameters.

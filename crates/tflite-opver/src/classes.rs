@@ -7,6 +7,7 @@
 //! same classes are recognised as alike with a comparison of indices.
 
 use crate::error::Error;
+use crate::loading::ClassLoad;
 use crate::reading::pool_mark;
 use crate::tensor::{ElementType, Quantization};
 
@@ -87,13 +88,16 @@ pub(crate) fn pack_key(
 
 /// The distinct facts of a subgraph's tensors, each tensor an index into them: a model of
 /// millions of tensors, written by a converter, has few distinct ones (its activations and
-/// weights alike), and 4 bytes per tensor cost no fresh pages (its facts, 72 bytes each,
-/// cost 245 MB on a 345 MB model). Tensors of one class have bitwise-equal facts; tensors
+/// weights alike), and 4 bytes per tensor cost few fresh pages, where the facts of every tensor
+/// (72 bytes each) would cost most of the model's size again (the bench model with fresh
+/// tensors, `benches/benches/tflite_opver.rs`). Tensors of one class have bitwise-equal facts; tensors
 /// of different classes may too (a table entry was reused), which only costs a comparison
 /// later.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TensorClasses {
     pub(crate) classes: Vec<TensorFacts>,
+    /// What each class implies for loading.
+    loads: Vec<ClassLoad>,
     /// Each class's key (`None`: a class of its own).
     keys: Vec<Option<FactsKey>>,
     /// A two-way set-associative table from a key's hash to the last two classes with that
@@ -135,6 +139,15 @@ impl TensorClasses {
         self.intern_key(key, facts)
     }
 
+    /// What class `class` implies for loading.
+    #[inline(always)]
+    pub(crate) fn load(&self, class: u32) -> ClassLoad {
+        self.loads
+            .get(class as usize)
+            .copied()
+            .unwrap_or(ClassLoad::ODD)
+    }
+
     /// The class of `facts`, whose key is `key`, added if new.
     #[inline(always)]
     pub(crate) fn intern_key(
@@ -159,6 +172,7 @@ impl TensorClasses {
             }
         }
         let class = pool_mark(self.classes.len())?;
+        self.loads.push(ClassLoad::of(&facts));
         self.classes.push(facts);
         self.keys.push(key);
         if let Some(ways) = set.and_then(|set| self.sets.get_mut(set)) {

@@ -26,10 +26,13 @@
 //! details, data kept outside the FlatBuffer, the options of each operator (`ParseOpData`),
 //! and signature definitions. Real models, as converters write them, pass all of these.
 
+use crate::classes::TensorFacts;
 use crate::generated::runtimes::{NAMES, RuntimeFacts, TypeFacts};
+use crate::generated::schema::tflite as fb;
 use crate::limits::{VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES};
 use crate::model::Model;
 use crate::operator::BuiltinOperator;
+use crate::raw::SparsityFields;
 
 /// What a model holds that a runtime's interpreter builder checks besides its operator codes,
 /// gathered while the model is read.
@@ -41,6 +44,8 @@ pub(crate) struct LoadFacts {
     pub(crate) buffers: Option<usize>,
     /// Per subgraph, whether it has a `tensors` vector.
     pub(crate) has_tensors: Vec<bool>,
+    /// The operators of [`OPTIONS_NEEDED`] without their options table, in order.
+    pub(crate) missing_options: Vec<MissingOptions>,
     /// The tensors some runtime may refuse ([`is_odd`]), in subgraph, then tensor order. Every
     /// other tensor is accepted by every runtime.
     pub(crate) odd_tensors: Vec<OddTensor>,
@@ -70,8 +75,52 @@ pub(crate) struct OddTensor {
     /// The length of its buffer's `data` vector; `None` without one (or for buffer 0).
     pub(crate) data: Option<usize>,
     pub(crate) is_variable: bool,
-    pub(crate) sparse: bool,
+    pub(crate) sparsity: Option<SparsityFields>,
     pub(crate) quantization: Option<QuantizationCounts>,
+}
+
+/// An operator whose options table `ParseOpData` cannot do without is missing it
+/// ([`OPTIONS_NEEDED`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct MissingOptions {
+    pub(crate) subgraph: usize,
+    pub(crate) operator: usize,
+    pub(crate) op: BuiltinOperator,
+}
+
+/// The operators whose options table TFLite's `ParseOpData` needs: without it, it refuses the
+/// operator ("No valid LSTM builtin options exist", "Could not get 'stablehlo.pad' operation
+/// parameters."). Facts: the parse functions of `tensorflow/lite/core/api/
+/// flatbuffer_conversions.cc` (`tflite/core/api/flatbuffer_conversions.cc` in LiteRT); which
+/// runtimes refuse, and in what words, is probed (`RuntimeFacts::options_required`).
+pub(crate) const OPTIONS_NEEDED: [BuiltinOperator; 5] = [
+    BuiltinOperator::LSTM,
+    BuiltinOperator::STABLEHLO_PAD,
+    BuiltinOperator::STABLEHLO_REDUCE_WINDOW,
+    BuiltinOperator::STABLEHLO_COMPOSITE,
+    BuiltinOperator::STABLEHLO_CASE,
+];
+
+/// Whether an operator of `op` (one of [`OPTIONS_NEEDED`]) has the options table its parse
+/// function reads, in either options union.
+pub(crate) fn has_needed_options(
+    op: BuiltinOperator,
+    first: Option<&fb::BuiltinOptionsRef<'_>>,
+    second: Option<&fb::BuiltinOptions2Ref<'_>>,
+) -> bool {
+    use fb::BuiltinOptions2Ref as Second;
+    match op {
+        BuiltinOperator::LSTM => matches!(first, Some(fb::BuiltinOptionsRef::LstmOptions(_))),
+        BuiltinOperator::STABLEHLO_PAD => matches!(second, Some(Second::StablehloPadOptions(_))),
+        BuiltinOperator::STABLEHLO_REDUCE_WINDOW => {
+            matches!(second, Some(Second::StablehloReduceWindowOptions(_)))
+        }
+        BuiltinOperator::STABLEHLO_COMPOSITE => {
+            matches!(second, Some(Second::StableHloCompositeOptions(_)))
+        }
+        BuiltinOperator::STABLEHLO_CASE => matches!(second, Some(Second::StablehloCaseOptions(_))),
+        _ => true,
+    }
 }
 
 /// Bits per element of the tensor types every runtime accepts, by `TensorType` value (0 for
@@ -82,8 +131,8 @@ pub(crate) const COMMON_TYPE_BITS: [u8; 11] = [32, 16, 32, 8, 64, 0, 8, 16, 64, 
 /// Whether some runtime may refuse a tensor with these fields: a type outside
 /// [`COMMON_TYPE_BITS`], a buffer index past the buffers, bad quantization counts, a negative
 /// dimension or a size past 64 bits, a constant whose data is not exactly its size or that is
-/// a variable, a string variable. Any other tensor every runtime accepts, so only these are
-/// kept ([`LoadFacts::odd_tensors`]).
+/// a variable, a string variable; and every sparse tensor and variable. Any other tensor every
+/// runtime accepts, so only these are kept ([`LoadFacts::odd_tensors`]).
 ///
 /// `dims` iterates the shape where it is stored (the model's bytes, or a shape already read):
 /// the check runs on every tensor of a model, and a copy of the shape for it cost more than
@@ -100,39 +149,107 @@ pub(crate) fn is_odd(
     sparse: bool,
     quantization: Option<QuantizationCounts>,
 ) -> bool {
-    let Some(&bits) = usize::try_from(type_)
-        .ok()
-        .and_then(|t| COMMON_TYPE_BITS.get(t))
-    else {
+    // The common case first, in a few comparisons: a common type, a buffer in range, no
+    // variable (few, and kept whatever they are), per-tensor quantization or none.
+    let Some(&bits) = COMMON_TYPE_BITS.get(usize::from(type_ as u8)) else {
         return true;
     };
-    if buffer != 0 && buffer as usize >= buffers {
+    // A sparse tensor or a variable: few, kept whatever they are.
+    if (buffer != 0 && buffer as usize >= buffers) || is_variable || sparse {
         return true;
     }
     if let Some(q) = quantization
         && q.scales > 0
+        && !(q.scales == 1 && q.zero_points == Some(1) && q.dimension == 0)
         && !quantization_ok(q, dims.clone())
     {
         return true;
     }
+    match data {
+        // Not a constant: only a size past 64 bits is refused.
+        None if dims.len() <= 4 => {
+            // Four dimensions below 2^15 hold fewer than 2^60 elements, of at most 8 bytes.
+            let mut any = 0;
+            for d in dims.clone() {
+                any |= d;
+            }
+            !(0..1 << 15).contains(&any) && size_of(dims, bits).is_none()
+        }
+        None => size_of(dims, bits).is_none(),
+        // A constant: its data must be exactly its size (strings aside).
+        Some(len) => match size_of(dims, bits) {
+            None => true,
+            Some(size) => bits != 0 && size != len as u64,
+        },
+    }
+}
+
+/// The bytes of a tensor of `dims` with elements of `bits` bits (0 for strings), `None` for a
+/// negative dimension or a size past 64 bits.
+fn size_of(dims: impl Iterator<Item = i32>, bits: u8) -> Option<u64> {
     let mut count: u64 = 1;
     for d in dims {
-        let Ok(d) = u64::try_from(d) else {
-            return true;
-        };
-        match count.checked_mul(d) {
-            Some(c) => count = c,
-            None => return true,
+        count = count.checked_mul(u64::try_from(d).ok()?)?;
+    }
+    count.checked_mul(u64::from(bits / 8))
+}
+
+/// What a tensor class ([`TensorClasses`](crate::classes::TensorClasses)) implies for loading,
+/// worked out once per class: a model of millions of tensors has a few classes, and each tensor
+/// then costs [`ClassLoad::is_odd`]'s few comparisons instead of [`is_odd`]'s work.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ClassLoad {
+    /// Some runtime may refuse every tensor of the class, whatever its buffer: its type, a
+    /// variable or a sparse tensor, its quantization dimension or scales, or its size.
+    odd: bool,
+    /// The bytes a constant of the class must hold exactly; `None` when they are not checked
+    /// (strings).
+    constant_bytes: Option<u64>,
+}
+
+impl ClassLoad {
+    /// A class whose every tensor is kept, to be judged on its own.
+    pub(crate) const ODD: ClassLoad = ClassLoad {
+        odd: true,
+        constant_bytes: None,
+    };
+
+    /// The class of tensors whose facts are `facts`.
+    pub(crate) fn of(facts: &TensorFacts) -> Self {
+        let bits = facts
+            .element_type
+            .to_schema()
+            .and_then(|t| COMMON_TYPE_BITS.get(usize::try_from(t).ok()?))
+            .copied();
+        let dims = facts.dims.as_slice();
+        let quantization_odd = facts.quantization.is_some_and(|q| {
+            q.scale_count > 0
+                && !quantization_ok(
+                    QuantizationCounts {
+                        scales: q.scale_count,
+                        zero_points: Some(q.scale_count),
+                        dimension: q.quantized_dimension,
+                    },
+                    dims.iter().copied(),
+                )
+        });
+        let size = bits.and_then(|bits| size_of(dims.iter().copied(), bits));
+        Self {
+            odd: bits.is_none()
+                || facts.is_variable
+                || facts.is_sparse
+                || quantization_odd
+                || size.is_none(),
+            constant_bytes: size.filter(|_| bits != Some(0)),
         }
     }
-    let Some(bytes) = count.checked_mul(u64::from(bits / 8)) else {
-        return true;
-    };
-    let constant = buffer != 0 && data.is_some();
-    if constant {
-        is_variable || (bits != 0 && !sparse && data.map(|len| len as u64) != Some(bytes))
-    } else {
-        is_variable && bits == 0
+
+    /// [`is_odd`] for a tensor of this class whose buffer index and zero points are fine:
+    /// what the class says, and whether its data (`None`: no data vector) is not its size.
+    #[inline(always)]
+    pub(crate) fn is_odd_constant(self, data: Option<usize>) -> bool {
+        self.odd
+            || data.is_some_and(|len| self.constant_bytes.is_some_and(|bytes| bytes != len as u64))
     }
 }
 
@@ -169,6 +286,8 @@ pub enum RefusedBy {
     SchemaVersion,
     /// An operator code the op resolver cannot resolve (the blocking operators say which).
     Operator,
+    /// An operator without the options table its kernel's parser needs (`ParseOpData`).
+    OperatorOptions,
     /// No subgraphs or no buffers.
     Structure,
     /// A tensor: its type, buffer, quantization parameters, size or variable flag.
@@ -182,6 +301,7 @@ impl RefusedBy {
             RefusedBy::Verifier => "verifier",
             RefusedBy::SchemaVersion => "schema_version",
             RefusedBy::Operator => "operator",
+            RefusedBy::OperatorOptions => "operator_options",
             RefusedBy::Structure => "structure",
             RefusedBy::Tensor => "tensor",
         }
@@ -306,6 +426,7 @@ pub(crate) fn construct(model: &Model<'_>, runtime: &RuntimeFacts) -> Constructi
         return Construction::Refused(RefusedBy::Structure, runtime.no_buffers.to_owned());
     };
     let mut odd = load.odd_tensors.iter().peekable();
+    let mut options = load.missing_options.iter().peekable();
     for (s, &has_tensors) in load.has_tensors.iter().enumerate() {
         if !has_tensors {
             let text = fill(runtime.no_tensors, &[("subgraph", &s)]);
@@ -322,6 +443,16 @@ pub(crate) fn construct(model: &Model<'_>, runtime: &RuntimeFacts) -> Constructi
         }
         if !text.is_empty() {
             return Construction::Refused(RefusedBy::Tensor, text);
+        }
+        // `ParseNodes`: an operator whose options `ParseOpData` cannot do without.
+        while let Some(missing) = options.next_if(|m| m.subgraph == s) {
+            if let Some(&(_, text)) = runtime
+                .options_required
+                .iter()
+                .find(|(code, _)| *code == missing.op.code())
+            {
+                return Construction::Refused(RefusedBy::OperatorOptions, text.to_owned());
+            }
         }
     }
     Construction::Constructs
@@ -380,7 +511,18 @@ fn parse_tensor(
             text.push_str(&fill(runtime.variable_with_buffer, &[("tensor", &t)]));
             refused = true;
         }
-        if !unsized_kind && !tensor.sparse {
+        // A sparsity table without its vectors is refused, and the tensor then checked as a
+        // dense one (`ParseSparsity` leaves it without sparsity).
+        let mut sparse = false;
+        if let Some(sparsity) = tensor.sparsity {
+            if sparsity.traversal_order && sparsity.dim_metadata {
+                sparse = true;
+            } else {
+                text.push_str(&fill(runtime.sparsity_invalid, &[("tensor", &t)]));
+                refused = true;
+            }
+        }
+        if !unsized_kind && !sparse {
             let len = tensor.data.unwrap_or(0) as u64;
             match required_bytes(runtime, facts, &tensor.dims, t, Shape::Constant) {
                 Err(reported) => {
@@ -541,6 +683,27 @@ mod tests {
                     .unwrap_or_else(|| panic!("{}: type {value}", runtime.version));
                 assert_eq!(facts.bits, Some(bits), "{} type {value}", runtime.version);
                 assert!(facts.read_write_refusal.is_none());
+            }
+        }
+    }
+
+    /// Every operator a runtime refuses without its options is one whose parser the crate knows
+    /// needs them, and the runtimes' schemas name every builtin code as the crate does.
+    #[test]
+    fn the_facts_agree_with_the_crates_own_tables() {
+        for runtime in RUNTIMES {
+            for &(code, text) in runtime.options_required {
+                assert!(
+                    OPTIONS_NEEDED.contains(&BuiltinOperator::new(code)),
+                    "{}: {code} ({text})",
+                    runtime.version
+                );
+            }
+        }
+        for (code, name) in NAMES.iter().enumerate() {
+            let op = BuiltinOperator::new(code as i32);
+            if op != BuiltinOperator::CUSTOM {
+                assert_eq!(op.name(), Some(*name), "{code}");
             }
         }
     }

@@ -52,6 +52,8 @@ const TENSOR_IS_VARIABLE: usize = 5;
 const TENSOR_SPARSITY: usize = 6;
 const TENSOR_SHAPE_SIGNATURE: usize = 7;
 const TENSOR_VARIANT_TENSORS: usize = 9;
+const SPARSITY_TRAVERSAL_ORDER: usize = 0;
+const SPARSITY_DIM_METADATA: usize = 2;
 const QUANTIZATION_SCALE: usize = 2;
 const QUANTIZATION_ZERO_POINT: usize = 3;
 /// The union's tag; its value is the next slot.
@@ -461,8 +463,8 @@ pub(crate) struct RawTensor<'a> {
     pub(crate) type_: i8,
     pub(crate) buffer: u32,
     pub(crate) is_variable: bool,
-    /// Whether a (readable) `sparsity` table is there.
-    pub(crate) sparse: bool,
+    /// The `sparsity` table, when there is one.
+    pub(crate) sparsity: Option<SparsityFields>,
     pub(crate) quantization: Option<RawQuantization>,
     /// The length of `variant_tensors` (0 when absent or unreadable).
     pub(crate) variant_tensors: usize,
@@ -513,11 +515,17 @@ impl<'a> RawTensor<'a> {
         };
         let type_ = table.u8(b, TENSOR_TYPE, 0)? as i8;
         let is_variable = table.u8(b, TENSOR_IS_VARIABLE, 0)? != 0;
-        let sparse = match table.field(TENSOR_SPARSITY) {
-            None => false,
+        let sparsity = match table.field(TENSOR_SPARSITY) {
+            None => None,
             Some(field) => {
-                RawTable::at_offset(b, field)?;
-                true
+                let sparsity = RawTable::at_offset(b, field)?;
+                let present = |id| -> Option<bool> {
+                    Some(sparsity.vector(b, id, 4)? != VectorField::Absent)
+                };
+                Some(SparsityFields {
+                    traversal_order: present(SPARSITY_TRAVERSAL_ORDER)?,
+                    dim_metadata: present(SPARSITY_DIM_METADATA)?,
+                })
             }
         };
         Some(Self {
@@ -526,11 +534,19 @@ impl<'a> RawTensor<'a> {
             type_,
             buffer,
             is_variable,
-            sparse,
+            sparsity,
             quantization,
             variant_tensors,
         })
     }
+}
+
+/// Which of its vectors a tensor's `sparsity` table has: TFLite's interpreter builder refuses a
+/// constant whose table lacks either ("Invalid sparsity parameter.").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SparsityFields {
+    pub(crate) traversal_order: bool,
+    pub(crate) dim_metadata: bool,
 }
 
 /// The `int32`s of a vector's bytes.

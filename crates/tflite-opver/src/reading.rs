@@ -17,15 +17,18 @@ use planus::ReadAsRoot;
 use crate::classes::{Dims, TensorClasses, TensorFacts, pack_key};
 use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
-use crate::loading::{LoadFacts, OddTensor, QuantizationCounts, is_odd};
+use crate::loading::{
+    LoadFacts, MissingOptions, OPTIONS_NEEDED, OddTensor, QuantizationCounts, has_needed_options,
+    is_odd,
+};
 use crate::memo::{IndicesMemo, OptionsMemo};
 use crate::model::{FILE_IDENTIFIER, Model, OperatorCode, OperatorLocation, RuntimeMetadata};
 use crate::operator::{BuiltinOperator, OpVersion};
 use crate::options;
 use crate::params::{OptionsKind, Params};
 use crate::raw::{
-    Data, OptionsBytes, RawBuffer, RawOperator, RawTensor, Span, VectorField, buffers_vector, i32s,
-    operators_vector, tensors_vector, union_value,
+    Data, OptionsBytes, RawBuffer, RawOperator, RawTensor, Span, SparsityFields, VectorField,
+    buffers_vector, i32s, operators_vector, tensors_vector, union_value,
 };
 use crate::runtime::RuntimeVersion;
 use crate::subgraph::{OperatorFacts, Subgraph};
@@ -145,6 +148,7 @@ impl Subgraph {
         list: planus::Vector<'_, planus::Result<fb::OperatorRef<'_>>>,
         subgraph: usize,
         codes: &[OperatorCode<'_>],
+        missing_options: &mut Vec<MissingOptions>,
     ) -> Result<(Option<u64>, usize), Error> {
         self.operators.reserve(list.len());
         let tensors = self.tensors.len();
@@ -161,6 +165,11 @@ impl Subgraph {
             last_indices: vec![None; codes.len()],
             kinds: codes.iter().map(|c| OptionsKind::of(c.builtin)).collect(),
         };
+        // Per operator code, whether its operators need their options table.
+        let needs_options: Vec<bool> = codes
+            .iter()
+            .map(|c| OPTIONS_NEEDED.contains(&c.builtin))
+            .collect();
         let raw = raw.filter(|span| span.len == list.len());
         let mut external_from = None;
         for o in 0..list.len() {
@@ -184,6 +193,24 @@ impl Subgraph {
                 }
             };
             external_from = earliest(external_from, external);
+            // The few operators that need their options: read by planus, whichever reader
+            // read the rest.
+            let code = out.operators.last().map_or(0, OperatorFacts::opcode_index);
+            if needs_options.get(code).copied().unwrap_or(false) {
+                // `o` is below the vector's length, and the operator was read.
+                let operator = list.get(o).ok_or_else(|| missing("an operator"))?;
+                let operator = operator.map_err(malformed)?;
+                let first = operator.builtin_options().ok().flatten();
+                let second = operator.builtin_options_2().ok().flatten();
+                let op = codes[code].builtin;
+                if !has_needed_options(op, first.as_ref(), second.as_ref()) {
+                    missing_options.push(MissingOptions {
+                        subgraph,
+                        operator: o,
+                        op,
+                    });
+                }
+            }
         }
         Ok((external_from, out.tables))
     }
@@ -264,20 +291,29 @@ struct BufferLen<'f, H, P> {
 
 impl<H: Fn(u32) -> Data, P: Fn(u32) -> Result<Option<usize>, Error>> BufferLen<'_, H, P> {
     /// Buffer `index`'s data length; the sentinel buffer 0 holds none.
+    ///
+    /// The hand reader's answer comes back in registers; only where it gave up is planus'
+    /// `Result` (an error of several words, returned through memory) read, out of line: on
+    /// every tensor of a large model, reading the `Result` cost a store and a stalled load.
     #[inline(always)]
     fn of(&self, index: u32) -> Result<Option<usize>, Error> {
-        if index == 0 {
-            return Ok(None);
-        }
-        match (self.by_hand)(index) {
+        match self.by_hand(index) {
             Data::Absent => Ok(None),
             Data::Bytes(len) => Ok(Some(len)),
             Data::Unreadable => self.planus(index),
         }
     }
 
-    /// Read by planus, whose error reports what is wrong (a cold path, kept out of the loop
-    /// over the tensors).
+    #[inline(always)]
+    fn by_hand(&self, index: u32) -> Data {
+        if index == 0 {
+            Data::Absent
+        } else {
+            (self.by_hand)(index)
+        }
+    }
+
+    /// Read by planus, whose error reports what is wrong.
     #[cold]
     #[inline(never)]
     fn planus(&self, index: u32) -> Result<Option<usize>, Error> {
@@ -448,8 +484,14 @@ impl<'a> Model<'a> {
                 };
                 if let Some(list) = subgraph.operators().map_err(malformed)? {
                     let raw = operators_vector(bytes, s).filter(|_| by_hand);
-                    let (external, operator_tables) =
-                        graph.read_operators(bytes, raw, list, s, &codes)?;
+                    let (external, operator_tables) = graph.read_operators(
+                        bytes,
+                        raw,
+                        list,
+                        s,
+                        &codes,
+                        &mut load.missing_options,
+                    )?;
                     load.external_from = earliest(load.external_from, external);
                     tables += operator_tables;
                 }
@@ -528,7 +570,7 @@ impl OddSink<'_> {
         buffer: u32,
         data: Option<usize>,
         is_variable: bool,
-        sparse: bool,
+        sparsity: Option<SparsityFields>,
         quantization: Option<QuantizationCounts>,
     ) {
         if is_odd(
@@ -538,10 +580,41 @@ impl OddSink<'_> {
             self.buffers,
             data,
             is_variable,
-            sparse,
+            sparsity.is_some(),
             quantization,
         ) {
-            self.keep(type_, dims, buffer, data, is_variable, sparse, quantization);
+            self.keep(
+                type_,
+                dims,
+                buffer,
+                data,
+                is_variable,
+                sparsity,
+                quantization,
+            );
+        }
+    }
+
+    /// Keeps the tensor whose offset is stored at `element`, read again (a cold path: most
+    /// models have no such tensor).
+    #[cold]
+    #[inline(never)]
+    fn keep_raw(&mut self, bytes: &[u8], element: usize, data: Option<usize>) {
+        if let Some(raw) = RawTensor::read(bytes, element) {
+            let counts = raw.quantization.map(|q| QuantizationCounts {
+                scales: q.scales,
+                zero_points: q.zero_points,
+                dimension: q.dimension,
+            });
+            self.keep(
+                raw.type_,
+                i32s(raw.shape),
+                raw.buffer,
+                data,
+                raw.is_variable,
+                raw.sparsity,
+                counts,
+            );
         }
     }
 
@@ -554,7 +627,7 @@ impl OddSink<'_> {
         buffer: u32,
         data: Option<usize>,
         is_variable: bool,
-        sparse: bool,
+        sparsity: Option<SparsityFields>,
         quantization: Option<QuantizationCounts>,
     ) {
         self.odd.push(OddTensor {
@@ -565,7 +638,7 @@ impl OddSink<'_> {
             buffer,
             data,
             is_variable,
-            sparse,
+            sparsity,
             quantization,
         });
     }
@@ -593,8 +666,12 @@ where
     let Some(raw) = RawTensor::read(bytes, element) else {
         return Ok(None);
     };
-    *tables += 1 + raw.variant_tensors + usize::from(raw.sparse);
-    let data = buffer_len.of(raw.buffer)?;
+    *tables += 1 + raw.variant_tensors + usize::from(raw.sparsity.is_some());
+    let data = match buffer_len.by_hand(raw.buffer) {
+        Data::Absent => None,
+        Data::Bytes(len) => Some(len),
+        Data::Unreadable => buffer_len.planus(raw.buffer)?,
+    };
     let quantization = raw.quantization.map(|q| {
         *tables += 1 + usize::from(q.details);
         Quantization {
@@ -616,29 +693,31 @@ where
         is_shape_dynamic: i32s(raw.shape_signature).any(|d| d == -1),
         is_variable: raw.is_variable,
         quantization,
-        is_sparse: raw.sparse,
+        is_sparse: raw.sparsity.is_some(),
     };
-    odd.check(
-        raw.type_,
-        i32s(raw.shape),
-        raw.buffer,
-        data,
-        raw.is_variable,
-        raw.sparse,
-        counts,
-    );
+    // What a class cannot say of the tensor: its buffer index, its zero points. Only this and
+    // `data` are kept for after the class is found: keeping the tensor's fields alive across
+    // the interning cost more than the check (perf, on a model of 3.4 million tensors).
+    let tensor_odd = (raw.buffer != 0 && raw.buffer as usize >= odd.buffers)
+        || counts.is_some_and(|q| q.scales > 0 && q.zero_points != Some(q.scales));
     let rank = raw.shape.len() / 4;
-    if rank > Dims::INLINE {
+    let class = if rank > Dims::INLINE {
         facts.dims = Dims::new(i32s(raw.shape));
-        return classes.intern_key(None, facts).map(Some);
+        classes.intern_key(None, facts)?
+    } else {
+        let mut dims = [0; Dims::INLINE];
+        for (d, c) in dims.iter_mut().zip(raw.shape.chunks_exact(4)) {
+            *d = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        let key = pack_key(&facts, rank, &dims);
+        facts.dims = Dims::Inline(rank as u8, dims);
+        classes.intern_key(key, facts)?
+    };
+    // What its class says, and its own data: a comparison or two.
+    if tensor_odd || classes.load(class).is_odd_constant(data) {
+        odd.keep_raw(bytes, element, data);
     }
-    let mut dims = [0; Dims::INLINE];
-    for (d, c) in dims.iter_mut().zip(raw.shape.chunks_exact(4)) {
-        *d = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-    }
-    let key = pack_key(&facts, rank, &dims);
-    facts.dims = Dims::Inline(rank as u8, dims);
-    classes.intern_key(key, facts).map(Some)
+    Ok(Some(class))
 }
 
 /// Digests a tensor, and adds its FlatBuffer tables to `tables`: itself, its quantization
@@ -688,7 +767,14 @@ where
     };
     let type_ = tensor.type_().map_err(malformed)?;
     let is_variable = tensor.is_variable().map_err(malformed)?;
-    let is_sparse = tensor.sparsity().map_err(malformed)?.is_some();
+    let sparsity = match tensor.sparsity().map_err(malformed)? {
+        None => None,
+        Some(sparsity) => Some(SparsityFields {
+            traversal_order: sparsity.traversal_order().map_err(malformed)?.is_some(),
+            dim_metadata: sparsity.dim_metadata().map_err(malformed)?.is_some(),
+        }),
+    };
+    let is_sparse = sparsity.is_some();
     *tables += usize::from(is_sparse);
     odd.check(
         type_,
@@ -696,7 +782,7 @@ where
         buffer,
         data,
         is_variable,
-        is_sparse,
+        sparsity,
         counts,
     );
     Ok(TensorFacts {

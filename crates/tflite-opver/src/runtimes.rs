@@ -433,3 +433,59 @@ fn verdict(runtime: Runtime, model: &Model<'_>, reasons: &mut Reasons<'_, '_>) -
         blocking,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::operator::OpVersion;
+    use crate::params::Params;
+    use crate::signature::OpSignature;
+    use crate::tensor::{ElementType, TensorSpec};
+    use crate::writer::ModelBuilder;
+
+    /// The oldest runtime of a family that loads a model says nothing of the newer ones: those
+    /// that verify the FlatBuffer refuse a model of more than a million tables that older ones
+    /// load. (A model counted as that large; `tests/` read real ones of each count.)
+    #[test]
+    fn the_oldest_runtime_that_loads_a_model_need_not_be_followed_by_all_newer_ones() {
+        let t = TensorSpec::new(ElementType::Float32, &[1]);
+        let relu = OpSignature::new(
+            BuiltinOperator::RELU,
+            vec![t.clone()],
+            vec![t],
+            Params::None,
+        );
+        let bytes = ModelBuilder::new()
+            .signature(&relu, OpVersion::ONE)
+            .finish();
+        let mut model = Model::from_bytes(&bytes).unwrap();
+        model.tables = crate::limits::VERIFIER_MAX_TABLES + 1;
+        let verdicts = model.runtime_verdicts();
+        for verdict in &verdicts {
+            if verdict.runtime.verifies() {
+                assert_eq!(
+                    verdict.outcome,
+                    LoadOutcome::Refused {
+                        by: RefusedBy::Verifier,
+                        message: "The model is not a valid Flatbuffer buffer".to_owned()
+                    },
+                    "{}",
+                    verdict.runtime
+                );
+            } else {
+                assert!(verdict.loads(), "{}", verdict.runtime);
+            }
+        }
+        let oldest = verdicts.oldest(RuntimeFamily::TensorflowCpu).unwrap();
+        assert_eq!(oldest.to_string(), "tensorflow-cpu 2.12.1");
+        assert!(
+            !verdicts
+                .verdict("tensorflow-cpu 2.21.0".parse().unwrap())
+                .loads()
+        );
+        assert_eq!(verdicts.oldest(RuntimeFamily::AiEdgeLitert), None);
+        // At the limit, every runtime loads it.
+        model.tables = crate::limits::VERIFIER_MAX_TABLES;
+        assert_eq!(model.runtime_verdicts().loading().count(), 30);
+    }
+}

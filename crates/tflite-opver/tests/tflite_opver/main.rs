@@ -20,6 +20,7 @@ mod resolver_matrix;
 mod resolver_presets;
 mod runtime_oracle;
 mod runtime_props;
+mod runtimes;
 mod stamp_oracle;
 mod stamp_roundtrip;
 mod user_rules;
