@@ -164,7 +164,7 @@ impl TensorClasses {
         {
             for found in ways {
                 // Every word at once, branch-free (`==` on the arrays called `memcmp`, perf).
-                if let Some(Some(then)) = self.keys.get(found as usize)
+                if let Some(then) = self.keys.get(found as usize).and_then(Option::as_ref)
                     && then.iter().zip(key).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0
                 {
                     return Ok(found);

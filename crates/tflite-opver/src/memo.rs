@@ -32,6 +32,8 @@ pub(crate) struct OptionsMemo<'b> {
 /// The last operator of an operator code judged, in `Model::for_each_version`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Memo {
+    /// Whether an operator was judged yet (the fields below are its).
+    pub(crate) judged: bool,
     subgraph: usize,
     indices: Vec<i32>,
     inputs: usize,
@@ -97,6 +99,7 @@ impl Memo {
         version: OpVersion,
     ) {
         let inputs = subgraph.inputs(operator);
+        self.judged = true;
         self.subgraph = s;
         self.indices.clear();
         self.indices.extend_from_slice(inputs);

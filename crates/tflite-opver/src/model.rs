@@ -308,7 +308,7 @@ impl<'a> Model<'a> {
         // whose tensors and options read the same is not judged again: TF's rules see
         // nothing else (not even the tensor indices). User rules might, so they judge every
         // operator.
-        let mut memo: Vec<Option<Memo>> = vec![None; self.codes.len()];
+        let mut memos: Vec<Memo> = vec![Memo::default(); self.codes.len()];
         for (s, subgraph) in self.subgraphs.iter().enumerate() {
             let count = if fresh_only {
                 subgraph.fresh.len()
@@ -333,20 +333,18 @@ impl<'a> Model<'a> {
                 let version = if code.is_custom() && !judge.judges_custom(code.custom_code) {
                     code.version
                 } else if J::SEES_ONLY_TENSOR_FACTS {
-                    match memo.get_mut(index) {
-                        // The operator before it of this code (in this subgraph) was judged
-                        // or matched the memo just now, and this one reads exactly like it.
-                        Some(Some(m)) if operator.repeats => m.version,
-                        Some(Some(m)) if m.same(&self.subgraphs, s, operator) => m.version,
-                        slot => {
-                            self.fill_signature(subgraph, operator, &mut sig, &mut spare);
-                            let version = judge.version(&sig);
-                            if let Some(slot) = slot {
-                                slot.get_or_insert_with(Memo::default)
-                                    .remember(s, subgraph, operator, version);
-                            }
-                            version
-                        }
+                    // The opcode index was validated when the model was read.
+                    let memo = &mut memos[index];
+                    // The operator before it of this code (in this subgraph) was judged or
+                    // matched the memo just now, and this one reads exactly like it.
+                    if memo.judged && (operator.repeats || memo.same(&self.subgraphs, s, operator))
+                    {
+                        memo.version
+                    } else {
+                        self.fill_signature(subgraph, operator, &mut sig, &mut spare);
+                        let version = judge.version(&sig);
+                        memo.remember(s, subgraph, operator, version);
+                        version
                     }
                 } else {
                     self.fill_signature(subgraph, operator, &mut sig, &mut spare);
