@@ -10,7 +10,9 @@ mode it supports:
 - `dynamic`: dynamic-range quantization (int8 weights, float activations);
 - `int8`: full integer quantization, float input and output;
 - `int16x8`: 16-bit activations, 8-bit weights;
-- `fp16`: float16 weights.
+- `fp16`: float16 weights;
+- `select`: TensorFlow ops the TFLite builtins lack kept as `Flex*` custom ops (the "select TF
+  ops" that `tf.lite.Interpreter` runs with its Flex delegate).
 
 A conversion the release refuses is skipped (and listed in OUT_DIR/skipped.json). Each release
 stamps the operator versions its own converter knows, so a model converted by a new release
@@ -99,6 +101,9 @@ model("fully_connected_fp16", spec(1, 16), modes=("fp16",))(
     lambda x: tf.matmul(x, W_FC) + B_FC)
 model("conv2d_fp16", spec(1, 8, 8, 4), modes=("fp16",))(
     lambda x: tf.nn.conv2d(x, W_CONV, 1, "SAME") + B_CONV)
+model("select_tf_ops", spec(1, 4), modes=("select",))(
+    lambda x: tf.math.cumprod(x, axis=1)
+    + tf.raw_ops.Bincount(arr=tf.cast(x, tf.int32), size=4, weights=x)[:4])
 
 
 def representative(fn):
@@ -124,6 +129,9 @@ def convert(fn, mode):
             tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
     if mode == "fp16":
         converter.target_spec.supported_types = [tf.float16]
+    if mode == "select":
+        converter.target_spec.supported_ops = [
+            tf.lite.OpsSet.TFLITE_BUILTINS, tf.lite.OpsSet.SELECT_TF_OPS]
     return converter.convert()
 
 

@@ -284,7 +284,7 @@ fn every_real_verdict_agrees() {
         wrong.join("\n")
     );
     // What the set covers: each kind of model, each way of refusing.
-    assert!(kinds["converted"] >= 1000 * 30, "{kinds:?}");
+    assert!(kinds["converted"] >= 1080 * 30, "{kinds:?}");
     assert!(kinds["specimens"] >= 50 * 30, "{kinds:?}");
     assert!(kinds["sig"] >= 1700 * 30, "{kinds:?}");
     let texts: Vec<&str> = table.texts.iter().map(|(_, t)| t.as_str()).collect();
