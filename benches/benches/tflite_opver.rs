@@ -18,7 +18,7 @@
 //! A second model has the same million operators in the same mix, but, as the TensorFlow
 //! converter writes them, every operator has tensors of its own: each input and output is a
 //! new tensor with a name, a shape and quantization parameters, and each constant one a buffer
-//! of its own (3.4 million tensors, about 350 MB). Nothing repeats there but the options
+//! of its own (3.4 million tensors, about 360 MB). Nothing repeats there but the options
 //! tables: it measures what reading the tensor tables costs, which the first model hides.
 //! Its group (`model_1m_operators_fresh_tensors`) has the baseline walk and the full
 //! recompute, with the fewest samples criterion takes.
@@ -289,7 +289,7 @@ fn million_operators_fresh_tensors(c: &mut Criterion) {
     drop(parsed);
 
     let mut group = c.benchmark_group("model_1m_operators_fresh_tensors");
-    // Each iteration reads about 350 MB: the fewest samples criterion takes, one iteration
+    // Each iteration reads about 360 MB: the fewest samples criterion takes, one iteration
     // each.
     group.sample_size(10);
     group.sampling_mode(SamplingMode::Flat);

@@ -436,6 +436,10 @@ pub(crate) fn construct(model: &Model<'_>, runtime: &RuntimeFacts) -> Constructi
         while let Some(tensor) = odd.next_if(|t| t.subgraph == s) {
             match parse_tensor(runtime, tensor, buffers, &mut text) {
                 Parsed::Accepted => {}
+                Parsed::Refused if text.len() > TEXT_CAP => {
+                    text.push_str(TEXT_CUT);
+                    break;
+                }
                 Parsed::Refused => {}
                 // `get_readonly_data` fails: the subgraph's tensors stop there.
                 Parsed::Fatal => break,
@@ -457,6 +461,17 @@ pub(crate) fn construct(model: &Model<'_>, runtime: &RuntimeFacts) -> Constructi
     }
     Construction::Constructs
 }
+
+/// The longest text a verdict keeps of a runtime's reports on tensors. TFLite reports every
+/// tensor it refuses, one after the other, in one exception: a model whose tensors it refuses
+/// by the thousand (a hostile one, or one written by a tool that leaves out their data) gets a
+/// text of megabytes, for each runtime. The verdict keeps the first 64 KiB of it, whole reports
+/// only, and then says that it stopped ([`TEXT_CUT`]); no real model comes near.
+pub(crate) const TEXT_CAP: usize = 64 * 1024;
+
+/// What follows a text cut at [`TEXT_CAP`].
+pub(crate) const TEXT_CUT: &str =
+    "[tflite-opver: the runtime reports more tensors in the same way; the text stops here]";
 
 /// What `ParseTensors` made of one tensor.
 enum Parsed {

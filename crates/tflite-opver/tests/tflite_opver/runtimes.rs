@@ -378,3 +378,36 @@ fn every_blocking_operator_code_is_listed_with_what_would_unblock_it() {
     assert_eq!(&tf_2_12.load(&model), verdicts.verdict(tf_2_12));
     let _ = sqrt;
 }
+
+/// TFLite reports every tensor it refuses, in one text: for a model of thousands of them the
+/// verdict keeps the first 64 KiB of whole reports and says it stopped, for every runtime,
+/// quickly.
+#[test]
+fn a_text_of_thousands_of_refused_tensors_is_cut_after_64_kib() {
+    let bf16 = TensorSpec::new(tflite_opver::ElementType::BFloat16, &[4]);
+    let mut builder = ModelBuilder::new();
+    for _ in 0..20_000 {
+        builder.tensor(&bf16);
+    }
+    let bytes = builder.finish();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let started = std::time::Instant::now();
+    let verdicts = model.runtime_verdicts();
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    let tf_2_16: Runtime = "tensorflow-cpu 2.16.2".parse().unwrap();
+    let text = verdicts.verdict(tf_2_16).error().unwrap();
+    let one = "Unsupported data type 18 in tensor\n";
+    let cut =
+        "[tflite-opver: the runtime reports more tensors in the same way; the text stops here]";
+    assert!(text.ends_with(cut), "{}", &text[text.len() - 200..]);
+    let reports = &text[..text.len() - cut.len()];
+    assert_eq!(reports.len() % one.len(), 0);
+    assert!(reports.split_inclusive('\n').all(|line| line == one));
+    assert!((64 * 1024..64 * 1024 + 2 * one.len()).contains(&reports.len()));
+    // Runtimes that know BFLOAT16 load it.
+    assert!(
+        verdicts
+            .verdict("tensorflow-cpu 2.17.1".parse().unwrap())
+            .loads()
+    );
+}
