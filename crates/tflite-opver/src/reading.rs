@@ -287,6 +287,8 @@ impl BufferLens {
 struct BufferLen<'f, H, P> {
     by_hand: &'f H,
     by_planus: &'f P,
+    /// How many buffers the model has.
+    count: usize,
 }
 
 impl<H: Fn(u32) -> Data, P: Fn(u32) -> Result<Option<usize>, Error>> BufferLen<'_, H, P> {
@@ -413,6 +415,7 @@ impl<'a> Model<'a> {
         let buffer_len = BufferLen {
             by_hand: &data_of,
             by_planus: &planus_len,
+            count: buffer_count,
         };
 
         // TFLite's verifier counts every table it visits (`loader_limits`): the model, its
@@ -449,20 +452,29 @@ impl<'a> Model<'a> {
                             index: t,
                             buffers: buffer_count,
                         };
-                        let by_hand = match raw.and_then(|span| span.element(t, 4)) {
+                        let element = raw.and_then(|span| span.element(t, 4));
+                        let by_hand = match element {
                             Some(element) => digest_raw_tensor(
                                 bytes,
                                 element,
                                 &buffer_len,
                                 &mut tables,
                                 &mut classes,
-                                &mut sink,
                             )?,
                             None => None,
                         };
-                        let class = match by_hand {
-                            Some(class) => class,
-                            None => {
+                        let class = match (by_hand, element) {
+                            (Some(read), Some(element)) => {
+                                // What its class says, and its own buffer, data and zero
+                                // points: a comparison or two, out of the reader's loop body.
+                                if read.tensor_odd
+                                    || classes.load(read.class).is_odd_constant(read.data)
+                                {
+                                    sink.keep_raw(bytes, element, read.data);
+                                }
+                                read.class
+                            }
+                            _ => {
                                 // `t` is below the vector's length.
                                 let tensor = list.get(t).ok_or_else(|| missing("a tensor"))?;
                                 let facts = digest_tensor(
@@ -647,6 +659,16 @@ impl OddSink<'_> {
 /// [`digest_tensor`] by hand, for the tensor whose offset is stored at `element`, straight
 /// into its class: `Ok(None)` when the hand reader gives up and planus must read it.
 ///
+/// The class of a tensor read by hand, and what its class cannot say of whether some runtime may
+/// refuse it ([`ClassLoad`](crate::loading::ClassLoad)).
+struct HandTensor {
+    class: u32,
+    /// Its buffer index is past the buffers, or its zero points are not one per scale.
+    tensor_odd: bool,
+    /// Its data's length; `None` without data.
+    data: Option<usize>,
+}
+
 /// One function from the tensor's bytes to its class, with the reader inlined: its facts are
 /// packed into their key where they are read (perf, on a model of 3.4 million tensors:
 /// handing the reader's fields, then the facts, back through memory stalled on each tensor).
@@ -657,8 +679,7 @@ fn digest_raw_tensor<H, P>(
     buffer_len: &BufferLen<'_, H, P>,
     tables: &mut usize,
     classes: &mut TensorClasses,
-    odd: &mut OddSink<'_>,
-) -> Result<Option<u32>, Error>
+) -> Result<Option<HandTensor>, Error>
 where
     H: Fn(u32) -> Data,
     P: Fn(u32) -> Result<Option<usize>, Error>,
@@ -695,10 +716,8 @@ where
         quantization,
         is_sparse: raw.sparsity.is_some(),
     };
-    // What a class cannot say of the tensor: its buffer index, its zero points. Only this and
-    // `data` are kept for after the class is found: keeping the tensor's fields alive across
-    // the interning cost more than the check (perf, on a model of 3.4 million tensors).
-    let tensor_odd = (raw.buffer != 0 && raw.buffer as usize >= odd.buffers)
+    // What a class cannot say of the tensor: its buffer index, its zero points.
+    let tensor_odd = (raw.buffer != 0 && raw.buffer as usize >= buffer_len.count)
         || counts.is_some_and(|q| q.scales > 0 && q.zero_points != Some(q.scales));
     let rank = raw.shape.len() / 4;
     let class = if rank > Dims::INLINE {
@@ -713,11 +732,11 @@ where
         facts.dims = Dims::Inline(rank as u8, dims);
         classes.intern_key(key, facts)?
     };
-    // What its class says, and its own data: a comparison or two.
-    if tensor_odd || classes.load(class).is_odd_constant(data) {
-        odd.keep_raw(bytes, element, data);
-    }
-    Ok(Some(class))
+    Ok(Some(HandTensor {
+        class,
+        tensor_odd,
+        data,
+    }))
 }
 
 /// Digests a tensor, and adds its FlatBuffer tables to `tables`: itself, its quantization
