@@ -26,7 +26,7 @@ const TARGETS: &[Target] = &[
         schema_dir: "proto/tflite",
         crate_dir: "crates/tflite-opver",
         kind: SchemaKind::FlatBuffers,
-        extra: None,
+        extra: Some(crate::tflite_runtimes::generate),
     },
     // se-abi has no wire schema: its generated code comes from TensorFlow's release facts alone.
     Target {
@@ -47,7 +47,7 @@ struct Target {
     crate_dir: &'static str,
     kind: SchemaKind,
     /// More generated files for the same crate, from source data other than a schema: the
-    /// module's name and its files (protobuf targets only).
+    /// module's name and its files.
     extra: Option<Extra>,
 }
 
@@ -94,7 +94,9 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         }
         let files = match target.kind {
             SchemaKind::Protobuf => generate_protobuf(root, &schema_dir, &schemas, target.extra)?,
-            SchemaKind::FlatBuffers => generate_flatbuffers(root, &schema_dir, &schemas)?,
+            SchemaKind::FlatBuffers => {
+                generate_flatbuffers(root, &schema_dir, &schemas, target.extra)?
+            }
             SchemaKind::Facts => generate_facts(root, target.extra)?,
         };
         let out_dir = root.join(target.crate_dir).join("src/generated");
@@ -217,6 +219,7 @@ fn generate_flatbuffers(
     root: &Path,
     schema_dir: &Path,
     schemas: &[PathBuf],
+    extra: Option<Extra>,
 ) -> Result<Files, String> {
     let mut files = Files::new();
     let mut tree = ModTree::default();
@@ -238,6 +241,11 @@ fn generate_flatbuffers(
         let name = format!("{module}.rs");
         tree.insert(std::iter::once(module.as_str()), name.clone());
         files.insert(name, format!("{HEADER}\n{code}").into_bytes());
+    }
+    if let Some(extra) = extra {
+        let (module, extra_files) = extra(root)?;
+        tree.insert(std::iter::once(module), format!("{module}.rs"));
+        files.extend(extra_files);
     }
     files.insert("mod.rs".to_string(), mod_file(&tree.render(0)).into_bytes());
     Ok(files)
