@@ -25,7 +25,7 @@ for target in $(cargo +nightly fuzz list); do
     graphdef_checkpoint*) seeds=("$crates/graphdef-versions/tests/data/checkpoint") ;;
     graphdef_releases) seeds=("$crates/graphdef-versions/tests/data/release_cases/cases" "$crates/graphdef-versions/tests/data/graphdef") ;;
     graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef" "$crates/graphdef-versions/tests/data/findings") ;;
-    tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig") ;;
+    tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig" "$crates/tflite-opver/tests/data/runtimes/specimens" "$crates/tflite-opver/tests/data/runtimes/converted") ;;
     ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden") ;;
   esac
   for dir in "${seeds[@]}"; do

@@ -18,10 +18,20 @@
 //! A second model has the same million operators in the same mix, but, as the TensorFlow
 //! converter writes them, every operator has tensors of its own: each input and output is a
 //! new tensor with a name, a shape and quantization parameters, and each constant one a buffer
-//! of its own (3.4 million tensors, about 350 MB). Nothing repeats there but the options
+//! of its own (3.4 million tensors, about 360 MB). Nothing repeats there but the options
 //! tables: it measures what reading the tensor tables costs, which the first model hides.
 //! Its group (`model_1m_operators_fresh_tensors`) has the baseline walk and the full
 //! recompute, with the fewest samples criterion takes.
+//!
+//! Beside them, what the two commands of the `tflite-opver` tool that read a whole model compute
+//! on the model with fresh tensors: `inspect` (each code's required version and reason, the
+//! minimum runtime and its cause, the stamp warnings) and `runtimes` (every runtime's verdict,
+//! and the stamp warnings); `runtimes` is to cost at most 1.2 times `inspect`.
+//!
+//! The speed figures the library's comments once carried live here: the plain planus walk is
+//! what reading each operator through planus' general readers costs, against reading and
+//! validating the whole model by hand (`read and validate only`); the model with fresh tensors
+//! is where the tensor classes and the memos are measured at their least useful.
 //!
 //! The CLI is timed as a whole process on the same models: with `TFLITE_1M_OPS_FILE=PATH` in
 //! the environment, the bench also writes the model it generates to `PATH`
@@ -37,9 +47,12 @@ use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use tflite_opver::{
-    AddParams, BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType,
-    FullyConnectedParams, Model, ModelBuilder, MulParams, OpVersion, Params, Quantization,
-    RuntimeVersion, StampMode, StridedSliceParams, TensorSpec,
+    BuiltinOperator, ElementType, Model, ModelBuilder, OpVersion, Quantization, RuntimeVersion,
+    StampMode, TensorSpec,
+    params::{
+        AddParams, Conv2DParams, DepthwiseConv2DParams, FullyConnectedParams, MulParams, Params,
+        StridedSliceParams,
+    },
     schema::{ModelRef, ReadAsRoot},
     stamp,
 };
@@ -276,7 +289,7 @@ fn million_operators_fresh_tensors(c: &mut Criterion) {
     drop(parsed);
 
     let mut group = c.benchmark_group("model_1m_operators_fresh_tensors");
-    // Each iteration reads about 350 MB: the fewest samples criterion takes, one iteration
+    // Each iteration reads about 360 MB: the fewest samples criterion takes, one iteration
     // each.
     group.sample_size(10);
     group.sampling_mode(SamplingMode::Flat);
@@ -284,6 +297,27 @@ fn million_operators_fresh_tensors(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(5));
     group.throughput(Throughput::Elements(OPERATORS as u64));
     baseline_and_full_recompute(&mut group, &bytes);
+    group.bench_function(
+        "inspect: read, reasons, minimum runtime, stamp warnings",
+        |b| {
+            b.iter(|| {
+                let model = Model::from_bytes(black_box(&bytes)).expect("valid");
+                let reasons = model.required_version_reasons();
+                let required: Vec<_> = reasons.iter().map(|r| r.version()).collect();
+                let cause = model.min_runtime_cause_with(&required);
+                black_box((cause, model.stamp_warnings_for(&reasons)))
+            });
+        },
+    );
+    group.bench_function(
+        "runtimes: read, thirty runtime verdicts, stamp warnings",
+        |b| {
+            b.iter(|| {
+                let model = Model::from_bytes(black_box(&bytes)).expect("valid");
+                black_box((model.runtime_verdicts(), model.stamp_warnings()))
+            });
+        },
+    );
     group.finish();
 }
 

@@ -2,7 +2,7 @@
 //! shardings included) returns a value or a typed error, never panics. Whatever reads back is
 //! written again in every version the build supports, and written-then-read must be stable.
 //! Inspecting the bytes agrees with reading them, and every value written records a format no
-//! newer than the requested version.
+//! newer than the requested version, which the writing build itself reads.
 #![no_main]
 
 use ifrt_serdes::version::SupportedVersions;
@@ -20,10 +20,10 @@ fuzz_target!(|data: &[u8]| {
     };
     assert!(inspected.is_ok(), "inspect agrees with deserialize");
     for recorded in &formats {
-        assert!(recorded.formats.readable_by(recorded.format, supported));
+        assert!(recorded.formats.readable_by(recorded.recorded, supported));
     }
     for entry in supported.history() {
-        let Ok(version) = supported.version(entry.number) else {
+        let Ok(version) = supported.version(entry.number()) else {
             continue;
         };
         // Some values cannot be written in old versions; that is an error, not a panic.
@@ -33,7 +33,8 @@ fuzz_target!(|data: &[u8]| {
             let (again, formats) = registry.inspect_bytes(&bytes, &read);
             let again = again.expect("bytes the registry wrote read back");
             for recorded in &formats {
-                assert!(recorded.format <= version.number(), "{recorded:?} for {version}");
+                assert!(recorded.recorded <= version.number(), "{recorded:?} for {version}");
+                assert!(recorded.formats.readable_by(recorded.recorded, supported));
             }
             let rewritten = registry
                 .serialize_to_bytes(again.as_ref(), &SerializeOptions::new(version))

@@ -1,7 +1,10 @@
 //! Versioned copy from arbitrary bytes with an arbitrary claimed `struct_size`: a value or a
 //! typed error, never a panic, and never a read past the buffer (the copy only sees a slice).
 //!
-//! Then the write paths, on every copy that succeeds: the copy written back out (`write_to_bytes`)
+//! The input is also a host's struct for a plugin to `fill_bytes`: it writes exactly
+//! `min(host's struct_size, its own)` bytes, or refuses the host's size and writes nothing.
+//!
+//! Then the write paths, on every copy that succeeds: the copy written back out (`write_new_bytes`)
 //! is exactly its `struct_size` bytes, never relays the producer's `next`, carries the deprecated
 //! member only when the copy was asked to keep it, and reads back the same; and a value built with
 //! `set` / `set_deprecated` from the input writes out and copies back unchanged.
@@ -10,7 +13,9 @@
 use std::ffi::{c_char, c_void};
 
 use libfuzzer_sys::fuzz_target;
-use se_abi::{CopyOptions, Error, Tail, copy_from_bytes, versioned_struct, write_to_bytes};
+use se_abi::{
+    CopyOptions, Error, Tail, copy_from_bytes, fill_bytes, versioned_struct, write_new_bytes,
+};
 
 versioned_struct! {
     /// The seed's `SE_Device` at version 5.
@@ -72,7 +77,26 @@ fuzz_target!(|input: &[u8]| {
     let _ = copy_from_bytes::<SE_Device>(rest, options);
     // A producer that sets every member from the input, the deprecated one included.
     build_and_round_trip(rest);
+    // The input as the host's struct, filled by a v5 plugin.
+    fill_host(&bytes);
 });
+
+fn fill_host(host: &[u8]) {
+    let mut plugin = SE_Device::new();
+    plugin
+        .set(SE_Device::name_len, 3)
+        .set(SE_Device::data2, std::ptr::without_provenance_mut(0x50));
+    let mut filled = host.to_vec();
+    match fill_bytes(&plugin, &mut filled) {
+        Ok(size) => {
+            let claim = word(host, 0);
+            assert_eq!(size, claim.min(56));
+            assert_eq!(word(&filled, 0), size);
+            assert_eq!(filled[size..], host[size..], "wrote past the host's struct");
+        }
+        Err(_) => assert_eq!(filled, host, "a refused host struct was written"),
+    }
+}
 
 fn check(result: Result<usize, &Error>, bytes: &[u8], ours: usize) {
     if let Ok(struct_size) = result {
@@ -89,7 +113,7 @@ fn word(bytes: &[u8], offset: usize) -> usize {
 /// written length must be untouched.
 fn written<T: se_abi::Versioned>(value: &T) -> Vec<u8> {
     let mut out = vec![0xA5u8; 80];
-    let n = write_to_bytes(value, &mut out).expect("80 bytes hold any struct here");
+    let n = write_new_bytes(value, &mut out).expect("80 bytes hold any struct here");
     assert_eq!(n, se_abi::View::of(value).struct_size());
     assert!(
         out[n..].iter().all(|&b| b == 0xA5),

@@ -26,7 +26,14 @@ const TARGETS: &[Target] = &[
         schema_dir: "proto/tflite",
         crate_dir: "crates/tflite-opver",
         kind: SchemaKind::FlatBuffers,
-        extra: None,
+        extra: Some(crate::tflite_runtimes::generate),
+    },
+    // se-abi has no wire schema: its generated code comes from TensorFlow's release facts alone.
+    Target {
+        schema_dir: "crates/se-abi/releases",
+        crate_dir: "crates/se-abi",
+        kind: SchemaKind::Facts,
+        extra: Some(crate::se_abi_releases::generate),
     },
 ];
 
@@ -40,7 +47,7 @@ struct Target {
     crate_dir: &'static str,
     kind: SchemaKind,
     /// More generated files for the same crate, from source data other than a schema: the
-    /// module's name and its files (protobuf targets only).
+    /// module's name and its files.
     extra: Option<Extra>,
 }
 
@@ -53,6 +60,8 @@ enum SchemaKind {
     Protobuf,
     /// Every `*.fbs` below `schema_dir`; one Rust file per schema file.
     FlatBuffers,
+    /// No schema: `extra` generates every file from the source data in `schema_dir`.
+    Facts,
 }
 
 /// Write the generated files, or only compare them with what is committed.
@@ -66,9 +75,14 @@ pub enum Mode {
 /// file that is stale, missing, or no longer generated.
 pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
     let mut stale = Vec::new();
+    // What was compared, for the success line of `--check`: each output folder and its files.
+    let mut checked = Vec::new();
     for target in TARGETS {
         let schema_dir = root.join(target.schema_dir);
-        let schemas = find_files(&schema_dir, target.kind.extension())?;
+        let schemas = match target.kind {
+            SchemaKind::Facts => vec![schema_dir.clone()],
+            _ => find_files(&schema_dir, target.kind.extension())?,
+        };
         // A missing schema folder is a broken checkout (or a wrong root), never "nothing to
         // generate": `--check` must not pass by reading nothing.
         if schemas.is_empty() {
@@ -80,10 +94,28 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
         }
         let files = match target.kind {
             SchemaKind::Protobuf => generate_protobuf(root, &schema_dir, &schemas, target.extra)?,
-            SchemaKind::FlatBuffers => generate_flatbuffers(root, &schema_dir, &schemas)?,
+            SchemaKind::FlatBuffers => {
+                generate_flatbuffers(root, &schema_dir, &schemas, target.extra)?
+            }
+            SchemaKind::Facts => generate_facts(root, target.extra)?,
         };
         let out_dir = root.join(target.crate_dir).join("src/generated");
         stale.extend(sync(&out_dir, &files, mode)?);
+        let source = match target.kind {
+            SchemaKind::Facts => format!("the facts in {}", target.schema_dir),
+            kind => format!(
+                "{} .{} file{} in {}",
+                schemas.len(),
+                kind.extension(),
+                if schemas.len() == 1 { "" } else { "s" },
+                target.schema_dir
+            ),
+        };
+        checked.push(format!(
+            "{}/src/generated: {} files, from {source}",
+            target.crate_dir,
+            files.len(),
+        ));
     }
     let stale: Vec<String> = stale
         .iter()
@@ -101,7 +133,13 @@ pub fn run(root: &Path, mode: Mode) -> Result<(), String> {
             }
             Ok(())
         }
-        Mode::Check if stale.is_empty() => Ok(()),
+        Mode::Check if stale.is_empty() => {
+            println!("generated code is fresh:");
+            for line in &checked {
+                println!("  {line}");
+            }
+            Ok(())
+        }
         Mode::Check => Err(format!(
             "generated code is stale; run `cargo xtask codegen` and commit the result:\n  {}",
             stale.join("\n  ")
@@ -114,6 +152,7 @@ impl SchemaKind {
         match self {
             SchemaKind::Protobuf => "proto",
             SchemaKind::FlatBuffers => "fbs",
+            SchemaKind::Facts => "facts",
         }
     }
 }
@@ -167,10 +206,20 @@ fn generate_protobuf(
     Ok(files)
 }
 
+fn generate_facts(root: &Path, extra: Option<Extra>) -> Result<Files, String> {
+    let extra = extra.ok_or("a facts target needs a generator")?;
+    let (module, mut files) = extra(root)?;
+    let mut tree = ModTree::default();
+    tree.insert(std::iter::once(module), format!("{module}.rs"));
+    files.insert("mod.rs".to_string(), mod_file(&tree.render(0)).into_bytes());
+    Ok(files)
+}
+
 fn generate_flatbuffers(
     root: &Path,
     schema_dir: &Path,
     schemas: &[PathBuf],
+    extra: Option<Extra>,
 ) -> Result<Files, String> {
     let mut files = Files::new();
     let mut tree = ModTree::default();
@@ -192,6 +241,11 @@ fn generate_flatbuffers(
         let name = format!("{module}.rs");
         tree.insert(std::iter::once(module.as_str()), name.clone());
         files.insert(name, format!("{HEADER}\n{code}").into_bytes());
+    }
+    if let Some(extra) = extra {
+        let (module, extra_files) = extra(root)?;
+        tree.insert(std::iter::once(module), format!("{module}.rs"));
+        files.extend(extra_files);
     }
     files.insert("mod.rs".to_string(), mod_file(&tree.render(0)).into_bytes());
     Ok(files)

@@ -6,6 +6,12 @@
 //! - `cargo xtask demo` runs each crate's `examples/tour.rs` in turn.
 //! - `cargo xtask tf-releases` dumps the ops and version constants of ten real TensorFlow
 //!   releases into `crates/graphdef-versions/releases/` (codegen turns them into tables).
+//! - `cargo xtask se-abi-releases` dumps the StreamExecutor C API layouts of TensorFlow 2.5 ...
+//!   2.21 and the libraries and C symbols of 2.12 ... 2.21 from their real wheels into
+//!   `crates/se-abi/releases/` (codegen turns them into se-abi's declarations).
+//! - `cargo xtask tflite-runtimes` probes thirty real TensorFlow Lite runtimes (their op
+//!   registrations, the tensor types they accept, their refusals' words) into
+//!   `crates/tflite-opver/runtimes/` (codegen turns them into tables).
 //! - `cargo xtask abi-check` compares se-abi's declared `struct_size`-versioned structs with their
 //!   committed layout snapshots and fails, naming the struct and the member, on any change other
 //!   than appending members or deprecating one; `--bless` records the declarations.
@@ -13,7 +19,9 @@
 mod abi_check;
 mod codegen;
 mod demo;
+mod se_abi_releases;
 mod tf_releases;
+mod tflite_runtimes;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,6 +58,30 @@ enum Command {
         #[arg(long = "release", value_name = "RELEASE")]
         releases: Vec<String>,
     },
+    /// Dump TensorFlow 2.5 ... 2.21's StreamExecutor C API layouts (compiled against each
+    /// wheel's headers) and 2.12 ... 2.21's libraries and C symbols into crates/se-abi/releases/.
+    SeAbiReleases {
+        /// Where the venvs of 2.12 ... 2.21 are (`tf-<release>` each; made if missing).
+        #[arg(long, default_value = "target/tf-releases-venvs")]
+        venvs: PathBuf,
+        /// Where the wheels of 2.5 ... 2.11 are (downloaded there if missing).
+        #[arg(long, default_value = "target/se-abi-wheels")]
+        wheels: PathBuf,
+        /// Only these releases (default: all).
+        #[arg(long = "release", value_name = "RELEASE")]
+        releases: Vec<String>,
+    },
+    /// Probe TensorFlow Lite runtimes (tensorflow-cpu, tflite-runtime, ai-edge-litert) from their
+    /// real wheels into crates/tflite-opver/runtimes/ (installs each wheel in a scratch venv).
+    TfliteRuntimes {
+        /// Where the venvs go (`tf-<release>` for tensorflow-cpu, shared with tf-releases;
+        /// `tflite-<dist>-<version>` for the others; one with that version is reused).
+        #[arg(long, default_value = "target/tf-releases-venvs")]
+        venvs: PathBuf,
+        /// Only these runtimes, named as `ai-edge-litert 2.3.0` (default: all thirty).
+        #[arg(long = "runtime", value_name = "NAME")]
+        runtimes: Vec<String>,
+    },
     /// Compare se-abi's declared structs with their layout snapshots (`crates/se-abi/abi/`).
     AbiCheck {
         /// Record the declarations as the new snapshots (an intended change) instead of failing.
@@ -73,6 +105,14 @@ fn main() -> ExitCode {
         Command::Demo => demo::run(&root),
         Command::TfReleases { venvs, releases } => {
             tf_releases::dump(&root, &root.join(venvs), &releases)
+        }
+        Command::SeAbiReleases {
+            venvs,
+            wheels,
+            releases,
+        } => se_abi_releases::dump(&root, &root.join(venvs), &root.join(wheels), &releases),
+        Command::TfliteRuntimes { venvs, runtimes } => {
+            tflite_runtimes::probe(&root, &root.join(venvs), &runtimes)
         }
         Command::AbiCheck { bless } => {
             let mode = if bless {

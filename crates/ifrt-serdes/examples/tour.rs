@@ -10,9 +10,8 @@ use ifrt_serdes::version::{
     Week4OldVersionAccessor,
 };
 use ifrt_serdes::{
-    ArraySpec, CivilDate, DType, DeserializeOptions, FixedClock, MemoryKind, Registry,
-    SerializeOptions, Shape, ShardingParam, ShardingParamSharding, SystemClock, VersionRange,
-    negotiate,
+    ArraySpec, DType, Date, DeserializeOptions, FixedClock, MemoryKind, Registry, SerializeOptions,
+    Shape, ShardingParam, ShardingParamSharding, SystemClock, VersionRange, negotiate,
 };
 use prost::Message;
 
@@ -23,9 +22,9 @@ fn main() -> Result {
     for entry in HISTORY {
         println!(
             "   {:>2}  {}  {}",
-            entry.number.value(),
-            entry.introduced,
-            entry.change
+            entry.number().value(),
+            entry.introduced(),
+            entry.change()
         );
     }
 
@@ -34,19 +33,16 @@ fn main() -> Result {
         Ok(version) => println!("   default      -> {version} (the current one)"),
         Err(error) => println!("   default      -> refused: {error}"),
     }
-    for (y, m, d) in [(2026, 3, 18), (2026, 3, 19), (2026, 7, 14)] {
-        let today = CivilDate::new(y, m, d)?;
+    // IFRT keeps its week-4-old version by hand (serdes_version.h): the same on every day.
+    for today in [Date::constant(2026, 3, 18), Date::constant(2026, 7, 14)] {
         let version = Week4OldVersionAccessor::get(&FixedClock(today))?;
-        println!("   week-4-old on {today} -> {version}");
+        println!("   week-4-old on {today} -> {version} (kept by hand)");
     }
     println!(
         "   week-4-old today ({}) -> {}",
         ifrt_serdes::Clock::today(&SystemClock),
         Week4OldVersionAccessor::get(&SystemClock)?
     );
-    if let Err(error) = Week4OldVersionAccessor::get(&FixedClock(CivilDate::new(2025, 6, 1)?)) {
-        println!("   week-4-old on 2025-06-01 -> {error}");
-    }
     let built_in = SupportedVersions::BUILT_IN;
     if let Err(error) = built_in.version(SerDesVersionNumber::new(7)) {
         println!("   any(7)       -> {error}");
@@ -65,6 +61,7 @@ fn main() -> Result {
             vec![0, 1, 2, 3],
             MemoryKind::device(),
         )?),
+        layout: None,
     };
     for number in [2, 1] {
         let options = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(number))?);
@@ -82,11 +79,12 @@ fn main() -> Result {
             proto.version_number,
             inner.type_name
         );
-        // Each part records its own format: the newest at or below the requested version.
+        // Each part records its own format: the oldest that holds it (the param needs 1 for
+        // its unreduced axis).
         let (_, formats) = registry.inspect_bytes(&bytes, &DeserializeOptions::default());
         let formats: Vec<String> = formats
             .iter()
-            .map(|r| format!("{} {}", r.what(), r.format.value()))
+            .map(|r| format!("{} {}", r.what(), r.recorded.value()))
             .collect();
         println!("       formats: {}", formats.join(", "));
         let back: ArraySpec =
@@ -106,10 +104,7 @@ fn main() -> Result {
         SupportedVersions::new(SerDesVersionNumber::new(0), SerDesVersionNumber::new(1))?;
     let old = Registry::with_builtin_types(old_range);
     let agreed = negotiate(VersionRange::from(built_in), VersionRange::from(old_range))?;
-    println!(
-        "   client [0, 2], server [0, 1] -> agreed on v{}",
-        agreed.value()
-    );
+    println!("   client [0, 2], server [0, 1] -> agreed on v{agreed}");
     let options = SerializeOptions::new(built_in.version(agreed)?);
     let bytes = registry.serialize_to_bytes(&spec, &options)?;
     let at_server: ArraySpec =
@@ -120,10 +115,14 @@ fn main() -> Result {
     );
     let current = SerializeOptions::new(built_in.current());
     let too_new = registry.serialize_to_bytes(&spec, &current)?;
-    if let Err(error) =
-        old.deserialize_from_bytes::<ArraySpec>(&too_new, &DeserializeOptions::default())
-    {
-        println!("   without negotiating: {error}");
+    // Version 2 changed no format of these types (it concerns StableHLO programs): the bytes
+    // written at 2 record the same formats, and the old server reads them too.
+    match old.deserialize_from_bytes::<ArraySpec>(&too_new, &DeserializeOptions::default()) {
+        Ok(back) => println!(
+            "   written at v2 without negotiating, read by [0, 1]: equal = {}",
+            back == spec
+        ),
+        Err(error) => println!("   without negotiating: {error}"),
     }
     let ancient = VersionRange {
         min: SerDesVersionNumber::new(0),
@@ -138,7 +137,9 @@ fn main() -> Result {
     }
 
     println!(
-        "\n5. Removing a format: raise the minimum past it; formats it superseded stop reading.\n"
+        "\n5. Removing a format: raise the minimum past it; bytes of the format it superseded\n   \
+         stop reading. A param without unreduced axes records format 0 at any version, so a\n   \
+         build of minimum 1 refuses it: IFRT will write 1 once its minimum is 1.\n"
     );
     let raised = Registry::with_builtin_types(SupportedVersions::new(
         SerDesVersionNumber::new(1),
@@ -154,7 +155,10 @@ fn main() -> Result {
     let dtype_v0 = registry.serialize_to_bytes(&DType::F32, &v0)?;
     for (name, bytes) in [
         ("sharding requested at v0", &written_v0),
-        ("sharding requested at v1", &written_v1),
+        (
+            "sharding requested at v1 (its param: format 0)",
+            &written_v1,
+        ),
         ("DType requested at v0", &dtype_v0),
     ] {
         match raised.deserialize_dyn_from_bytes(bytes, &DeserializeOptions::default()) {

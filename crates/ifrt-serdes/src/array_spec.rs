@@ -5,7 +5,8 @@
 //! written with the *requested* version, not with 0: its dtype and shape directly, its sharding
 //! through the registry (never with the default version), inside a `Serialized` envelope, so
 //! the reader picks the sharding kind by name. On the way back each part is read by the format
-//! recorded in its own bytes.
+//! recorded in its own bytes. As IFRT's `ArraySpec::FromProto` does, an absent shape reads as
+//! the default message (a scalar), and a layout is carried as PjRt's serialized bytes.
 
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ use crate::format::Formats;
 use crate::generated::xla::ifrt::{ArraySpecProto, DTypeProto, Serialized, ShapeProto};
 use crate::registry::Registry;
 use crate::shape::Shape;
-use crate::spare::Spare;
+use crate::spare::{Spare, refill};
 use crate::version::SerDesVersionNumber;
 
 /// Element type, shape and sharding of an array (IFRT's `ArraySpec`,
@@ -32,6 +33,9 @@ pub struct ArraySpec {
     pub shape: Shape,
     /// Any registered kind of sharding.
     pub sharding: Arc<dyn Sharding>,
+    /// The layout, as PjRt serializes it (`PjRtLayout::Serialize`); `None` for the default
+    /// layout. This crate does not look inside it.
+    pub layout: Option<Vec<u8>>,
 }
 
 impl PartialEq for ArraySpec {
@@ -39,6 +43,7 @@ impl PartialEq for ArraySpec {
         self.dtype == other.dtype
             && self.shape == other.shape
             && self.sharding.same_as(other.sharding.as_ref())
+            && self.layout == other.layout
     }
 }
 
@@ -55,7 +60,7 @@ impl Codec for ArraySpec {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let version = options.version();
-        let format = Self::FORMATS.to_write(version)?;
+        let format = Self::FORMATS.record(Self::FORMATS.oldest(), version)?;
         ArraySpecProto::with_spare(|proto| {
             proto.version_number = format.value();
             // The parts get the requested version, not this message's format.
@@ -68,6 +73,10 @@ impl Codec for ArraySpec {
                 .serialized_sharding
                 .get_or_insert_default();
             registry.serialize_envelope_into(self.sharding.as_ref(), options, envelope)?;
+            match (&self.layout, &mut proto.layout) {
+                (Some(layout), Some(spare)) => refill(spare, layout),
+                (layout, field) => *field = layout.clone(),
+            }
             encode_message(proto, out);
             Ok(())
         })
@@ -86,6 +95,7 @@ impl Codec for ArraySpec {
             let kept_shape = proto.shape.take();
             proto.version_number = 0;
             proto.dtype = None;
+            proto.layout = None;
             let envelope = proto
                 .sharding
                 .get_or_insert_default()
@@ -106,10 +116,10 @@ impl Codec for ArraySpec {
                 // apart: decode afresh, to report exactly what is missing.
                 let proto: ArraySpecProto = decode_message(data, options, "ArraySpecProto")?;
                 let envelope = proto.sharding.and_then(|s| s.serialized_sharding);
-                let parts = (proto.dtype, proto.shape, envelope.as_ref());
+                let parts = (proto.dtype, proto.shape, envelope.as_ref(), proto.layout);
                 return Self::read(proto.version_number, parts, options, registry);
             };
-            let parts = (proto.dtype, shape, Some(envelope));
+            let parts = (proto.dtype, shape, Some(envelope), proto.layout.take());
             Self::read(proto.version_number, parts, options, registry)
         })
     }
@@ -119,7 +129,7 @@ impl ArraySpec {
     /// Reads the fields of a decoded message, each part by its own recorded format.
     fn read(
         version_number: i32,
-        (dtype, shape, sharding): (Option<DTypeProto>, Option<ShapeProto>, Option<&Serialized>),
+        (dtype, shape, sharding, layout): Parts<'_>,
         options: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
@@ -128,16 +138,26 @@ impl ArraySpec {
         registry.read_format(&Self::FORMATS, version_number)?;
         let missing = |field| DecodeError::MissingField { what: WHAT, field };
         let dtype = DType::from_proto(&dtype.ok_or_else(|| missing("dtype"))?, registry)?;
-        let shape = Shape::from_proto(shape.ok_or_else(|| missing("shape"))?, registry)?;
+        // IFRT's `FromProto` reads an absent shape as the default message: a scalar.
+        let shape = Shape::from_proto(shape.unwrap_or_default(), registry)?;
         let sharding = sharding.ok_or_else(|| missing("sharding"))?;
         let sharding = registry.deserialize_sharding(sharding, options)?;
         Ok(ArraySpec {
             dtype,
             shape,
             sharding,
+            layout,
         })
     }
 }
+
+/// The fields of a decoded `ArraySpecProto`: dtype, shape, sharding envelope and layout.
+type Parts<'a> = (
+    Option<DTypeProto>,
+    Option<ShapeProto>,
+    Option<&'a Serialized>,
+    Option<Vec<u8>>,
+);
 
 #[cfg(test)]
 mod tests {
@@ -151,7 +171,7 @@ mod tests {
         let options = DeserializeOptions::default();
         let proto: ArraySpecProto = decode_message(data, &options, "ArraySpecProto")?;
         let envelope = proto.sharding.and_then(|s| s.serialized_sharding);
-        let parts = (proto.dtype, proto.shape, envelope.as_ref());
+        let parts = (proto.dtype, proto.shape, envelope.as_ref(), proto.layout);
         ArraySpec::read(proto.version_number, parts, &options, registry)
     }
 
@@ -174,6 +194,7 @@ mod tests {
             sharding: Some(ShardingProto {
                 serialized_sharding: Some(envelope.clone()),
             }),
+            layout: Some(vec![1, 2, 3]),
         };
         let with_sharding = |sharding| ArraySpecProto {
             sharding,
@@ -189,6 +210,11 @@ mod tests {
         let cases = [
             valid.encode_to_vec(),
             twice,
+            ArraySpecProto {
+                layout: None,
+                ..valid.clone()
+            }
+            .encode_to_vec(),
             with_sharding(None).encode_to_vec(),
             with_sharding(Some(ShardingProto::default())).encode_to_vec(),
             with_sharding(Some(ShardingProto {

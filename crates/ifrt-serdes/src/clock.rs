@@ -6,14 +6,13 @@
 //!
 //! [`SupportedVersions::week_4_old`]: crate::SupportedVersions::week_4_old
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use crate::date::CivilDate;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
 
 /// Tells today's date.
 pub trait Clock {
     /// Today, as a civil date.
-    fn today(&self) -> CivilDate;
+    fn today(&self) -> Date;
 }
 
 /// The machine's clock, in UTC.
@@ -21,27 +20,17 @@ pub trait Clock {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
-    fn today(&self) -> CivilDate {
-        let seconds = match SystemTime::now().duration_since(UNIX_EPOCH) {
-            Ok(elapsed) => i64::try_from(elapsed.as_secs()).unwrap_or(i64::MAX),
-            Err(before) => -i64::try_from(before.duration().as_secs()).unwrap_or(i64::MAX),
-        };
-        let days = seconds.div_euclid(86_400);
-        // A clock outside years 1..=9999 is clamped to the nearest representable day.
-        CivilDate::from_days_since_unix_epoch(days).unwrap_or(if days < 0 {
-            CivilDate::known(1, 1, 1)
-        } else {
-            CivilDate::known(9999, 12, 31)
-        })
+    fn today(&self) -> Date {
+        TimeZone::UTC.to_datetime(jiff::Timestamp::now()).date()
     }
 }
 
 /// A clock stopped at one date: for tests, tools, and reproducible builds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FixedClock(pub CivilDate);
+pub struct FixedClock(pub Date);
 
 impl Clock for FixedClock {
-    fn today(&self) -> CivilDate {
+    fn today(&self) -> Date {
         self.0
     }
 }
@@ -52,12 +41,12 @@ mod tests {
 
     #[test]
     fn the_system_clock_is_after_the_first_version() {
-        assert!(SystemClock.today() > CivilDate::known(2025, 5, 20));
+        assert!(SystemClock.today() > Date::constant(2025, 5, 20));
     }
 
     #[test]
     fn a_fixed_clock_stays_put() {
-        let day = CivilDate::known(2026, 2, 19);
+        let day = Date::constant(2026, 2, 19);
         assert_eq!(FixedClock(day).today(), day);
     }
 }

@@ -3,8 +3,9 @@
 //! messages into bytes and back.
 //!
 //! A codec declares its [`Formats`]: the versions at which its own format changed. For the
-//! version its [`SerializeOptions`] request it writes the newest of its formats not newer than
-//! that, records *that format's* number in its bytes, and hands the same options (the requested
+//! version its [`SerializeOptions`] request it may use any representation its formats up to
+//! that version allow, records the oldest format whose reader reads the bytes it wrote, and
+//! hands the same options (the requested
 //! version, not its own format) to every nested value it serializes. It reads by the number
 //! recorded in the bytes, never by an option: [`DeserializeOptions`] carry only limits.
 
@@ -16,7 +17,7 @@ use prost::Message;
 use crate::error::{DecodeError, Error};
 use crate::format::Formats;
 use crate::registry::Registry;
-use crate::version::{DefaultVersionAccessor, SerDesVersion};
+use crate::version::{SerDesVersion, SupportedVersions};
 
 /// A value that can go through a [`Registry`]: implement [`Codec`] for it and register it.
 pub trait Serializable: Any + Debug + Send + Sync {}
@@ -30,9 +31,9 @@ pub trait Codec: Serializable + Sized {
     /// formats of their own and are not counted here.
     const FORMATS: Formats;
 
-    /// Appends the bytes of `self` in the newest of [`Codec::FORMATS`] not newer than
-    /// `options.version()` (see [`Formats::to_write`]), whose number must be recorded in them,
-    /// to `out` (which may already hold other bytes: they stay as they are). Nested
+    /// Appends the bytes of `self` for the requested `options.version()`, recording in them the
+    /// oldest of [`Codec::FORMATS`] whose reader reads them (see [`Formats::record`]), to `out`
+    /// (which may already hold other bytes: they stay as they are). Nested
     /// values are serialized through `registry` with the same options. The registry always
     /// writes through this method, so a type encodes straight into the caller's buffer.
     fn serialize_into(
@@ -77,10 +78,11 @@ impl SerializeOptions {
         SerializeOptions { version }
     }
 
-    /// Options with [`DefaultVersionAccessor`]'s version, which fails under the
-    /// `testing-bad-default-version` feature.
-    pub fn with_default_version() -> Result<Self, Error> {
-        DefaultVersionAccessor::get().map(Self::new)
+    /// Options with the default version of `supported` (its `current`, of its own history),
+    /// which fails under the `testing-bad-default-version` feature. A registry's own:
+    /// [`Registry::default_options`].
+    pub fn with_default_version(supported: SupportedVersions) -> Result<Self, Error> {
+        supported.default_version().map(Self::new)
     }
 
     /// The requested version.

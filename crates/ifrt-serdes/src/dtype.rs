@@ -16,12 +16,14 @@ use crate::version::{SerDesVersion, SerDesVersionNumber};
 #[allow(missing_docs)]
 pub enum DType {
     Pred,
+    S1,
     S2,
     S4,
     S8,
     S16,
     S32,
     S64,
+    U1,
     U2,
     U4,
     U8,
@@ -52,12 +54,14 @@ pub enum DType {
 /// numbers are XLA's `PrimitiveType`).
 pub const DTYPE_KINDS: &[(DType, i32)] = &[
     (DType::Pred, 1),
+    (DType::S1, 32),
     (DType::S2, 26),
     (DType::S4, 21),
     (DType::S8, 2),
     (DType::S16, 3),
     (DType::S32, 4),
     (DType::S64, 5),
+    (DType::U1, 33),
     (DType::U2, 27),
     (DType::U4, 22),
     (DType::U8, 6),
@@ -122,12 +126,11 @@ impl DType {
             .and_then(|number| BY_NUMBER.get(number).copied().flatten())
     }
 
-    /// The message for `version`: format 0, the only one so far, for every version.
-    pub fn to_proto(self, version: SerDesVersion) -> DTypeProto {
-        // Every version is at least the first format, 0, so there is always one to write.
-        let format = Self::FORMATS.to_write(version).map_or(0, |f| f.value());
+    /// The message for `version`: format 0, the only one so far, for every version (as
+    /// IFRT's `DType::ToProto` records `SerDesVersionNumber(0)`).
+    pub fn to_proto(self, _version: SerDesVersion) -> DTypeProto {
         DTypeProto {
-            version_number: format,
+            version_number: Self::FORMATS.oldest().value(),
             kind: self.kind_number(),
         }
     }

@@ -4,14 +4,15 @@
 //! prost's generated `Serialized` owns a `String` and a `Vec<u8>`, so decoding it copies the
 //! whole payload once more before the payload is itself decoded, and encoding it needs the
 //! payload in a buffer of its own first. The registry's byte-level entry points use these
-//! functions instead: built from prost's own wire primitives (through `wire`), they accept and
+//! functions instead: built on the crate's own wire primitives (`wire`), they accept and
 //! produce exactly what `Serialized::decode` and `Serialized::encode_to_vec` do (property tests
 //! below hold them to it), but borrow the payload when reading and encode it in place when
 //! writing.
 
 use crate::error::{DecodeError, Error};
 use crate::wire::{
-    WireType, put_key, put_varint, put_varint_at, read_key, read_varint, skip_field, varint_len,
+    WireError, WireType, put_key, put_varint, put_varint_at, read_key, read_varint, skip_field,
+    varint_len,
 };
 
 /// The message, as errors name it.
@@ -111,8 +112,8 @@ pub(crate) fn type_name_str(type_name: &[u8]) -> Result<&str, Error> {
 }
 
 /// Bytes that are not protobuf at all.
-fn malformed(source: prost::DecodeError) -> Error {
-    DecodeError::Malformed { what: WHAT, source }.into()
+fn malformed(source: WireError) -> Error {
+    DecodeError::Wire { what: WHAT, source }.into()
 }
 
 /// A known field framed as something else than bytes.

@@ -21,10 +21,11 @@
 
 use std::fmt::Display;
 
-use crate::date::{CivilDate, DateError};
+use jiff::civil::Date;
+
 use crate::negotiation::VersionRange;
 use crate::version::SerDesVersionNumber;
-use crate::wire::WireType;
+use crate::wire::{WireError, WireType};
 
 /// Everything that can go wrong when choosing versions, serializing or deserializing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -60,12 +61,14 @@ pub enum Error {
     )]
     DefaultVersionDisallowed,
 
-    /// A build's version range is not a valid part of the version history.
+    /// A build's version range is not a valid part of its version history.
     #[error(
-        "invalid supported range [{minimum}, {current}]: both ends must be listed in the version \
-         history and minimum must not exceed current"
+        "invalid supported range [{minimum}, {current}] of {history} versions: both ends must be \
+         listed in the history and minimum must not exceed current"
     )]
     InvalidRange {
+        /// The history's name.
+        history: &'static str,
         /// The asked-for minimum.
         minimum: SerDesVersionNumber,
         /// The asked-for current version.
@@ -73,15 +76,11 @@ pub enum Error {
     },
 
     /// Text that should name a version number does not.
-    #[error("invalid IFRT SerDes version number {input:?}: write it as a whole number, e.g. 2")]
+    #[error("invalid version number {input:?}: write it as a whole number, e.g. 2")]
     InvalidVersionNumber {
         /// The offending text (at most its first 32 characters).
         input: String,
     },
-
-    /// A calendar date does not exist or could not be parsed.
-    #[error(transparent)]
-    Date(#[from] DateError),
 }
 
 /// The versions do not fit. This is the scheme's own verdict, the one a caller most often
@@ -89,17 +88,21 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Incompatible {
-    /// The data records a format this build cannot read: too old (superseded before the
-    /// build's minimum, so its parser was removed), too new (written by a newer build), or not
+    /// The data records a format this build cannot read: too new (written by a newer build),
+    /// too old (superseded at or before the build's minimum, so its parser was removed), or not
     /// a format of that type at all. The message starts with IFRT's words (e.g.
-    /// xla/python/ifrt/dtype.cc, xla/python/ifrt/ir/sharding_param.cc) and adds the reader's
+    /// xla/python/ifrt/dtype.cc, xla/python/ifrt/ir/sharding_param.cc: "Unsupported IFRT SerDes
+    /// version N for TYPE deserialization") and says which of the three, with the reader's
     /// range.
     #[error(
-        "Unsupported {version} for {what} deserialization; this build supports versions [{}, {}]: \
-         the writer must request a version both builds support (negotiate one)",
-        minimum.value(), current.value()
+        "Unsupported {history} version {} for {what} deserialization: {}",
+        version.value(), why.explain(history, what, *version, *minimum, *current)
     )]
     UnsupportedDeserializationVersion {
+        /// The history's name (`IFRT SerDes`).
+        history: &'static str,
+        /// Why the reader refuses it.
+        why: Unreadable,
         /// The format version recorded in the data.
         version: SerDesVersionNumber,
         /// The kind of value being read (`DType`, `ShardingParam`...).
@@ -112,8 +115,10 @@ pub enum Incompatible {
 
     /// The requested version is outside what this build can write. Wording:
     /// xla/python/ifrt/ir/sharding_param.cc.
-    #[error("Unsupported {version} for {what} serialization")]
+    #[error("Unsupported {history} version {} for {what} serialization", version.value())]
     UnsupportedSerializationVersion {
+        /// The history's name.
+        history: &'static str,
         /// The requested version.
         version: SerDesVersionNumber,
         /// The kind of value being written.
@@ -124,10 +129,13 @@ pub enum Incompatible {
     /// xla/python/ifrt/ir/sharding_param.cc ("ShardingParamProto with IFRT SerDes version 0
     /// does not support `unreduced_axes`").
     #[error(
-        "{proto} with {version} does not support `{feature}`; request {needed} or newer, or \
-         drop `{feature}` from the value"
+        "{proto} with {history} version {} does not support `{feature}`; request version {} or \
+         newer, or drop `{feature}` from the value",
+        version.value(), needed.value()
     )]
     FeatureNeedsNewerVersion {
+        /// The history's name.
+        history: &'static str,
         /// The message being written.
         proto: &'static str,
         /// The requested version.
@@ -140,16 +148,48 @@ pub enum Incompatible {
 
     /// A version number outside the build's `[minimum, current]` range was asked for.
     #[error(
-        "{number} is not supported by this build: supported versions are [{minimum}, {current}]; \
-         choose a version inside that range (e.g. by negotiating with the peer)"
+        "{history} version {number} is not supported by this build: supported versions are \
+         [{minimum}, {current}]; choose a version inside that range (e.g. by negotiating with \
+         the peer)"
     )]
     VersionOutOfRange {
+        /// The history's name.
+        history: &'static str,
         /// The number asked for.
         number: SerDesVersionNumber,
         /// The build's oldest readable version.
         minimum: SerDesVersionNumber,
         /// The build's newest version.
         current: SerDesVersionNumber,
+    },
+
+    /// A version of one history was given to a registry (or a range) of another: version
+    /// numbers of two protocols are not comparable, even where they coincide.
+    #[error(
+        "a {found} version was given to a registry of {expected} versions; take the version \
+         from the registry's own range (`Registry::supported`, `Registry::default_options`)"
+    )]
+    WrongHistory {
+        /// The registry's history.
+        expected: &'static str,
+        /// The version's history.
+        found: &'static str,
+    },
+
+    /// This build and its peer share no version of their history (see
+    /// [`SupportedVersions::agree_with`](crate::version::SupportedVersions::agree_with)).
+    #[error(
+        "this build and its peer share no {history} version: this build reads [{}, {}], the \
+         peer [{}, {}]",
+        ours.min.value(), ours.max.value(), peer.min.value(), peer.max.value()
+    )]
+    NoCommonVersion {
+        /// The history's name.
+        history: &'static str,
+        /// This build's range.
+        ours: VersionRange,
+        /// The peer's range.
+        peer: VersionRange,
     },
 
     /// The two builds' version ranges do not overlap. Wording:
@@ -168,6 +208,62 @@ pub enum Incompatible {
     },
 }
 
+/// Why a reader refuses the format recorded in a value's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Unreadable {
+    /// A newer build wrote it: the recorded number is above the reader's current version.
+    TooNew,
+    /// It is a format the type had, superseded at (or before) the reader's minimum: its
+    /// parser was removed.
+    Removed {
+        /// The format the recorded number is read as (the number itself, unless the type
+        /// reads it as another).
+        format: SerDesVersionNumber,
+        /// The format that replaced it.
+        successor: SerDesVersionNumber,
+    },
+    /// The type never had that format (the data is damaged, or was written by a codec that
+    /// does not follow the history).
+    NotAFormat,
+}
+
+impl Unreadable {
+    /// The explanation after IFRT's words, consistent with the reader's range it prints.
+    fn explain(
+        self,
+        history: &str,
+        what: &str,
+        version: SerDesVersionNumber,
+        minimum: SerDesVersionNumber,
+        current: SerDesVersionNumber,
+    ) -> String {
+        let range = format!("this build reads {history} versions [{minimum}, {current}]");
+        let advice = "the writer must request a version both builds support (negotiate one)";
+        match self {
+            Unreadable::TooNew => {
+                format!("{range}, and {version} is newer, written by a newer build; {advice}")
+            }
+            Unreadable::Removed { format, successor } => {
+                let read_as = if format == version {
+                    String::new()
+                } else {
+                    format!(" (which version {version} is read as)")
+                };
+                format!(
+                    "{range}, and {what} format {format}{read_as} was superseded by format \
+                     {successor} at or before this build's minimum, so its reader was removed; \
+                     {advice}"
+                )
+            }
+            Unreadable::NotAFormat => format!(
+                "{what} has no format {version} ({range}): the data is damaged or was not \
+                 written by a codec of {what}"
+            ),
+        }
+    }
+}
+
 /// The four-week compatibility window (xla/python/ifrt/serdes_version.md, "Removing an Old
 /// Format") forbids what was asked: a build up to four weeks old must still read what is written
 /// and what is read.
@@ -176,41 +272,50 @@ pub enum Incompatible {
 pub enum WindowError {
     /// No version of the range was introduced at least 28 days before `today`.
     #[error(
-        "no version in [{}, {}] was introduced at least 28 days before {today}: the oldest, \
-         {minimum}, was introduced on {introduced}, so a week-4-old version exists from {from} \
-         on; until then write with a version a peer announced (negotiate one)",
-        minimum.value(), current.value()
+        "no {history} version in [{minimum}, {current}] was introduced at least 28 days before \
+         {today}: the oldest, {minimum}, was introduced on {introduced}, so a week-4-old version \
+         exists from {} on; until then write with a version a peer announced (negotiate one)",
+        from.map_or_else(|| "no day jiff's calendar has".to_string(), |day| day.to_string())
     )]
     NoWeek4OldVersion {
+        /// The history's name.
+        history: &'static str,
         /// The day asked about.
-        today: CivilDate,
+        today: Date,
         /// The range's minimum.
         minimum: SerDesVersionNumber,
         /// The range's current version.
         current: SerDesVersionNumber,
         /// The day the minimum was introduced.
-        introduced: CivilDate,
-        /// The first day the minimum is four weeks old.
-        from: CivilDate,
+        introduced: Date,
+        /// The first day the minimum is four weeks old (`None` past year 9999).
+        from: Option<Date>,
     },
 
     /// Raising the minimum past the week-4-old version would stop builds up to four weeks old
     /// from reading what this build writes, and this build from reading what they write.
     #[error(
-        "cannot raise the minimum to {minimum} on {today}: it is newer than the week-4-old \
-         version ({}); builds up to four weeks old could not read its bytes. Raise it to at \
-         most the week-4-old version, or wait until {from}",
-        week_4_old.map_or_else(|| "none yet".to_string(), |v| v.value().to_string())
+        "cannot raise the minimum to {history} version {minimum} on {today}: it is newer than \
+         the week-4-old version ({}); builds up to four weeks old could not read its bytes. \
+         Raise it to at most the week-4-old version, or {}",
+        week_4_old.map_or_else(|| "none yet".to_string(), |v| v.value().to_string()),
+        from.map_or_else(
+            || "first move the week-4-old version on (it is kept by hand)".to_string(),
+            |day| format!("wait until {day}")
+        )
     )]
     MinimumAboveWeek4Old {
+        /// The history's name.
+        history: &'static str,
         /// The minimum asked for.
         minimum: SerDesVersionNumber,
         /// The week-4-old version on `today`, if there is one.
         week_4_old: Option<SerDesVersionNumber>,
         /// The day asked about.
-        today: CivilDate,
-        /// The first day the raise is allowed.
-        from: CivilDate,
+        today: Date,
+        /// The first day the raise is allowed; `None` where the week-4-old version is kept by
+        /// hand (IFRT), or past year 9999.
+        from: Option<Date>,
     },
 
     /// A format's successor is younger than four weeks, so builds that know only this format
@@ -228,11 +333,11 @@ pub enum WindowError {
         /// The format that replaces it.
         successor: SerDesVersionNumber,
         /// The day the successor was introduced.
-        introduced: CivilDate,
+        introduced: Date,
         /// The day asked about.
-        today: CivilDate,
+        today: Date,
         /// The first day the removal is allowed.
-        from: CivilDate,
+        from: Date,
     },
 
     /// A format without a successor is the one every version from it on writes: it cannot be
@@ -250,8 +355,10 @@ pub enum WindowError {
     },
 
     /// A version number is not in the history, so it has no date.
-    #[error("{number} is not in the version history, so it has no introduction date")]
+    #[error("{history} version {number} is not in the history, so it has no introduction date")]
     UnknownVersion {
+        /// The history's name.
+        history: &'static str,
         /// The number.
         number: SerDesVersionNumber,
     },
@@ -319,6 +426,17 @@ pub enum DecodeError {
         /// What prost reported.
         #[source]
         source: prost::DecodeError,
+    },
+
+    /// The same, found by this crate's own reader of the `Serialized` envelope (which borrows
+    /// its payload instead of copying it): the wire error says what was wrong, in prost's words.
+    #[error("cannot parse {what}: the bytes are damaged, cut short, or not a {what} message")]
+    Wire {
+        /// The message being parsed.
+        what: &'static str,
+        /// What was wrong with the encoding.
+        #[source]
+        source: WireError,
     },
 
     /// The input is larger than the caller's limit; nothing was parsed.
@@ -394,28 +512,6 @@ pub enum DecodeError {
         /// The kind number found in the data.
         kind: i32,
     },
-
-    /// The data names a well-known memory kind by an id this build does not know.
-    #[error(
-        "unknown memory_kind_id {id} in {what}; the data is damaged or names a memory kind \
-         added after this build"
-    )]
-    UnknownMemoryKindId {
-        /// The message being read.
-        what: &'static str,
-        /// The id found in the data.
-        id: i32,
-    },
-
-    /// The data gives a memory kind both by name and by id.
-    #[error(
-        "{what} sets both `memory_kind` and `memory_kind_id`; a memory kind is written one way \
-         or the other, so the data is damaged"
-    )]
-    ConflictingMemoryKind {
-        /// The message being read.
-        what: &'static str,
-    },
 }
 
 /// A value breaks its type's rules: when it is built, or when it is read from data.
@@ -458,10 +554,11 @@ pub enum InvalidValue {
         mesh: i64,
     },
 
-    /// A param's permutation and axis sizes describe different numbers of mesh axes.
+    /// A param's permutation and axis sizes describe different numbers of mesh axes, or none.
+    /// Wording: xla/python/ifrt/ir/sharding_param.cc (`MinorToMajor::verify`).
     #[error(
-        "`permutation` has {permutation} axes but `axis_sizes` has {axis_sizes}; give one \
-         permutation entry per mesh axis"
+        "Expect same non-zero size for `permutation` and `axis_sizes`. Actual {permutation} vs \
+         {axis_sizes}"
     )]
     AxisCountMismatch {
         /// Entries in `permutation`.
@@ -508,8 +605,9 @@ pub enum InvalidValue {
         count: i64,
     },
 
-    /// The mesh's device count does not fit in an `i64`.
-    #[error("the mesh has more devices than fit in an i64")]
+    /// The mesh's device count does not fit in IFRT's `int` (xla/python/ifrt/ir/sharding_param.cc,
+    /// `NumDevices` and `ToDeviceList`).
+    #[error("the mesh has more devices than fit in a 32-bit int")]
     TooManyDevices,
 
     /// The total shard count does not fit in an `i64`.
@@ -549,12 +647,12 @@ pub enum InvalidValue {
         mesh_axes: usize,
     },
 
-    /// A param lists its unreduced axes out of order (this crate keeps them sorted, so that
-    /// equal params have equal bytes).
-    #[error("`unreduced_axes` [{}] must be in increasing order", join(axes, ","))]
-    UnreducedAxesNotIncreasing {
-        /// The axes.
-        axes: Vec<i32>,
+    /// The product of a param's dimension shard counts does not fit in IFRT's `int`. Wording:
+    /// xla/python/ifrt/ir/sharding_param.cc (`ShardingParam::verify`).
+    #[error("`dim_shards` product overflows: {}", join(dim_shards, "x"))]
+    DimShardsOverflow {
+        /// The shard counts.
+        dim_shards: Vec<i64>,
     },
 }
 
@@ -574,6 +672,8 @@ mod tests {
     #[test]
     fn families_display_as_themselves() {
         let family = Incompatible::UnsupportedDeserializationVersion {
+            history: "IFRT SerDes",
+            why: Unreadable::TooNew,
             version: SerDesVersionNumber::new(3),
             what: "DType",
             minimum: SerDesVersionNumber::new(0),
@@ -582,9 +682,9 @@ mod tests {
         assert_eq!(Error::from(family.clone()).to_string(), family.to_string());
         assert_eq!(
             family.to_string(),
-            "Unsupported IFRT SerDes version 3 for DType deserialization; this build supports \
-             versions [0, 2]: the writer must request a version both builds support \
-             (negotiate one)"
+            "Unsupported IFRT SerDes version 3 for DType deserialization: this build reads IFRT \
+             SerDes versions [0, 2], and 3 is newer, written by a newer build; the writer must \
+             request a version both builds support (negotiate one)"
         );
         // A transparent family is not its own source: the chain does not repeat it.
         let error = Error::from(family);

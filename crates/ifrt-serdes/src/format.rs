@@ -1,37 +1,60 @@
 //! Each type's own formats: the versions at which *its* format changed.
 //!
 //! The global version is raised whenever any type gets a new format, but most types keep
-//! theirs. As in IFRT (e.g. xla/python/ifrt/dtype.cc and array_spec.cc, whose `ToProto` records
-//! `SerDesVersionNumber(0)` whatever version was requested, and
-//! xla/python/ifrt/ir/sharding_param.cc, which records 1 from version 1 on), the number in the
-//! bytes names the *format* that was written, not the version the caller asked for:
+//! theirs. As in IFRT, the number in the bytes names the *format* of the bytes, not the version
+//! the caller asked for: xla/python/ifrt/dtype.cc, shape.cc, array_spec.cc and the sharding
+//! serializers (xla/python/ifrt/sharding_serdes.cc) record `SerDesVersionNumber(0)` whatever
+//! version was requested, and xla/python/ifrt/ir/sharding_param.cc records 1 only for a param
+//! that has unreduced axes, 0 for any other ("the oldest format that can hold this value"):
 //!
-//! - writing with requested version `R` writes the newest format `F <= R` and records `F`
-//!   ([`Formats::to_write`]); nested values still get `R`;
-//! - reading picks the parser for exactly the recorded `F`, and refuses an `F` that is not one
-//!   of the type's formats, that is newer than the build's `current`, or that was superseded
-//!   before the build's `minimum` ([`Formats::check_readable`]).
+//! - writing with requested version `R`, a codec may use any representation its formats up to
+//!   `R` allow ([`Formats::newest_at`]); it records the *oldest* format whose reader reads the
+//!   bytes it wrote ([`Formats::record`]), so a value that uses nothing new stays readable by
+//!   every older build; nested values still get `R`;
+//! - reading picks the parser for the recorded number ([`Formats::check_readable`]), and
+//!   refuses a number that names no format of the type, that is newer than the build's
+//!   `current`, or whose format was superseded at or before the build's `minimum`. A type may
+//!   also read numbers IFRT accepts though it never meant to write them ([`Formats::reading`]:
+//!   IFRT's `ShardingParam::FromProto` reads 2 as 1, "we accidentally used version 2 instead of
+//!   1").
 //!
 //! So a type whose format did not change between two builds is read by both, whatever version
-//! the writer requested; only the types whose format changed are refused.
+//! the writer requested; only the values that use a changed format are refused.
 
 use std::cell::{Cell, RefCell};
 
-use crate::date::CivilDate;
-use crate::error::{Error, Incompatible, WindowError};
-use crate::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions, WEEK_4_OLD_DAYS};
+use jiff::civil::Date;
+
+use crate::error::{Error, Incompatible, Unreadable, WindowError};
+use crate::version::{
+    SerDesVersion, SerDesVersionNumber, SupportedVersions, WEEK_4_OLD_DAYS, days_after,
+};
+
+/// Recorded numbers a type reads as one of its formats though it never writes them: every
+/// number from `first` to `last` is read as `format`, by builds whose current version is at
+/// least the number read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AlsoReads {
+    /// The first number so read.
+    pub first: i32,
+    /// The last number so read.
+    pub last: i32,
+    /// The format they are read as.
+    pub format: SerDesVersionNumber,
+}
 
 /// The formats of one type (or of one nested message): the version numbers at which its
 /// format changed, oldest first.
 ///
-/// A format `F` is written for every requested version from `F` up to (not including) the next
-/// format's number: that is its *span*. A build with range `[minimum, current]` reads `F` when
-/// `F`'s span meets its range: `F <= current`, and the next format (if any) is newer than
-/// `minimum`. Removing a format is raising `minimum` to (at least) its successor.
+/// A format `F` can be written for every requested version from `F` on; it is *superseded* by
+/// the next format (its successor), and a build with range `[minimum, current]` reads `F` when
+/// `F <= current` and its successor (if any) is newer than `minimum`. Removing a format is
+/// raising `minimum` to (at least) its successor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Formats {
     what: &'static str,
     since: &'static [SerDesVersionNumber],
+    also_reads: &'static [AlsoReads],
 }
 
 impl Formats {
@@ -52,7 +75,33 @@ impl Formats {
             );
             i += 1;
         }
-        Formats { what, since }
+        Formats {
+            what,
+            since,
+            also_reads: &[],
+        }
+    }
+
+    /// These formats, also reading the recorded numbers of `also_reads` (numbers the type's
+    /// writers never record on purpose, but that its reader accepts, as IFRT's does).
+    ///
+    /// # Panics
+    ///
+    /// If an entry reads a number as something that is not one of the formats.
+    pub const fn reading(mut self, also_reads: &'static [AlsoReads]) -> Self {
+        let mut i = 0;
+        while i < also_reads.len() {
+            let mut found = false;
+            let mut j = 0;
+            while j < self.since.len() {
+                found |= self.since[j].value() == also_reads[i].format.value();
+                j += 1;
+            }
+            assert!(found, "numbers are read as one of the type's formats");
+            i += 1;
+        }
+        self.also_reads = also_reads;
+        self
     }
 
     /// The type's name in errors.
@@ -65,66 +114,108 @@ impl Formats {
         self.since
     }
 
-    /// The format written for `requested`: the newest one not newer than it. Fails with
-    /// [`Incompatible::UnsupportedSerializationVersion`] only if every format is newer than
-    /// the request.
+    /// The newest format a writer may use for `requested`: the newest one not newer than it.
+    /// A codec with a choice of representations picks by it; what it records is
+    /// [`Formats::record`]'s answer.
     #[inline]
-    pub fn to_write(&self, requested: SerDesVersion) -> Result<SerDesVersionNumber, Error> {
+    pub fn newest_at(&self, requested: SerDesVersion) -> Option<SerDesVersionNumber> {
         let requested = requested.number();
-        self.newest_at(requested)
-            .ok_or_else(|| unsupported_serialization(requested, self.what))
+        self.since.iter().rev().copied().find(|f| *f <= requested)
     }
 
-    /// The newest format not newer than `version`, if any.
+    /// The format to record for bytes written at `requested` whose oldest reader is format
+    /// `needed` (the oldest of the type's formats that holds them): `needed` itself. Fails with
+    /// [`Incompatible::UnsupportedSerializationVersion`] if `needed` is not one of the formats
+    /// or is newer than the request (a codec checks the features it writes first, and says
+    /// which one needs a newer version).
     #[inline]
-    fn newest_at(&self, version: SerDesVersionNumber) -> Option<SerDesVersionNumber> {
-        self.since.iter().rev().copied().find(|f| *f <= version)
+    pub fn record(
+        &self,
+        needed: SerDesVersionNumber,
+        requested: SerDesVersion,
+    ) -> Result<SerDesVersionNumber, Error> {
+        if needed <= requested.number() && self.since.contains(&needed) {
+            Ok(needed)
+        } else {
+            Err(Incompatible::UnsupportedSerializationVersion {
+                history: requested.history().name(),
+                version: requested.number(),
+                what: self.what,
+            }
+            .into())
+        }
     }
 
-    /// The format after `format`, if any: where `format`'s span ends.
+    /// The type's oldest format: what a value that uses nothing newer records.
+    pub const fn oldest(&self) -> SerDesVersionNumber {
+        self.since[0]
+    }
+
+    /// The format after `format`, if any: the one that supersedes it.
     pub fn successor(&self, format: SerDesVersionNumber) -> Option<SerDesVersionNumber> {
         self.since.iter().copied().find(|f| *f > format)
     }
 
-    /// Whether a build with `supported` reads format `format`: it is one of the formats, not
-    /// newer than `current`, and not superseded at or before `minimum`.
-    pub fn readable_by(&self, format: SerDesVersionNumber, supported: SupportedVersions) -> bool {
-        self.since.contains(&format)
-            && format <= supported.current().number()
-            && self
-                .successor(format)
-                .is_none_or(|next| next > supported.minimum().number())
+    /// The format a build of `supported` reads `recorded` as, or why it does not.
+    pub fn read_as(
+        &self,
+        recorded: SerDesVersionNumber,
+        supported: SupportedVersions,
+    ) -> Result<SerDesVersionNumber, Unreadable> {
+        if recorded > supported.current().number() {
+            return Err(Unreadable::TooNew);
+        }
+        let format = if self.since.contains(&recorded) {
+            recorded
+        } else {
+            self.also_reads
+                .iter()
+                .find(|a| a.first <= recorded.value() && recorded.value() <= a.last)
+                .map(|a| a.format)
+                .ok_or(Unreadable::NotAFormat)?
+        };
+        match self.successor(format) {
+            Some(successor) if successor <= supported.minimum().number() => {
+                Err(Unreadable::Removed { format, successor })
+            }
+            _ => Ok(format),
+        }
     }
 
-    /// Checks the number recorded in the bytes against `supported`, and returns it as the
-    /// format to parse. Refused in IFRT's words ("Unsupported IFRT SerDes version N for TYPE
-    /// deserialization"), with the reader's range.
+    /// Whether a build with `supported` reads a value that recorded `recorded`.
+    pub fn readable_by(&self, recorded: SerDesVersionNumber, supported: SupportedVersions) -> bool {
+        self.read_as(recorded, supported).is_ok()
+    }
+
+    /// Checks the number recorded in the bytes against `supported`, and returns the format to
+    /// parse. Refused in IFRT's words ("Unsupported IFRT SerDes version N for TYPE
+    /// deserialization"), with the reason and the reader's range.
     #[inline]
     pub fn check_readable(
         &self,
         recorded: i32,
         supported: SupportedVersions,
     ) -> Result<SerDesVersionNumber, Error> {
-        let format = SerDesVersionNumber::new(recorded);
+        let recorded = SerDesVersionNumber::new(recorded);
+        let read = self.read_as(recorded, supported);
         trace(RecordedFormat {
             formats: *self,
-            format,
+            recorded,
+            format: read.unwrap_or(recorded),
         });
-        if self.readable_by(format, supported) {
-            Ok(format)
-        } else {
-            Err(Incompatible::UnsupportedDeserializationVersion {
-                version: format,
+        read.map_err(|why| {
+            Incompatible::UnsupportedDeserializationVersion {
+                history: supported.whole_history().name(),
+                why,
+                version: recorded,
                 what: self.what,
                 minimum: supported.minimum().number(),
                 current: supported.current().number(),
             }
-            .into())
-        }
+            .into()
+        })
     }
-}
 
-impl Formats {
     /// The policy check of removing format `format` (its serializer and parser) from a build
     /// of `supported`'s history on `today`: allowed once its successor was introduced at least
     /// 28 days before `today`, so that no build inside the four-week window knows only
@@ -137,7 +228,7 @@ impl Formats {
         &self,
         format: SerDesVersionNumber,
         supported: SupportedVersions,
-        today: CivilDate,
+        today: Date,
     ) -> Result<SerDesVersionNumber, Error> {
         let successor = self
             .since
@@ -149,15 +240,15 @@ impl Formats {
                 format,
             })?;
         let introduced = supported.whole_history().introduced(successor)?;
-        let from = introduced.add_days(WEEK_4_OLD_DAYS)?;
-        if today < from {
+        let from = days_after(introduced, WEEK_4_OLD_DAYS);
+        if from.is_none_or(|from| today < from) {
             return Err(WindowError::SuccessorTooYoung {
                 what: self.what,
                 format,
                 successor,
                 introduced,
                 today,
-                from,
+                from: from.unwrap_or(introduced),
             }
             .into());
         }
@@ -165,16 +256,16 @@ impl Formats {
     }
 }
 
-fn unsupported_serialization(version: SerDesVersionNumber, what: &'static str) -> Error {
-    Incompatible::UnsupportedSerializationVersion { version, what }.into()
-}
-
-/// One value found in serialized bytes: its type and the format recorded for it.
+/// One value found in serialized bytes: its type, the number recorded for it, and the format
+/// that number is read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RecordedFormat {
     /// Which formats the value was checked against: its type's.
     pub formats: Formats,
     /// The number recorded in its bytes.
+    pub recorded: SerDesVersionNumber,
+    /// The format the number is read as (the number itself, unless the type reads it as
+    /// another, or does not read it at all).
     pub format: SerDesVersionNumber,
 }
 
@@ -184,15 +275,15 @@ impl RecordedFormat {
         self.formats.what
     }
 
-    /// The versions in which a build reads this value on its own: from its format up to the
-    /// version before its successor (`None` when the format has none yet: every later version
-    /// reads it).
+    /// The versions in which a build reads this value on its own: from its recorded number (or
+    /// the format it is read as, if later) up to the version before the format's successor
+    /// (`None` when the format has none yet: every later version reads it).
     pub fn readable_in(&self) -> (SerDesVersionNumber, Option<SerDesVersionNumber>) {
         let end = self
             .formats
             .successor(self.format)
             .map(|next| SerDesVersionNumber::new(next.value() - 1));
-        (self.format, end)
+        (self.recorded.max(self.format), end)
     }
 }
 

@@ -3,66 +3,71 @@
 //!
 //! # The scheme
 //!
-//! - **One global version, with dates.** [`version::HISTORY`] lists every version: its number,
-//!   the day it was introduced, and what changed. A build supports a range of it,
-//!   [`version::SupportedVersions`]: `minimum` (the oldest format it can still read) to
-//!   `current`.
-//! - **Versions come from accessors, never from bare integers.**
-//!   [`version::DefaultVersionAccessor`] gives `current` for ordinary code (and fails under the
-//!   `testing-bad-default-version` feature, to prove no path relies on it);
-//!   [`week_4_old`](version::SupportedVersions::week_4_old) gives the newest version at least 28
-//!   days old, computed from the dates with an injectable [`Clock`];
-//!   [`SupportedVersions::version`](version::SupportedVersions::version) gives any version,
-//!   range-checked.
-//! - **Each type has its own formats; the bytes record the format.** A type's [`Formats`] are
-//!   the versions at which *its* format changed (DType: only 0; the shardings: 0 and 2).
-//!   [`SerializeOptions`] carry the requested version `R`; the type's [`Codec`] writes its newest
-//!   format `F <= R` and records `F`, as IFRT's `ToProto` records `SerDesVersionNumber(0)` for a
-//!   type whose format never changed. [`DeserializeOptions`] carry no version: each value,
-//!   including every nested one, is parsed by exactly the format recorded in its own bytes, and
-//!   refused ("Unsupported IFRT SerDes version N for TYPE deserialization") only if that format
-//!   is unknown, newer than the reader's `current`, or superseded at or before its `minimum`.
-//!   So a build one version older reads every type whose format did not change since.
+//! - **One global version, with dates, per protocol.** A [`version::History`] lists every
+//!   version of one protocol: its number, the day it was introduced, and what changed. IFRT's
+//!   is the preset [`version::IFRT`] (exactly xla/python/ifrt/serdes_version.h); a project
+//!   declares its own. A build supports a range of it, [`version::SupportedVersions`]:
+//!   `minimum` (the oldest format it can still read) to `current`.
+//! - **Versions come from accessors, never from bare integers**, and carry their history. The
+//!   default ([`SupportedVersions::default_version`](version::SupportedVersions::default_version),
+//!   `current`; it fails under the `testing-bad-default-version` feature, to prove no path
+//!   relies on it), week-4-old
+//!   ([`week_4_old`](version::SupportedVersions::week_4_old): IFRT keeps it by hand, at 0; a
+//!   history of your own may compute it from the dates with an injectable [`Clock`]) and any
+//!   version ([`SupportedVersions::version`](version::SupportedVersions::version),
+//!   range-checked). A registry refuses a version of another history, takes its defaults from
+//!   its own ([`Registry::default_options`]), and every message names the history ("IFRT SerDes
+//!   version 2", "plugin protocol version 3").
+//! - **Each value records the oldest format that holds it.** A type's [`Formats`] are the
+//!   versions at which *its* format changed (in IFRT: `ShardingParam` at 1, when it gained
+//!   unreduced axes; every other type has only format 0). [`SerializeOptions`] carry the
+//!   requested version `R`, which bounds the features a value may use; the bytes record the
+//!   oldest format whose reader reads them, as IFRT's `ToProto` does: a `ShardingParam` records
+//!   1 only when it has unreduced axes, 0 otherwise, whatever `R`, so a build that knows only
+//!   format 0 reads it. [`DeserializeOptions`] carry no version: each value, including every
+//!   nested one, is parsed by the format recorded in its own bytes, and refused ("Unsupported
+//!   IFRT SerDes version N for TYPE deserialization", with the reason and the reader's range)
+//!   only if the number is newer than the reader's `current`, names no format of the type, or
+//!   names a format superseded at or before its `minimum`. What IFRT accepts is accepted: a
+//!   `ShardingParam` recorded as 2 (IFRT once wrote 2 where it meant 1) reads as format 1.
 //! - **Nested values get the requested version**, not the outer value's format: an
-//!   [`ArraySpec`] (format 0) requested at 2 writes its sharding for 2 (format 2) and that
-//!   sharding's param for 2 (format 1). [`Registry::inspect_bytes`] lists every nested value
-//!   and its recorded format.
+//!   [`ArraySpec`] (format 0) requested at 2 writes its sharding for 2, and that sharding its
+//!   param for 2. [`Registry::inspect_bytes`] lists every nested value and its recorded format.
 //! - **A registry finds codecs by type name.** The [`Registry`] wraps each value in a
 //!   `Serialized { type_name, data }` envelope. The sharding family is polymorphic: an
 //!   [`ArraySpec`]'s sharding is serialized through the registry with the *requested* version
 //!   and read back as whichever registered [`Sharding`] kind its envelope names.
 //! - **Two builds agree first.** [`negotiate`] picks the version two builds with different
-//!   ranges both support, as IFRT Proxy does, or fails naming both ranges.
+//!   ranges both support, as IFRT Proxy does, or fails naming both ranges;
+//!   [`SupportedVersions::agree_with`](version::SupportedVersions::agree_with) does the same
+//!   for a build of any history and returns a version of it.
 //! - **Old formats are removed by raising the minimum**, no earlier than four weeks after
 //!   their successor: [`Formats::check_removal`] and
 //!   [`SupportedVersions::raise_minimum`](version::SupportedVersions::raise_minimum) enforce the
 //!   window. See [`version`] for the steps of adding and removing a format.
-//! - **Any project can own a history.** IFRT's dated history is one preset,
-//!   [`version::IFRT`]; a [`version::History`] of your own (your dates, your types and codecs)
-//!   gets the same accessors, registry, nesting, negotiation and removal rules. The example
-//!   `examples/plugin_protocol/` (`cargo run -p ifrt-serdes --example
-//!   ifrt-serdes-plugin-protocol`) declares a plugin protocol with four dated versions and two
-//!   types, one nested in the other. Errors keep IFRT's wording ("IFRT SerDes version N")
-//!   whatever the history.
+//! - **Any project can own a history.** The example `examples/plugin_protocol/` (`cargo run -p
+//!   ifrt-serdes --example ifrt-serdes-plugin-protocol`) declares a plugin protocol with five
+//!   dated versions (two on the same day) and three types, one nested in another, and the
+//!   memory-kind extension (well-known memory kinds written as ids) that IFRT does not have.
 //!
-//! # The types and their format history
+//! # IFRT's types and their format history
 //!
-//! Modelled on IFRT's, with IFRT's protobuf field numbers (`proto/ifrt/`): [`DType`],
-//! [`Shape`], the shardings [`SingleDeviceSharding`] and [`ShardingParamSharding`] (over a
-//! [`ShardingParam`]), and [`ArraySpec`] (dtype + shape + any registered sharding). Every
-//! message has a `version_number` field.
+//! With IFRT's protobuf schemas (`proto/ifrt/`, field numbers as compiled into jaxlib):
+//! [`DType`], [`Shape`], the shardings [`SingleDeviceSharding`] and [`ShardingParamSharding`]
+//! (over a [`ShardingParam`]), and [`ArraySpec`] (dtype + shape + any registered sharding +
+//! an opaque layout). Every message has a `version_number` field.
 //!
-//! | version | introduced | change | formats introduced |
+//! | version | introduced | change (serdes_version.h) | formats introduced |
 //! |---|---|---|---|
-//! | 0 | 2025-05-20 | initial formats (IFRT's version 0) | format 0 of every type |
-//! | 1 | 2026-02-19 | `ShardingParam` gains unreduced axes (IFRT's version 1); format 0 refuses to write a param that has any | `ShardingParam` 1 |
-//! | 2 | 2026-06-16 | well-known memory kinds written as an id instead of a name (this crate's own change) | `SingleDeviceSharding` 2, `ShardingParamSharding` 2 |
+//! | 0 | 2025-05-20 | initial version | format 0 of every type |
+//! | 1 | 2026-02-19 | added support for unreduced axes in ShardingParam | `ShardingParam` 1 (recorded only by a param with unreduced axes) |
+//! | 2 | 2026-03-19 | Allow mixed serialization for stablehlo dialects | none of these types (StableHLO programs are not modelled) |
 //!
-//! `DType`, `Shape`, `ArraySpec` and the device list keep format 0.
+//! IFRT's minimum is 0 and its week-4-old version, kept by hand, is 0.
 //!
 //! # Features
 //!
-//! - `testing-bad-default-version`: [`version::DefaultVersionAccessor::get`] returns
+//! - `testing-bad-default-version`: every default version request returns
 //!   [`Error::DefaultVersionDisallowed`] (IFRT's `IFRT_TESTING_BAD_DEFAULT_SERDES_VERSION`).
 //!   CI runs the whole test suite with it.
 //! - `cli`: the `ifrt-serdes` tool (`history`, `inspect`, `negotiate`), see the README.
@@ -74,7 +79,7 @@
 //! use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
 //! use ifrt_serdes::{
 //!     ArraySpec, DType, DeserializeOptions, MemoryKind, Registry, SerializeOptions, Shape,
-//!     SingleDeviceSharding, VersionRange, negotiate,
+//!     SingleDeviceSharding, VersionRange,
 //! };
 //!
 //! // A new writer and an older reader that stops at version 1.
@@ -82,15 +87,16 @@
 //! let old = SupportedVersions::new(SerDesVersionNumber::new(0), SerDesVersionNumber::new(1))?;
 //! let reader = Registry::with_builtin_types(old);
 //!
-//! // They agree on a version, and the writer writes it.
-//! let agreed = negotiate(VersionRange::from(old), VersionRange::from(writer.supported()))?;
-//! let options = SerializeOptions::new(writer.supported().version(agreed)?);
+//! // They agree on a version of IFRT's history, and the writer writes it.
+//! let agreed = writer.supported().agree_with(VersionRange::from(old))?;
+//! assert_eq!(agreed.to_string(), "IFRT SerDes version 1");
 //! let spec = ArraySpec {
 //!     dtype: DType::F32,
 //!     shape: Shape::new(vec![8, 128])?,
 //!     sharding: Arc::new(SingleDeviceSharding::new(0, MemoryKind::device())?),
+//!     layout: None,
 //! };
-//! let bytes = writer.serialize_to_bytes(&spec, &options)?;
+//! let bytes = writer.serialize_to_bytes(&spec, &SerializeOptions::new(agreed))?;
 //!
 //! // The reader needs no version: the bytes say which format they are in.
 //! let back: ArraySpec = reader.deserialize_from_bytes(&bytes, &DeserializeOptions::default())?;
@@ -104,27 +110,31 @@
 //!
 //! Every item is at the crate root, except two modules of their own:
 //!
-//! - [`version`]: the dated version numbers, a history ([`version::History`], IFRT's preset
-//!   [`version::IFRT`]), a build's supported range, the three accessors and IFRT's history. It is public because it is a family used together and named
-//!   often (`version::SerDesVersionNumber`, `version::HISTORY`, `version::MINIMUM`), and because
-//!   its documentation is the guide to adding and removing a format.
+//! - [`version`]: the dated version numbers, histories ([`version::History`], IFRT's preset
+//!   [`version::IFRT`]), a build's supported range, the three accessors. It is public because
+//!   it is a family used together and named often (`version::SerDesVersionNumber`,
+//!   `version::HISTORY`, `version::MINIMUM`), and because its documentation is the guide to
+//!   adding and removing a format.
 //! - [`schema`]: the raw protobuf messages (`Serialized`, `DTypeProto`, `ArraySpecProto`...),
 //!   as the generated code of every crate of this workspace is named.
 //!
+//! Days are [`jiff`]'s civil dates, re-exported as [`Date`] (and the crate as [`jiff`]) so that
+//! no dependency of your own is needed.
+//!
 //! Every fallible function returns the one [`Error`]. Its variants group the causes into
 //! families to match on: [`Incompatible`] (the versions do not fit: IFRT's "Unsupported IFRT
-//! SerDes version N for TYPE deserialization" and its kin), [`RegistryError`] (no codec for a
-//! value or a name), [`DecodeError`] (bytes that are not a serialized value),
-//! [`InvalidValue`] (a value that breaks its type's rules) and [`WindowError`] (the four-week
-//! window forbids it: no week-4-old version yet, a minimum raised or a format removed too
-//! early).
+//! SerDes version N for TYPE deserialization" and its kin, and versions of two histories),
+//! [`RegistryError`] (no codec for a value or a name), [`DecodeError`] (bytes that are not a
+//! serialized value), [`InvalidValue`] (a value that breaks its type's rules) and
+//! [`WindowError`] (the four-week window forbids it: no week-4-old version yet, a minimum
+//! raised or a format removed too early).
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
 mod array_spec;
+mod builtin;
 mod clock;
 mod codec;
-mod date;
 mod dtype;
 mod envelope;
 mod error;
@@ -141,24 +151,28 @@ mod wire;
 
 // The registry, and what a type implements to go through it.
 pub use codec::{Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding};
-pub use format::{Formats, RecordedFormat};
+pub use format::{AlsoReads, Formats, RecordedFormat};
 pub use registry::Registry;
 // IFRT's types: element type, shape, the sharding family, and the array spec built from them.
 pub use array_spec::ArraySpec;
 pub use dtype::{DTYPE_KINDS, DType};
 pub use shape::Shape;
 pub use sharding::{
-    MEMORY_KIND_ID_SINCE, MemoryKind, ShardingParam, ShardingParamSharding, SingleDeviceSharding,
-    UNREDUCED_AXES_SINCE,
+    MemoryKind, ShardingParam, ShardingParamSharding, SingleDeviceSharding, UNREDUCED_AXES_SINCE,
 };
 // Two builds agree on a version (IFRT Proxy).
 pub use negotiation::{VersionRange, negotiate};
 // Today's date, for the week-4-old version.
 pub use clock::{Clock, FixedClock, SystemClock};
-pub use date::{CivilDate, DateError};
+// Days are jiff's civil dates, re-exported so that a user needs no dependency of their own
+// (graphdef-versions re-exports the same type).
+pub use jiff;
+pub use jiff::civil::Date;
 // Errors.
-pub use error::{DecodeError, Error, Incompatible, InvalidValue, RegistryError, WindowError};
-pub use wire::WireType;
+pub use error::{
+    DecodeError, Error, Incompatible, InvalidValue, RegistryError, Unreadable, WindowError,
+};
+pub use wire::{WireError, WireType};
 
 /// The wire schema's raw types, generated from `proto/ifrt/` by `cargo xtask codegen`.
 ///

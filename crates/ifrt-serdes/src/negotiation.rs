@@ -8,7 +8,7 @@
 //! they send with it; each side reads whatever it receives by the formats recorded in the data.
 
 use crate::error::{Error, Incompatible};
-use crate::version::{SerDesVersionNumber, SupportedVersions};
+use crate::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions};
 
 /// A `[min, max]` pair as announced by a peer. Unlike [`SupportedVersions`] it is not checked
 /// against this build's history: it describes the other build.
@@ -37,6 +37,25 @@ pub fn negotiate(client: VersionRange, server: VersionRange) -> Result<SerDesVer
         return Err(Incompatible::NegotiationFailed { client, server }.into());
     }
     Ok(version)
+}
+
+impl SupportedVersions {
+    /// The version this build and a peer of the same history that announced `peer` agree on,
+    /// as a version of this build's history, ready for [`SerializeOptions`](crate::SerializeOptions):
+    /// [`negotiate`]'s choice, with an error that names the history
+    /// ([`Incompatible::NoCommonVersion`]) for a protocol of your own.
+    pub fn agree_with(&self, peer: VersionRange) -> Result<SerDesVersion, Error> {
+        let ours = VersionRange::from(*self);
+        match negotiate(ours, peer) {
+            Ok(agreed) => self.version(agreed),
+            Err(_) => Err(Incompatible::NoCommonVersion {
+                history: self.whole_history().name(),
+                ours,
+                peer,
+            }
+            .into()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -71,6 +90,19 @@ mod tests {
                 "{c:?} {s:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_build_agrees_on_a_version_of_its_own_history() {
+        let ifrt = SupportedVersions::BUILT_IN;
+        let agreed = ifrt.agree_with(range(0, 1)).unwrap();
+        assert_eq!(agreed.to_string(), "IFRT SerDes version 1");
+        assert!(ifrt.owns(agreed));
+        assert_eq!(
+            ifrt.agree_with(range(3, 4)).unwrap_err().to_string(),
+            "this build and its peer share no IFRT SerDes version: this build reads [0, 2], the \
+             peer [3, 4]"
+        );
     }
 
     #[test]

@@ -1,29 +1,29 @@
 //! The registry: type names to codecs, and the `Serialized { type_name, data }` envelope.
 //!
-//! Serializing a value looks up its Rust type, checks the requested version against the build's
-//! range, asks the type's [`Codec`] for its bytes (which record the type's format for that
-//! version) and wraps them in a `Serialized { type_name, data }` envelope. Deserializing looks up
+//! Serializing a value looks up its Rust type, checks that the requested version is of the
+//! registry's history and in the build's range, asks the type's [`Codec`] for its bytes (which
+//! record the oldest format that holds the value) and wraps them in a `Serialized { type_name, data }` envelope. Deserializing looks up
 //! the envelope's type name and lets the type's codec read the format recorded in `data`.
 //! Serialize options carry the requested version; deserialize options do not: the data says.
 //!
 //! A registry holds a handful of types (this crate's five, plus whatever a program adds), so
 //! both lookups are a linear scan of one short list: with so few entries that beats hashing the
 //! key, and it needs no hasher of our own.
+//!
+//! The registry knows no concrete type: IFRT's five are listed in `builtin.rs`
+//! ([`Registry::with_builtin_types`]). It belongs to one history (that of its
+//! [`SupportedVersions`]), and refuses a version of another.
 
 use std::any::{Any, TypeId};
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use crate::array_spec::ArraySpec;
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, check_size, decode_message,
 };
-use crate::dtype::DType;
 use crate::error::{Error, Incompatible, RegistryError};
 use crate::format::{Formats, RecordedFormat, traced};
 use crate::generated::xla::ifrt::Serialized;
-use crate::shape::Shape;
-use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
 use crate::version::{SerDesVersionNumber, SupportedVersions};
 
 type SerializeFn =
@@ -35,7 +35,7 @@ type DeserializeShardingFn =
 
 /// How a registry reaches one type's codec: its name and its functions, built at compile time.
 #[derive(Clone, Copy)]
-struct Codecs {
+pub(crate) struct Codecs {
     type_name: &'static str,
     formats: Formats,
     type_id: fn() -> TypeId,
@@ -46,7 +46,7 @@ struct Codecs {
 
 impl Codecs {
     /// The codec of `T`.
-    const fn of<T: Codec>() -> Self {
+    pub(crate) const fn of<T: Codec>() -> Self {
         Codecs {
             type_name: T::TYPE_NAME,
             formats: T::FORMATS,
@@ -58,7 +58,7 @@ impl Codecs {
     }
 
     /// The codec of `T`, a member of the sharding family.
-    const fn sharding<T: Codec + Sharding>() -> Self {
+    pub(crate) const fn sharding<T: Codec + Sharding>() -> Self {
         Codecs {
             deserialize_sharding: Some(deserialize_sharding_as::<T>),
             ..Codecs::of::<T>()
@@ -66,25 +66,8 @@ impl Codecs {
     }
 }
 
-/// This crate's own types: IFRT's, in the order [`Registry::with_builtin_types`] registers them.
-const BUILT_IN: [Codecs; 5] = [
-    Codecs::of::<DType>(),
-    Codecs::of::<Shape>(),
-    Codecs::sharding::<SingleDeviceSharding>(),
-    Codecs::sharding::<ShardingParamSharding>(),
-    Codecs::of::<ArraySpec>(),
-];
-
-// Registering the built-in types can fail only if two of them share a name (a type's name is
-// its identity on the wire, so two entries for one type share it too): checked here, when the
-// crate is compiled, rather than when a registry is made.
-const _: () = assert!(
-    names_are_distinct(&BUILT_IN),
-    "two built-in types share a TYPE_NAME"
-);
-
 /// Whether no two entries of `list` have the same type name.
-const fn names_are_distinct(list: &[Codecs]) -> bool {
+pub(crate) const fn names_are_distinct(list: &[Codecs]) -> bool {
     let mut i = 0;
     while i < list.len() {
         let mut j = i + 1;
@@ -149,19 +132,20 @@ impl Registry {
         }
     }
 
-    /// A registry for `supported` with every type of this crate registered: `DType`, `Shape`,
-    /// the shardings `SingleDeviceSharding` and `ShardingParamSharding`, and `ArraySpec`.
-    ///
-    /// This cannot fail: the built-in types' names are distinct, which the crate checks when it
-    /// is compiled.
-    pub fn with_builtin_types(supported: SupportedVersions) -> Self {
+    /// A registry for `supported` with `list` registered, whose names the caller checked to be
+    /// distinct at compile time ([`names_are_distinct`]).
+    pub(crate) fn with_distinct(supported: SupportedVersions, list: &[Codecs]) -> Self {
         Registry {
             supported,
-            types: BUILT_IN
-                .iter()
-                .map(|&codecs| Registered::new(codecs))
-                .collect(),
+            types: list.iter().map(|&codecs| Registered::new(codecs)).collect(),
         }
+    }
+
+    /// Options that write this registry's default version: its range's `current` (see
+    /// [`SupportedVersions::default_version`], which fails under the
+    /// `testing-bad-default-version` feature). The default follows the registry's history.
+    pub fn default_options(&self) -> Result<SerializeOptions, Error> {
+        self.supported.default_version().map(SerializeOptions::new)
     }
 
     /// The versions this registry's build reads and writes.
@@ -194,6 +178,12 @@ impl Registry {
         Ok(())
     }
 
+    /// Whether `type_name` is registered as a member of the sharding family.
+    pub fn is_sharding(&self, type_name: &str) -> bool {
+        self.by_name(type_name)
+            .is_some_and(|codecs| codecs.deserialize_sharding.is_some())
+    }
+
     /// Whether a type name is registered.
     pub fn knows(&self, type_name: &str) -> bool {
         self.by_name(type_name).is_some()
@@ -211,8 +201,8 @@ impl Registry {
             .map(|t| (t.codecs.type_name, t.codecs.formats))
     }
 
-    /// Serializes `value` for the requested version (each part in its newest format not newer
-    /// than it) into an envelope.
+    /// Serializes `value` for the requested version (each part recording the oldest of its
+    /// formats that holds it) into an envelope.
     pub fn serialize(
         &self,
         value: &dyn Serializable,
@@ -276,17 +266,36 @@ impl Registry {
         options: &SerializeOptions,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        if !self.supported.contains(options.version().number()) {
+        self.check_version(options, codecs.type_name)?;
+        (codecs.serialize)(value, options, self, out)
+    }
+
+    /// Fails unless `options` request a version of this registry's history and range.
+    #[inline]
+    fn check_version(
+        &self,
+        options: &SerializeOptions,
+        type_name: &'static str,
+    ) -> Result<(), Error> {
+        let version = options.version();
+        if !self.supported.owns(version) {
+            return Err(Incompatible::WrongHistory {
+                expected: self.supported.whole_history().name(),
+                found: version.history().name(),
+            }
+            .into());
+        }
+        if !self.supported.contains(version.number()) {
             // Errors name the type as IFRT does: without its namespace (`DType`).
-            let type_name = codecs.type_name;
             let what = type_name.rsplit("::").next().unwrap_or(type_name);
             return Err(Incompatible::UnsupportedSerializationVersion {
-                version: options.version().number(),
+                history: version.history().name(),
+                version: version.number(),
                 what,
             }
             .into());
         }
-        (codecs.serialize)(value, options, self, out)
+        Ok(())
     }
 
     /// [`Registry::serialize`], then the envelope's protobuf bytes. The value is encoded
@@ -408,12 +417,18 @@ impl Registry {
         if self.supported.contains(version) {
             Ok(())
         } else {
-            Err(Incompatible::UnsupportedSerializationVersion { version, what }.into())
+            Err(Incompatible::UnsupportedSerializationVersion {
+                history: self.supported.whole_history().name(),
+                version,
+                what,
+            }
+            .into())
         }
     }
 
-    /// The format `recorded` in a value's bytes, if this build reads it: one of `formats`, not
-    /// newer than the build's current version, not superseded at or before its minimum
+    /// The format to parse a value by, given the number `recorded` in its bytes, if this build
+    /// reads it: one of `formats` (or a number the type also reads as one), not newer than the
+    /// build's current version, not superseded at or before its minimum
     /// ([`Formats::check_readable`]). A codec parses its bytes by the format returned.
     #[inline]
     pub fn read_format(
@@ -489,48 +504,4 @@ fn deserialize_sharding_as<T: Codec + Sharding>(
     registry: &Registry,
 ) -> Result<Arc<dyn Sharding>, Error> {
     Ok(Arc::new(T::deserialize(data, options, registry)?))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The built-in list, registered one by one through the public, checked path, gives the
-    /// same registry as `with_builtin_types`.
-    #[test]
-    fn the_built_in_types_register_through_the_checked_path_too() {
-        let supported = SupportedVersions::BUILT_IN;
-        let mut checked = Registry::new(supported);
-        checked.register::<DType>().unwrap();
-        checked.register::<Shape>().unwrap();
-        checked.register_sharding::<SingleDeviceSharding>().unwrap();
-        checked
-            .register_sharding::<ShardingParamSharding>()
-            .unwrap();
-        checked.register::<ArraySpec>().unwrap();
-        let built_in = Registry::with_builtin_types(supported);
-        assert_eq!(format!("{checked:?}"), format!("{built_in:?}"));
-        for (a, b) in checked.types.iter().zip(&built_in.types) {
-            assert_eq!(a.type_id, b.type_id);
-            assert_eq!(a.codecs.type_name, b.codecs.type_name);
-            assert_eq!(
-                a.codecs.deserialize_sharding.is_some(),
-                b.codecs.deserialize_sharding.is_some()
-            );
-        }
-    }
-
-    #[test]
-    fn name_comparison_in_const_context() {
-        assert!(same_name("xla::ifrt::DType", "xla::ifrt::DType"));
-        assert!(!same_name("xla::ifrt::DType", "xla::ifrt::Shape"));
-        assert!(!same_name("xla::ifrt::DType", "xla::ifrt::DTyp"));
-        assert!(names_are_distinct(&BUILT_IN));
-        let twice = [
-            Codecs::of::<DType>(),
-            Codecs::of::<Shape>(),
-            Codecs::of::<DType>(),
-        ];
-        assert!(!names_are_distinct(&twice));
-    }
 }

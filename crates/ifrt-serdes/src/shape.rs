@@ -39,9 +39,9 @@ impl Shape {
     }
 
     /// Overwrites `proto` with the message for `version`, reusing its buffer.
-    pub(crate) fn fill_proto(&self, version: SerDesVersion, proto: &mut ShapeProto) {
-        // Every version is at least the first format, 0, so there is always one to write.
-        proto.version_number = Self::FORMATS.to_write(version).map_or(0, |f| f.value());
+    pub(crate) fn fill_proto(&self, _version: SerDesVersion, proto: &mut ShapeProto) {
+        // Format 0, the only one, whatever the version (IFRT's `Shape::ToProto`).
+        proto.version_number = Self::FORMATS.oldest().value();
         refill(&mut proto.dims, &self.dims);
     }
 

@@ -1,143 +1,104 @@
 //! The sharding family: [`SingleDeviceSharding`] and [`ShardingParamSharding`] (built on
 //! [`ShardingParam`]), and the [`MemoryKind`] both carry.
 //!
-//! Formats (see [`HISTORY`](crate::version::HISTORY)); each message records its own:
-//! - `ShardingParam`: format 0, `{ dim_shards, permutation, axis_sizes }`; format 1 (IFRT's
-//!   version 1) adds `unreduced_axes`. A param with unreduced axes cannot be written in format
-//!   0. As in xla/python/ifrt/ir/sharding_param.cc, which records 1 from version 1 on.
-//! - `SingleDeviceSharding` and `ShardingParamSharding`: format 0 writes memory kinds as names;
-//!   format 2 writes a well-known memory kind as `memory_kind_id` instead. Their own format did
-//!   not change at version 1: a `ShardingParamSharding` requested at version 1 records format 0
-//!   and holds a param of format 1.
-//! - the device list inside a `ShardingParamSharding`: format 0 only.
+//! Formats, as IFRT writes and reads them:
+//! - `ShardingParam` (xla/python/ifrt/ir/sharding_param.cc): format 0, `{ dim_shards,
+//!   permutation, axis_sizes }`; format 1 adds `unreduced_axes`. `ToProto` records 1 only for a
+//!   param that has unreduced axes (which needs requested version 1 or later), and 0 for any
+//!   other whatever version was requested, so a build that knows only format 0 reads it.
+//!   `FromProto` reads every number up to 2 (IFRT once wrote 2 where it meant 1, "we
+//!   accidentally used version 2 instead of 1"): 1 and 2 with their unreduced axes, 0 and below
+//!   without.
+//! - `SingleDeviceSharding` and `ShardingParamSharding` (their serializers in IFRT's
+//!   sharding serdes): format 0 only, the memory kind as its name, absent for the default one;
+//!   a reader refuses any other number.
+//! - the device list inside a `ShardingParamSharding` (xla/python/ifrt/device_list.cc): format
+//!   0 only.
 
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
     decode_message_into, encode_message,
 };
 use crate::error::{DecodeError, Error, Incompatible, InvalidValue};
-use crate::format::Formats;
+use crate::format::{AlsoReads, Formats};
 use crate::generated::xla::ifrt::{
-    DeviceListProto, MemoryKindId, ShardingParamProto, ShardingParamShardingProto,
-    SingleDeviceShardingProto,
+    DeviceListProto, ShardingParamProto, ShardingParamShardingProto, SingleDeviceShardingProto,
 };
 use crate::registry::Registry;
 use crate::spare::{Spare, refill};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
 use std::any::Any;
+use std::borrow::Cow;
 
-/// The first version that writes `ShardingParamProto.unreduced_axes`.
+/// The first version that writes `ShardingParamProto.unreduced_axes` (IFRT SerDes version 1,
+/// xla/python/ifrt/serdes_version.h).
 pub const UNREDUCED_AXES_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(1);
 
-/// The first version that writes well-known memory kinds as `memory_kind_id`.
-pub const MEMORY_KIND_ID_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(2);
-
-/// The formats of both sharding kinds: names, then ids for well-known memory kinds.
-const SHARDING_FORMATS: [SerDesVersionNumber; 2] =
-    [SerDesVersionNumber::new(0), MEMORY_KIND_ID_SINCE];
+/// The formats of both sharding kinds: IFRT's format 0, the only one.
+const SHARDING_FORMATS: [SerDesVersionNumber; 1] = [SerDesVersionNumber::new(0)];
 
 /// The device list nested in a `ShardingParamSharding` (IFRT's `DeviceList`): one format.
 const DEVICE_LIST: Formats = Formats::new("DeviceList", &[SerDesVersionNumber::new(0)]);
 
-/// Where a sharding's buffers live. Well-known kinds are canonical: `from_name("device")` is
-/// [`MemoryKind::device`], so every kind has exactly one representation.
+/// Where a sharding's buffers live: a memory kind's name, or none for the runtime's default
+/// (IFRT's `MemoryKind`, xla/python/ifrt/memory.h: an optional name). PjRt's well-known names
+/// are held without allocating.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct MemoryKind(Kind);
+pub struct MemoryKind(Option<Cow<'static, str>>);
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
-enum Kind {
-    #[default]
-    Unspecified,
-    WellKnown(MemoryKindId),
-    Other(String),
-}
-
-/// Well-known memory kinds and their names (PjRt's memory space names).
-const WELL_KNOWN: &[(MemoryKindId, &str)] = &[
-    (MemoryKindId::Device, "device"),
-    (MemoryKindId::PinnedHost, "pinned_host"),
-    (MemoryKindId::UnpinnedHost, "unpinned_host"),
-];
+/// PjRt's memory space names, which most shardings use.
+const WELL_KNOWN: [&str; 3] = ["device", "pinned_host", "unpinned_host"];
 
 impl MemoryKind {
     /// No memory kind given: the runtime's default.
     pub fn unspecified() -> Self {
-        MemoryKind(Kind::Unspecified)
+        MemoryKind(None)
     }
 
-    /// Device memory.
+    /// Device memory (PjRt's `device`).
     pub fn device() -> Self {
-        MemoryKind(Kind::WellKnown(MemoryKindId::Device))
+        MemoryKind::from_name("device")
     }
 
-    /// Pinned host memory.
+    /// Pinned host memory (PjRt's `pinned_host`).
     pub fn pinned_host() -> Self {
-        MemoryKind(Kind::WellKnown(MemoryKindId::PinnedHost))
+        MemoryKind::from_name("pinned_host")
     }
 
-    /// Unpinned host memory.
+    /// Unpinned host memory (PjRt's `unpinned_host`).
     pub fn unpinned_host() -> Self {
-        MemoryKind(Kind::WellKnown(MemoryKindId::UnpinnedHost))
+        MemoryKind::from_name("unpinned_host")
     }
 
-    /// The memory kind called `name`; well-known names give the well-known kind.
+    /// The memory kind called `name`.
     pub fn from_name(name: &str) -> Self {
-        match WELL_KNOWN.iter().find(|(_, n)| *n == name) {
-            Some((id, _)) => MemoryKind(Kind::WellKnown(*id)),
-            None => MemoryKind(Kind::Other(name.to_string())),
-        }
+        let name = match WELL_KNOWN.iter().find(|known| **known == name) {
+            Some(known) => Cow::Borrowed(*known),
+            None => Cow::Owned(name.to_string()),
+        };
+        MemoryKind(Some(name))
+    }
+
+    /// The memory kind a decoded `memory_kind` field names (absent: unspecified).
+    fn from_field(field: Option<&str>) -> Self {
+        field.map_or_else(MemoryKind::unspecified, MemoryKind::from_name)
     }
 
     /// Its name, or `None` when unspecified.
     pub fn name(&self) -> Option<&str> {
-        match &self.0 {
-            Kind::Unspecified => None,
-            Kind::WellKnown(id) => WELL_KNOWN
-                .iter()
-                .find(|(known, _)| known == id)
-                .map(|(_, name)| *name),
-            Kind::Other(name) => Some(name),
-        }
+        self.0.as_deref()
     }
 
-    /// Overwrites the `(memory_kind, memory_kind_id)` fields with their values in the
-    /// sharding format `format`, reusing the name's buffer.
-    fn encode(&self, format: SerDesVersionNumber, name: &mut Option<String>, id: &mut i32) {
-        match (&self.0, self.name()) {
-            (Kind::WellKnown(known), _) if format >= MEMORY_KIND_ID_SINCE => {
-                *name = None;
-                *id = *known as i32;
+    /// Overwrites the `memory_kind` field with it, reusing the field's buffer.
+    fn encode(&self, field: &mut Option<String>) {
+        match self.name() {
+            Some(name) => {
+                let field = field.get_or_insert_with(String::new);
+                field.clear();
+                field.push_str(name);
             }
-            (_, written) => {
-                *id = 0;
-                match written {
-                    Some(written) => {
-                        let name = name.get_or_insert_with(String::new);
-                        name.clear();
-                        name.push_str(written);
-                    }
-                    None => *name = None,
-                }
-            }
+            None => *field = None,
         }
-    }
-
-    fn decode(
-        format: SerDesVersionNumber,
-        name: Option<String>,
-        id: i32,
-        what: &'static str,
-    ) -> Result<Self, Error> {
-        // Before format 2 the id field did not exist; a reader of that era never sees it.
-        if format < MEMORY_KIND_ID_SINCE || id == 0 {
-            return Ok(name.map_or_else(MemoryKind::unspecified, |n| MemoryKind::from_name(&n)));
-        }
-        let id = MemoryKindId::try_from(id)
-            .map_err(|_| DecodeError::UnknownMemoryKindId { what, id })?;
-        if name.is_some() {
-            return Err(DecodeError::ConflictingMemoryKind { what }.into());
-        }
-        Ok(MemoryKind(Kind::WellKnown(id)))
     }
 }
 
@@ -152,23 +113,40 @@ pub struct ShardingParam {
 }
 
 impl ShardingParam {
-    /// Its formats: 0, and 1 with `unreduced_axes`. Not a registered type: it is nested in a
-    /// [`ShardingParamSharding`], and records its own format there.
+    /// Its formats: 0, and 1 with `unreduced_axes`. It also reads what IFRT's `FromProto`
+    /// reads (xla/python/ifrt/ir/sharding_param.cc): 2 as format 1 (IFRT wrote 2 by mistake
+    /// where it meant 1), and any negative number as format 0 (IFRT checks only `> 2`). Not a
+    /// registered type: it is nested in a [`ShardingParamSharding`], and records its own format
+    /// there.
     pub const FORMATS: Formats = Formats::new(
         "ShardingParam",
         &[SerDesVersionNumber::new(0), UNREDUCED_AXES_SINCE],
-    );
+    )
+    .reading(&[
+        AlsoReads {
+            first: i32::MIN,
+            last: -1,
+            format: SerDesVersionNumber::new(0),
+        },
+        AlsoReads {
+            first: 2,
+            last: 2,
+            format: UNREDUCED_AXES_SINCE,
+        },
+    ]);
 
     /// A param with `dim_shards[i]` shards along dimension `i`, over a mesh of `axis_sizes`
-    /// whose axes are ordered minor to major by `permutation`, with `unreduced_axes` (sorted
-    /// mesh axes holding partial results) possibly empty.
+    /// whose axes are ordered minor to major by `permutation`, with `unreduced_axes` (distinct
+    /// mesh axes holding partial results, in any order, as IFRT allows) possibly empty. The
+    /// rules are IFRT's `ShardingParam::verify`: a mesh of at least one axis, a permutation of
+    /// its axes, shard counts whose product fits in an `int` and divides the device count.
     pub fn new(
         dim_shards: Vec<i64>,
         permutation: Vec<i32>,
         axis_sizes: Vec<i32>,
         unreduced_axes: Vec<i32>,
     ) -> Result<Self, Error> {
-        if permutation.len() != axis_sizes.len() {
+        if permutation.len() != axis_sizes.len() || axis_sizes.is_empty() {
             return Err(InvalidValue::AxisCountMismatch {
                 permutation: permutation.len(),
                 axis_sizes: axis_sizes.len(),
@@ -185,6 +163,7 @@ impl ShardingParam {
             }
             devices = devices
                 .checked_mul(i64::from(size))
+                .filter(|devices| *devices <= i64::from(i32::MAX))
                 .ok_or(InvalidValue::TooManyDevices)?;
         }
         let mut shards: i64 = 1;
@@ -194,7 +173,10 @@ impl ShardingParam {
             }
             shards = shards
                 .checked_mul(count)
-                .ok_or(InvalidValue::TooManyShards)?;
+                .filter(|shards| *shards <= i64::from(i32::MAX))
+                .ok_or_else(|| InvalidValue::DimShardsOverflow {
+                    dim_shards: dim_shards.clone(),
+                })?;
         }
         if devices % shards != 0 {
             return Err(InvalidValue::ShardsDoNotDivideMesh { shards, devices }.into());
@@ -234,8 +216,9 @@ impl ShardingParam {
         self.axis_sizes.iter().map(|s| i64::from(*s)).product()
     }
 
-    /// The message for `version`; [`Incompatible::FeatureNeedsNewerVersion`] if the param has
-    /// unreduced axes and `version` predates them.
+    /// The message for `version`, as IFRT's `ToProto` writes it: format 1 if the param has
+    /// unreduced axes, else format 0; [`Incompatible::FeatureNeedsNewerVersion`] if it has
+    /// some and `version` predates them.
     pub fn to_proto(&self, version: SerDesVersion) -> Result<ShardingParamProto, Error> {
         let mut proto = ShardingParamProto::default();
         self.fill_proto(version, &mut proto)?;
@@ -248,16 +231,24 @@ impl ShardingParam {
         version: SerDesVersion,
         proto: &mut ShardingParamProto,
     ) -> Result<(), Error> {
-        let format = Self::FORMATS.to_write(version)?;
-        if !self.unreduced_axes.is_empty() && format < UNREDUCED_AXES_SINCE {
+        // The oldest format that holds the param: IFRT's `ToProto` records 0 unless there are
+        // unreduced axes, "so any build that knows only format 0 can read it".
+        let needed = if self.unreduced_axes.is_empty() {
+            Self::FORMATS.oldest()
+        } else {
+            UNREDUCED_AXES_SINCE
+        };
+        if needed > version.number() {
             return Err(Incompatible::FeatureNeedsNewerVersion {
+                history: version.history().name(),
                 proto: "ShardingParamProto",
                 version: version.number(),
                 feature: "unreduced_axes",
-                needed: UNREDUCED_AXES_SINCE,
+                needed,
             }
             .into());
         }
+        let format = Self::FORMATS.record(needed, version)?;
         proto.version_number = format.value();
         refill(&mut proto.dim_shards, &self.dim_shards);
         refill(&mut proto.permutation, &self.permutation);
@@ -273,7 +264,7 @@ impl ShardingParam {
         let unreduced_axes = if format >= UNREDUCED_AXES_SINCE {
             proto.unreduced_axes.to_vec()
         } else {
-            // Format 0 had no such field; a reader of that era would not see it.
+            // Format 0 has no such field; IFRT's reader ignores it there too.
             Vec::new()
         };
         ShardingParam::new(
@@ -327,12 +318,14 @@ fn not_a_permutation(permutation: Vec<i32>, axis_sizes: Vec<i32>) -> InvalidValu
     }
 }
 
-/// Checks that `axes` are distinct axes of a mesh of `mesh_axes` axes, in increasing order. A
-/// failure names the first axis that repeats an earlier one or lies outside the mesh, checked
-/// in that order as IFRT does (xla/python/ifrt/ir/sharding_param.cc, `ShardingParam::verify`).
+/// Checks that `axes` are distinct axes of a mesh of `mesh_axes` axes (in any order, as IFRT
+/// allows). A failure names the first axis that repeats an earlier one or lies outside the
+/// mesh, checked in that order as IFRT does (xla/python/ifrt/ir/sharding_param.cc,
+/// `ShardingParam::verify`).
 fn check_unreduced_axes(axes: &[i32], mesh_axes: usize) -> Result<(), InvalidValue> {
     let in_mesh = |a: i32| usize::try_from(a).is_ok_and(|a| a < mesh_axes);
-    if axes.iter().all(|a| in_mesh(*a)) && axes.windows(2).all(|w| w[0] < w[1]) {
+    // The common case, checked without allocating (a param has a handful of axes).
+    if axes.iter().all(|a| in_mesh(*a)) && repeated_value(axes).is_none() {
         return Ok(());
     }
     let mut seen = std::collections::HashSet::with_capacity(axes.len());
@@ -344,9 +337,7 @@ fn check_unreduced_axes(axes: &[i32], mesh_axes: usize) -> Result<(), InvalidVal
             return Err(InvalidValue::UnreducedAxisOutOfRange { axis, mesh_axes });
         }
     }
-    Err(InvalidValue::UnreducedAxesNotIncreasing {
-        axes: axes.to_vec(),
-    })
+    Ok(())
 }
 
 /// A value that occurs more than once in `values`, if any. Increasing lists (the common case)
@@ -417,14 +408,13 @@ impl Codec for SingleDeviceSharding {
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let format = Self::FORMATS.to_write(options.version())?;
+        let format = Self::FORMATS.record(Self::FORMATS.oldest(), options.version())?;
         let mut proto = SingleDeviceShardingProto {
             version_number: format.value(),
             device_id: self.device_id,
-            ..SingleDeviceShardingProto::default()
+            memory_kind: None,
         };
-        self.memory_kind
-            .encode(format, &mut proto.memory_kind, &mut proto.memory_kind_id);
+        self.memory_kind.encode(&mut proto.memory_kind);
         encode_message(&proto, out);
         Ok(())
     }
@@ -436,13 +426,8 @@ impl Codec for SingleDeviceSharding {
     ) -> Result<Self, Error> {
         let proto: SingleDeviceShardingProto =
             decode_message(data, options, "SingleDeviceShardingProto")?;
-        let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
-        let memory_kind = MemoryKind::decode(
-            format,
-            proto.memory_kind,
-            proto.memory_kind_id,
-            "SingleDeviceSharding",
-        )?;
+        registry.read_format(&Self::FORMATS, proto.version_number)?;
+        let memory_kind = MemoryKind::from_field(proto.memory_kind.as_deref());
         SingleDeviceSharding::new(proto.device_id, memory_kind)
     }
 }
@@ -518,8 +503,8 @@ impl Codec for ShardingParamSharding {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let version = options.version();
-        let format = Self::FORMATS.to_write(version)?;
-        let devices_format = DEVICE_LIST.to_write(version)?;
+        let format = Self::FORMATS.record(Self::FORMATS.oldest(), version)?;
+        let devices_format = DEVICE_LIST.record(DEVICE_LIST.oldest(), version)?;
         ShardingParamShardingProto::with_spare(|proto| {
             proto.version_number = format.value();
             // Nested values get the requested version, and record their own formats.
@@ -528,8 +513,7 @@ impl Codec for ShardingParamSharding {
             let devices = proto.devices.get_or_insert_default();
             devices.version_number = devices_format.value();
             refill(&mut devices.device_ids, &self.devices);
-            self.memory_kind
-                .encode(format, &mut proto.memory_kind, &mut proto.memory_kind_id);
+            self.memory_kind.encode(&mut proto.memory_kind);
             encode_message(proto, out);
             Ok(())
         })
@@ -545,8 +529,11 @@ impl Codec for ShardingParamSharding {
         // out at its exact size.
         ShardingParamShardingProto::with_spare(|proto| {
             proto.version_number = 0;
-            proto.memory_kind = None;
-            proto.memory_kind_id = 0;
+            // The memory kind's buffer is kept (cleared), like the lists' below.
+            match &mut proto.memory_kind {
+                Some(name) => name.clear(),
+                None => proto.memory_kind = Some(String::new()),
+            }
             let param = proto.sharding_param.get_or_insert_default();
             param.version_number = 0;
             param.dim_shards.clear();
@@ -559,9 +546,11 @@ impl Codec for ShardingParamSharding {
             decode_message_into(proto, data, options, "ShardingParamShardingProto")?;
             let empty_param = proto.sharding_param.as_ref() == Some(&ShardingParamProto::default());
             let empty_devices = proto.devices.as_ref() == Some(&DeviceListProto::default());
-            if empty_param || empty_devices {
+            let empty_memory_kind = proto.memory_kind.as_deref() == Some("");
+            if empty_param || empty_devices || empty_memory_kind {
                 // An empty part may also be an absent one, which the spare cannot tell apart:
-                // decode afresh, to report exactly what is missing.
+                // decode afresh, to report exactly what is missing (or that no memory kind is
+                // given).
                 let proto: ShardingParamShardingProto =
                     decode_message(data, options, "ShardingParamShardingProto")?;
                 return Self::read(&proto, registry);
@@ -575,7 +564,7 @@ impl ShardingParamSharding {
     /// Reads a decoded message by its recorded format, its parts by their own.
     fn read(proto: &ShardingParamShardingProto, registry: &Registry) -> Result<Self, Error> {
         const WHAT: &str = "ShardingParamSharding";
-        let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
+        registry.read_format(&Self::FORMATS, proto.version_number)?;
         // Nested values are read by their own recorded formats.
         let param = ShardingParam::read(
             proto
@@ -592,12 +581,7 @@ impl ShardingParamSharding {
             field: "devices",
         })?;
         registry.read_format(&DEVICE_LIST, devices.version_number)?;
-        let memory_kind = MemoryKind::decode(
-            format,
-            proto.memory_kind.clone(),
-            proto.memory_kind_id,
-            WHAT,
-        )?;
+        let memory_kind = MemoryKind::from_field(proto.memory_kind.as_deref());
         ShardingParamSharding::new(param, devices.device_ids.to_vec(), memory_kind)
     }
 }
@@ -619,7 +603,7 @@ mod spare_tests {
             ShardingParamSharding::read(&proto, &registry)
         };
         let valid = ShardingParamShardingProto {
-            version_number: 2,
+            version_number: 0,
             sharding_param: Some(ShardingParamProto {
                 version_number: 1,
                 dim_shards: vec![2, 1],
@@ -631,17 +615,21 @@ mod spare_tests {
                 version_number: 0,
                 device_ids: vec![0, 1, 2, 3],
             }),
-            memory_kind: None,
-            memory_kind_id: MemoryKindId::Device as i32,
+            memory_kind: Some("device".into()),
         };
         let one_device = ShardingParamShardingProto {
-            sharding_param: Some(ShardingParamProto::default()),
+            sharding_param: Some(ShardingParamProto {
+                version_number: 0,
+                dim_shards: vec![],
+                permutation: vec![0],
+                axis_sizes: vec![1],
+                unreduced_axes: vec![],
+            }),
             devices: Some(DeviceListProto {
                 version_number: 0,
                 device_ids: vec![5],
             }),
-            memory_kind: Some("device".into()),
-            memory_kind_id: 0,
+            memory_kind: None,
             ..valid.clone()
         };
         let mut twice = valid.encode_to_vec();
@@ -668,6 +656,16 @@ mod spare_tests {
             ShardingParamShardingProto {
                 memory_kind: Some("pinned_host".into()),
                 ..valid.clone()
+            }
+            .encode_to_vec(),
+            ShardingParamShardingProto {
+                memory_kind: Some(String::new()),
+                ..valid.clone()
+            }
+            .encode_to_vec(),
+            ShardingParamShardingProto {
+                sharding_param: Some(ShardingParamProto::default()),
+                ..one_device.clone()
             }
             .encode_to_vec(),
             ShardingParamShardingProto::default().encode_to_vec(),

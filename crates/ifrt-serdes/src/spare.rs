@@ -92,6 +92,7 @@ spares! {
                 .as_ref()
                 .and_then(|sharding| sharding.serialized_sharding.as_ref())
                 .map_or(0, |envelope| envelope.type_name.capacity() + envelope.data.capacity())
+            + it.layout.as_ref().map_or(0, Vec::capacity)
     };
 }
 

@@ -1,43 +1,49 @@
-//! The global, dated serialization version.
+//! The global, dated serialization version, and the histories it belongs to.
 //!
 //! One number is raised whenever *any* type gets a new format. Each number has an introduction
-//! date: IFRT's are [`HISTORY`] (the preset [`IFRT`]); a project can declare a [`History`] of
-//! its own. A build supports a range of them, [`SupportedVersions`]: it can be asked to write
-//! any version from `minimum` to `current`, and for each type it writes the newest of the
-//! type's own formats not newer than that, recording the format
-//! ([`Formats`](crate::Formats)). It reads every format still in force at `minimum` or later.
+//! date. The numbers and dates of one protocol are its [`History`]: IFRT's is the preset
+//! [`IFRT`] (exactly xla/python/ifrt/serdes_version.h); a project declares its own in a
+//! `static`. Every [`SerDesVersion`] carries its history, so a version of one history is refused
+//! by a registry of another ([`Incompatible::WrongHistory`]) instead of being taken for a number
+//! that happens to be in range, and every message names the history ("IFRT SerDes version 2",
+//! "plugin protocol version 3").
+//!
+//! A build supports a range of its history, [`SupportedVersions`]: it can be asked to write any
+//! version from `minimum` to `current`. For each value it writes the *oldest* of its type's
+//! formats that holds the bytes written, and records that format
+//! ([`Formats`](crate::Formats)); it reads every format still in force at `minimum` or later.
 //!
 //! A [`SerDesVersion`] cannot be built from a bare integer. It comes from an accessor, as in IFRT
 //! (xla/python/ifrt/serdes_version.h and its three accessor headers):
 //!
-//! - [`DefaultVersionAccessor`]: the current version, for ordinary code. With the crate feature
-//!   `testing-bad-default-version` it returns [`Error::DefaultVersionDisallowed`] instead, so a
-//!   test suite run with the feature proves that no path silently falls back to the default.
-//! - [`Week4OldVersionAccessor`] / [`SupportedVersions::week_4_old`]: the newest version
-//!   introduced at least 28 days ago, for artifacts that builds up to four weeks old must read.
-//! - [`AnyVersionAccessor`] / [`SupportedVersions::version`]: any number, checked against the
-//!   build's range; for layers that choose the version themselves (e.g. after negotiating with
-//!   a peer build, see [`crate::negotiate`]).
+//! - the default: [`SupportedVersions::default_version`] (`current`), for ordinary code. With
+//!   the crate feature `testing-bad-default-version` it returns
+//!   [`Error::DefaultVersionDisallowed`] instead, so a test suite run with the feature proves
+//!   that no path silently falls back to the default.
+//! - week-4-old: [`SupportedVersions::week_4_old`], for artifacts that builds up to four weeks
+//!   old must read. IFRT keeps it by hand ([`Week4Old::Fixed`]: version 0 today); a history of
+//!   your own may let the dates decide ([`Week4Old::FromDates`]).
+//! - any version: [`SupportedVersions::version`], range-checked; for layers that choose the
+//!   version themselves (e.g. after negotiating with a peer build, see [`crate::negotiate`]).
 //!
-//! The accessors are IFRT's build; for a range of any history the same three are
-//! [`SupportedVersions::default_version`], [`SupportedVersions::week_4_old`] and
-//! [`SupportedVersions::version`].
+//! [`DefaultVersionAccessor`], [`Week4OldVersionAccessor`] and [`AnyVersionAccessor`] are the
+//! same three for IFRT's build, under IFRT's names.
 //!
 //! # Adding a format
 //!
-//! 1. Append an entry to [`HISTORY`] with the next number, today's date and what changed.
-//! 2. Add the number to the type's [`Formats`](crate::Formats) (`Codec::FORMATS`). Its
-//!    serializer now writes the new format, and records the new number, when the requested
-//!    version is at least the new number ([`Formats::to_write`](crate::Formats::to_write));
-//!    nested values get the *requested* version, never the outer format nor a default.
-//! 3. In its deserializer, parse the new format when the recorded number *equals* the new
-//!    number ([`Registry::read_format`](crate::Registry::read_format) says which). Nested values
-//!    are read by their own recorded formats. Other types are untouched: they keep recording
-//!    their old formats, and builds older than the new version still read them.
+//! 1. Append an entry to your history with the next number, today's date and what changed.
+//!    Under [`Week4Old::Fixed`], move the week-4-old version on by hand when the time comes (as
+//!    IFRT does); under [`Week4Old::FromDates`] there is nothing to do.
+//! 2. Add the number to the type's [`Formats`](crate::Formats) (`Codec::FORMATS`). When the
+//!    requested version allows it (`Formats::newest_at`), the serializer may write the new
+//!    representation; it records the oldest format whose reader reads the bytes it wrote
+//!    (`Formats::record`), so a value that does not use the new feature stays readable by older
+//!    builds. Nested values get the *requested* version, never the outer format nor a default.
+//! 3. In its deserializer, parse the new format when the recorded number is the new number
+//!    ([`Registry::read_format`](crate::Registry::read_format) says which). Nested values are
+//!    read by their own recorded formats.
 //! 4. Add the new golden files (`IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p ifrt-serdes --test
-//!    golden`: one per type and format) and their checksum lines; existing files never change.
-//!
-//! `week_4_old` needs no edit: it is computed from the dates.
+//!    ifrt golden`) and their checksum lines; existing files never change.
 //!
 //! # Removing a format
 //!
@@ -49,30 +55,30 @@
 //!   younger than 28 days ([`WindowError::SuccessorTooYoung`], naming the first allowed day),
 //!   and refuses the newest format outright;
 //! - [`SupportedVersions::raise_minimum`]`(S, today)` refuses a minimum above
-//!   [`SupportedVersions::week_4_old`] ([`WindowError::MinimumAboveWeek4Old`]);
-//! - `week_4_old` never returns a version younger than 28 days, and fails with
-//!   [`WindowError::NoWeek4OldVersion`] when the range has none.
+//!   [`SupportedVersions::week_4_old`] ([`WindowError::MinimumAboveWeek4Old`]).
 //!
 //! Then, in one change (the seed's "Removing an Old Format"):
 //!
 //! 1. Delete the serializer and parser branches of `F` and drop `F` from the type's formats.
-//! 2. Raise [`MINIMUM`] to `S` (or later). `F` is then superseded at the minimum: every build
-//!    reading bytes of `F` fails with "Unsupported IFRT SerDes version F for TYPE
+//! 2. Raise the history's minimum to `S` (or later). `F` is then superseded at the minimum:
+//!    every build reading bytes of `F` fails with "Unsupported IFRT SerDes version F for TYPE
 //!    deserialization". Types whose format did not change keep being read: their only format
-//!    is never superseded. `week_4_old` is computed from the dates and never goes below the
-//!    minimum, so nothing new is written in `F`.
+//!    is never superseded.
 //! 3. Delete the golden files of `F` and their checksum lines, and turn the golden test for it
-//!    into a test that the bytes are now rejected (see `tests/removal.rs`).
+//!    into a test that the bytes are now rejected (see `tests/ifrt/removal.rs`).
 
 use std::fmt;
 use std::str::FromStr;
 
+use jiff::Span;
+use jiff::civil::Date;
+
 use crate::clock::Clock;
-use crate::date::CivilDate;
 use crate::error::{Error, Incompatible, WindowError};
 
 /// A bare version number, as recorded in serialized data. It can come from anywhere (including
-/// hostile bytes); turning it into a [`SerDesVersion`] goes through a range check.
+/// hostile bytes) and belongs to no history; turning it into a [`SerDesVersion`] goes through a
+/// range check of one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SerDesVersionNumber(i32);
 
@@ -88,16 +94,16 @@ impl SerDesVersionNumber {
     }
 }
 
-/// IFRT's spelling (xla/python/ifrt/serdes_version.h, `AbslStringify`).
+/// The bare number (`2`): a number names no history. A [`SerDesVersion`] displays with its
+/// history's name ("IFRT SerDes version 2").
 impl fmt::Display for SerDesVersionNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "IFRT SerDes version {}", self.0)
+        self.0.fmt(f)
     }
 }
 
-/// Reads a whole number (`2`, `-1`), or the number as it displays (`IFRT SerDes version 2`),
-/// so that printing and parsing round-trip. Whether the build supports it is checked later, by
-/// [`SupportedVersions::version`].
+/// Reads a whole number (`2`, `-1`), or a number as IFRT prints one (`IFRT SerDes version 2`).
+/// Whether a build supports it is checked later, by [`SupportedVersions::version`].
 impl FromStr for SerDesVersionNumber {
     type Err = Error;
 
@@ -112,15 +118,15 @@ impl FromStr for SerDesVersionNumber {
     }
 }
 
-/// One entry of the version history.
+/// One entry of a version history: its number, the day it was introduced, and what changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct VersionEntry {
-    /// The version number.
-    pub number: SerDesVersionNumber,
-    /// The day the format was introduced.
-    pub introduced: CivilDate,
-    /// What changed in the format.
-    pub change: &'static str,
+    number: SerDesVersionNumber,
+    introduced: Date,
+    change: &'static str,
+    /// `introduced` as one number that orders like the date, for the checks of
+    /// [`History::new`] (a `const fn`, where dates cannot be compared).
+    day_order: i32,
 }
 
 impl VersionEntry {
@@ -132,95 +138,99 @@ impl VersionEntry {
     /// If the day does not exist; in a `static` or `const`, that fails the build instead.
     pub const fn dated(
         number: i32,
-        (year, month, day): (i32, u8, u8),
+        (year, month, day): (i16, i8, i8),
         change: &'static str,
     ) -> Self {
         VersionEntry {
             number: SerDesVersionNumber(number),
-            introduced: CivilDate::known(year, month, day),
+            introduced: jiff::civil::date(year, month, day),
             change,
+            day_order: year as i32 * 512 + month as i32 * 32 + day as i32,
         }
+    }
+
+    /// The version number.
+    pub const fn number(&self) -> SerDesVersionNumber {
+        self.number
+    }
+
+    /// The day the version was introduced.
+    pub const fn introduced(&self) -> Date {
+        self.introduced
+    }
+
+    /// What changed in it.
+    pub const fn change(&self) -> &'static str {
+        self.change
     }
 }
 
-/// The version history of this crate's formats, oldest first. Numbers and dates strictly
-/// increase (a test checks).
+/// How a history's week-4-old version is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Week4Old {
+    /// A version kept by hand, as IFRT keeps `SerDesVersion::week_4_old()`
+    /// (xla/python/ifrt/serdes_version.h): "recent but not more recent than 4 weeks", moved on
+    /// by a person. Whatever day it is asked on, it is this version.
+    Fixed(SerDesVersionNumber),
+    /// Computed from the dates: the newest version of the build's range introduced at least 28
+    /// days before the day asked about; an error while none is that old.
+    FromDates,
+}
+
+/// A dated version history, the minimum a build of it still reads, and how its week-4-old
+/// version is chosen: the scheme's one global version, for one protocol.
 ///
-/// Versions 0 and 1 and their dates are IFRT's (xla/python/ifrt/serdes_version.h: "0:
-/// 2025-05-20, initial version. 1: 2026-02-19, added support for unreduced axes in
-/// ShardingParam."). IFRT's version 2 (2026-03-19) concerns StableHLO programs, which this crate
-/// does not model; this crate's version 2 is its own representation change.
-pub const HISTORY: &[VersionEntry] = &[
-    VersionEntry {
-        number: SerDesVersionNumber(0),
-        introduced: CivilDate::known(2025, 5, 20),
-        change: "initial formats of DType, Shape, ShardingParam, SingleDeviceSharding, \
-                 ShardingParamSharding and ArraySpec",
-    },
-    VersionEntry {
-        number: SerDesVersionNumber(1),
-        introduced: CivilDate::known(2026, 2, 19),
-        change: "ShardingParam gains `unreduced_axes`; version 0 cannot write a param that \
-                 has any",
-    },
-    VersionEntry {
-        number: SerDesVersionNumber(2),
-        introduced: CivilDate::known(2026, 6, 16),
-        change: "shardings write a well-known memory kind as a numeric id (`memory_kind_id`) \
-                 instead of its name; only other memory kinds keep the name",
-    },
-];
-
-/// The oldest version whose format this build can still read. Raise it to remove a format (see
-/// the module documentation).
-pub const MINIMUM: SerDesVersionNumber = SerDesVersionNumber(0);
-
-/// IFRT's history, this crate's preset: [`HISTORY`] with this build's [`MINIMUM`].
-pub static IFRT: History = History::new(HISTORY, MINIMUM);
-
-/// A dated version history and the minimum a build of it still reads: the scheme's one global
-/// version, for any project.
-///
-/// [`IFRT`] is this crate's preset. A project with its own protocol declares its own, with its
-/// own dates, in a `static`, and gets the same machinery: the ranges of
-/// [`History::supported`] and [`History::range`] give the default, week-4-old and any-version
-/// accessors ([`SupportedVersions::default_version`], [`SupportedVersions::week_4_old`],
-/// [`SupportedVersions::version`]), a [`Registry`](crate::Registry) for its own
-/// [`Codec`](crate::Codec)s, nesting, [`negotiate`](crate::negotiate) and the removal window.
+/// [`IFRT`] is IFRT's. A project with its own protocol declares its own in a `static`, and gets
+/// the same machinery: the ranges of [`History::supported`] and [`History::range`] give the
+/// default, week-4-old and any-version accessors ([`SupportedVersions::default_version`],
+/// [`SupportedVersions::week_4_old`], [`SupportedVersions::version`]), a
+/// [`Registry`](crate::Registry) for its own [`Codec`](crate::Codec)s, nesting, negotiation and
+/// the removal window. Its versions are its own: a registry of another history refuses them.
 ///
 /// ```
-/// use ifrt_serdes::CivilDate;
-/// use ifrt_serdes::version::{History, SerDesVersionNumber, VersionEntry};
+/// use ifrt_serdes::Date;
+/// use ifrt_serdes::version::{History, SerDesVersionNumber, VersionEntry, Week4Old};
 ///
 /// static PLUGINS: History = History::new(
+///     "plugin protocol",
 ///     &[
 ///         VersionEntry::dated(0, (2025, 1, 10), "initial formats"),
 ///         VersionEntry::dated(1, (2025, 3, 2), "limits gain max_threads"),
 ///     ],
 ///     SerDesVersionNumber::new(0),
+///     Week4Old::FromDates,
 /// );
 /// let build = PLUGINS.supported();
-/// let on = CivilDate::new(2025, 3, 29)?;
+/// assert_eq!(build.current().to_string(), "plugin protocol version 1");
+/// let on = Date::constant(2025, 3, 29);
 /// assert_eq!(build.week_4_old(on)?.number(), SerDesVersionNumber::new(0));
-/// assert_eq!(build.week_4_old(on.add_days(1)?)?.number(), SerDesVersionNumber::new(1));
-/// # Ok::<(), ifrt_serdes::Error>(())
+/// assert_eq!(build.week_4_old(on.tomorrow()?)?.number(), SerDesVersionNumber::new(1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct History {
+    name: &'static str,
     versions: &'static [VersionEntry],
     minimum: SerDesVersionNumber,
+    week_4_old: Week4Old,
 }
 
 impl History {
-    /// The history `versions` (oldest first: numbers 0, 1, 2... and strictly increasing dates)
-    /// of a build that reads from `minimum` on.
+    /// The history called `name` (messages say "`name` version N"), of `versions` (oldest
+    /// first: numbers 0, 1, 2..., dates that never go back; two versions may share a day), of a
+    /// build that reads from `minimum` on, with its week-4-old version chosen by `week_4_old`.
     ///
     /// # Panics
     ///
-    /// If `versions` is empty, its numbers are not 0, 1, 2..., its dates do not strictly
-    /// increase, or `minimum` is not listed. Declare a history in a `static` or `const`, and a
-    /// bad one fails the build instead.
-    pub const fn new(versions: &'static [VersionEntry], minimum: SerDesVersionNumber) -> Self {
+    /// If `versions` is empty, its numbers are not 0, 1, 2..., its dates go back, or `minimum`
+    /// (or a fixed week-4-old version) is not listed. Declare a history in a `static` or
+    /// `const`, and a bad one fails the build instead.
+    pub const fn new(
+        name: &'static str,
+        versions: &'static [VersionEntry],
+        minimum: SerDesVersionNumber,
+        week_4_old: Week4Old,
+    ) -> Self {
         assert!(!versions.is_empty(), "a history has at least one version");
         let mut i = 0;
         while i < versions.len() {
@@ -229,19 +239,35 @@ impl History {
                 "version numbers are 0, 1, 2..."
             );
             if i > 0 {
-                let (before, after) = (versions[i - 1].introduced, versions[i].introduced);
                 assert!(
-                    before.days_since_unix_epoch() < after.days_since_unix_epoch(),
-                    "introduction dates strictly increase"
+                    versions[i - 1].day_order <= versions[i].day_order,
+                    "introduction dates never go back"
                 );
             }
             i += 1;
         }
+        let count = versions.len() as i32;
         assert!(
-            minimum.0 >= 0 && (minimum.0 as usize) < versions.len(),
+            minimum.0 >= 0 && minimum.0 < count,
             "the minimum is a listed version"
         );
-        History { versions, minimum }
+        if let Week4Old::Fixed(fixed) = week_4_old {
+            assert!(
+                fixed.0 < count && fixed.0 >= minimum.0,
+                "a fixed week-4-old version is listed, and not below the minimum"
+            );
+        }
+        History {
+            name,
+            versions,
+            minimum,
+            week_4_old,
+        }
+    }
+
+    /// Its name, as messages use it: "`name` version N".
+    pub const fn name(&self) -> &'static str {
+        self.name
     }
 
     /// Every version, oldest first.
@@ -257,6 +283,11 @@ impl History {
     /// The newest version.
     pub const fn current(&self) -> SerDesVersionNumber {
         self.versions[self.versions.len() - 1].number
+    }
+
+    /// How its week-4-old version is chosen.
+    pub const fn week_4_old_rule(&self) -> Week4Old {
+        self.week_4_old
     }
 
     /// The build of this history: `[minimum, current]`.
@@ -275,7 +306,7 @@ impl History {
         minimum: SerDesVersionNumber,
         current: SerDesVersionNumber,
     ) -> Result<SupportedVersions, Error> {
-        let listed = |n: SerDesVersionNumber| self.versions.iter().any(|entry| entry.number == n);
+        let listed = |n: SerDesVersionNumber| self.entry(n).is_some();
         if listed(minimum) && listed(current) && minimum <= current {
             Ok(SupportedVersions {
                 history: self,
@@ -283,55 +314,127 @@ impl History {
                 current,
             })
         } else {
-            Err(Error::InvalidRange { minimum, current })
+            Err(Error::InvalidRange {
+                history: self.name,
+                minimum,
+                current,
+            })
         }
     }
 
     /// The day version `number` was introduced; [`WindowError::UnknownVersion`] if it is not
     /// listed.
-    pub fn introduced(&self, number: SerDesVersionNumber) -> Result<CivilDate, Error> {
-        self.versions
-            .iter()
-            .find(|entry| entry.number == number)
+    pub fn introduced(&self, number: SerDesVersionNumber) -> Result<Date, Error> {
+        self.entry(number)
             .map(|entry| entry.introduced)
-            .ok_or_else(|| WindowError::UnknownVersion { number }.into())
+            .ok_or_else(|| {
+                WindowError::UnknownVersion {
+                    history: self.name,
+                    number,
+                }
+                .into()
+            })
+    }
+
+    fn entry(&self, number: SerDesVersionNumber) -> Option<&'static VersionEntry> {
+        usize::try_from(number.0)
+            .ok()
+            .and_then(|i| self.versions.get(i))
+    }
+
+    /// Whether `other` is this history: the same one, or one declared alike.
+    #[inline]
+    fn is(&self, other: &History) -> bool {
+        std::ptr::eq(self, other) || self == other
     }
 }
 
-/// The newest version: the last entry of [`HISTORY`].
+/// IFRT's version history (xla/python/ifrt/serdes_version.h, "List of SerDes version literals
+/// and introduction dates"), word for word in what changed.
+pub const HISTORY: &[VersionEntry] = &[
+    VersionEntry::dated(0, (2025, 5, 20), "initial version"),
+    VersionEntry::dated(
+        1,
+        (2026, 2, 19),
+        "added support for unreduced axes in ShardingParam",
+    ),
+    VersionEntry::dated(
+        2,
+        (2026, 3, 19),
+        "Allow mixed serialization for stablehlo dialects",
+    ),
+];
+
+/// IFRT's oldest readable version (xla/python/ifrt/serdes_version.h, `SerDesVersion::minimum()`).
+pub const MINIMUM: SerDesVersionNumber = SerDesVersionNumber(0);
+
+/// IFRT's week-4-old version, kept by hand (xla/python/ifrt/serdes_version.h,
+/// `SerDesVersion::week_4_old()`): version 0, whatever the day.
+pub const WEEK_4_OLD: SerDesVersionNumber = SerDesVersionNumber(0);
+
+/// IFRT's newest version (xla/python/ifrt/serdes_version.h, `SerDesVersion::current()`).
 pub const CURRENT: SerDesVersionNumber = HISTORY[HISTORY.len() - 1].number;
 
-/// How old a version must be for [`SupportedVersions::week_4_old`]: four weeks.
+/// IFRT's history: [`HISTORY`], read from [`MINIMUM`], week-4-old fixed at [`WEEK_4_OLD`].
+/// Its versions display as IFRT prints them: "IFRT SerDes version 2".
+pub static IFRT: History =
+    History::new("IFRT SerDes", HISTORY, MINIMUM, Week4Old::Fixed(WEEK_4_OLD));
+
+/// How old a version must be to be week-4-old: four weeks.
 pub const WEEK_4_OLD_DAYS: i64 = 28;
 
-/// A serialization version that this build supports. Obtained only through the accessors;
-/// never from a bare integer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SerDesVersion(SerDesVersionNumber);
+/// `date` plus `days`, or `None` past the end of jiff's calendar (year 9999).
+pub(crate) fn days_after(date: Date, days: i64) -> Option<Date> {
+    date.checked_add(Span::new().days(days)).ok()
+}
+
+/// A serialization version of one [`History`], that a build of it supports. Obtained only
+/// through the accessors, never from a bare integer; it carries its history, and displays with
+/// its name ("IFRT SerDes version 2").
+#[derive(Clone, Copy, Debug)]
+pub struct SerDesVersion {
+    history: &'static History,
+    number: SerDesVersionNumber,
+}
 
 impl SerDesVersion {
-    /// The newest version of this build. Ordinary code should ask
-    /// [`DefaultVersionAccessor::get`] instead, so the testing feature can catch defaults.
-    pub const fn current() -> Self {
-        SerDesVersion(CURRENT)
-    }
-
     /// Its number, e.g. to record in serialized data.
     pub const fn number(self) -> SerDesVersionNumber {
-        self.0
+        self.number
+    }
+
+    /// The history it belongs to.
+    pub const fn history(self) -> &'static History {
+        self.history
+    }
+}
+
+impl PartialEq for SerDesVersion {
+    fn eq(&self, other: &Self) -> bool {
+        self.number == other.number && self.history.is(other.history)
+    }
+}
+
+impl Eq for SerDesVersion {}
+
+/// Consistent with `==`: histories declared alike hash alike.
+impl std::hash::Hash for SerDesVersion {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.history.hash(state);
+        self.number.hash(state);
     }
 }
 
 impl fmt::Display for SerDesVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
+        write!(f, "{} version {}", self.history.name, self.number.0)
     }
 }
 
 /// The versions a build can read and write: every entry of its [`History`] from `minimum` to
-/// `current`. [`SupportedVersions::BUILT_IN`] is this build of IFRT's history; other ranges
-/// describe (or simulate) other builds: an older one that stops before `current`, or a future
-/// one whose minimum was raised; ranges of other histories come from [`History::range`].
+/// `current`. [`SupportedVersions::BUILT_IN`] is this build of IFRT; other ranges describe (or
+/// simulate) other builds: an older one that stops before `current`, or a future one whose
+/// minimum was raised; ranges of other histories come from [`History::range`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SupportedVersions {
     history: &'static History,
@@ -340,12 +443,8 @@ pub struct SupportedVersions {
 }
 
 impl SupportedVersions {
-    /// This build: [`MINIMUM`] to [`CURRENT`] of IFRT's history ([`IFRT`]).
-    pub const BUILT_IN: SupportedVersions = SupportedVersions {
-        history: &IFRT,
-        minimum: MINIMUM,
-        current: CURRENT,
-    };
+    /// This build of IFRT: [`MINIMUM`] to [`CURRENT`] of [`IFRT`].
+    pub const BUILT_IN: SupportedVersions = IFRT.supported();
 
     /// The range `[minimum, current]` of IFRT's history; both must be in [`HISTORY`] and in
     /// order. Other histories: [`History::range`].
@@ -358,25 +457,32 @@ impl SupportedVersions {
         self.history
     }
 
+    fn at(&self, number: SerDesVersionNumber) -> SerDesVersion {
+        SerDesVersion {
+            history: self.history,
+            number,
+        }
+    }
+
     /// The default version for ordinary serialization: `current`; with the crate feature
-    /// `testing-bad-default-version`, [`Error::DefaultVersionDisallowed`] instead (as
-    /// [`DefaultVersionAccessor`] does for IFRT's build).
+    /// `testing-bad-default-version`, [`Error::DefaultVersionDisallowed`] instead (IFRT's
+    /// `SerDesDefaultVersionAccessor`).
     pub fn default_version(&self) -> Result<SerDesVersion, Error> {
         if cfg!(feature = "testing-bad-default-version") {
             Err(Error::DefaultVersionDisallowed)
         } else {
-            Ok(SerDesVersion(self.current))
+            Ok(self.at(self.current))
         }
     }
 
     /// The oldest readable version.
     pub fn minimum(&self) -> SerDesVersion {
-        SerDesVersion(self.minimum)
+        self.at(self.minimum)
     }
 
     /// The newest version.
     pub fn current(&self) -> SerDesVersion {
-        SerDesVersion(self.current)
+        self.at(self.current)
     }
 
     /// Whether data recorded as `number` can be read (and written) by this build.
@@ -385,14 +491,14 @@ impl SupportedVersions {
     }
 
     /// The version `number`, if this build supports it; [`Incompatible::VersionOutOfRange`]
-    /// otherwise.
-    /// This is IFRT's `SerDesAnyVersionAccessor::Get`, with the range check IFRT leaves to the
-    /// caller.
+    /// otherwise. This is IFRT's `SerDesAnyVersionAccessor::Get`, with the range check IFRT
+    /// leaves to the caller.
     pub fn version(&self, number: SerDesVersionNumber) -> Result<SerDesVersion, Error> {
         if self.contains(number) {
-            Ok(SerDesVersion(number))
+            Ok(self.at(number))
         } else {
             Err(Incompatible::VersionOutOfRange {
+                history: self.history.name,
                 number,
                 minimum: self.minimum,
                 current: self.current,
@@ -401,28 +507,33 @@ impl SupportedVersions {
         }
     }
 
-    /// The newest version of this range introduced at least 28 days before `today`: a build at
-    /// most four weeks old can read what is written in it.
+    /// The version to write artifacts in that builds up to four weeks old must read.
     ///
-    /// It never returns a younger version. When the range has none that old (its minimum was
-    /// introduced less than 28 days before `today`), it returns
-    /// [`WindowError::NoWeek4OldVersion`], which says from which day there is one.
-    pub fn week_4_old(&self, today: CivilDate) -> Result<SerDesVersion, Error> {
-        let days = today.days_since_unix_epoch();
-        if let Some(entry) = self
-            .history()
-            .rev()
-            .find(|entry| entry.introduced.days_since_unix_epoch() + WEEK_4_OLD_DAYS <= days)
-        {
-            return Ok(SerDesVersion(entry.number));
+    /// Under [`Week4Old::Fixed`] (IFRT), the fixed version whatever `today` is, as IFRT's
+    /// `SerDesWeek4OldVersionAccessor::Get` returns `SerDesVersion::week_4_old()`; if this
+    /// range does not contain it, [`Incompatible::VersionOutOfRange`].
+    ///
+    /// Under [`Week4Old::FromDates`], the newest version of this range introduced at least 28
+    /// days before `today`. It never returns a younger version: when the range has none that
+    /// old, it returns [`WindowError::NoWeek4OldVersion`], which says from which day there is
+    /// one.
+    pub fn week_4_old(&self, today: Date) -> Result<SerDesVersion, Error> {
+        if let Week4Old::Fixed(fixed) = self.history.week_4_old {
+            return self.version(fixed);
+        }
+        if let Some(entry) = self.history().rev().find(|entry| {
+            days_after(entry.introduced, WEEK_4_OLD_DAYS).is_some_and(|old| old <= today)
+        }) {
+            return Ok(self.at(entry.number));
         }
         let introduced = self.history.introduced(self.minimum)?;
         Err(WindowError::NoWeek4OldVersion {
+            history: self.history.name,
             today,
             minimum: self.minimum,
             current: self.current,
             introduced,
-            from: introduced.add_days(WEEK_4_OLD_DAYS)?,
+            from: days_after(introduced, WEEK_4_OLD_DAYS),
         }
         .into())
     }
@@ -430,12 +541,13 @@ impl SupportedVersions {
     /// This range with its minimum raised to `to`: the policy check of removing formats
     /// ("Removing an Old Format" in IFRT's serdes_version.md). The new minimum must be in the
     /// range and must not be newer than [`SupportedVersions::week_4_old`] on `today`; else
-    /// [`WindowError::MinimumAboveWeek4Old`] says from which day it is allowed. Asking for a
+    /// [`WindowError::MinimumAboveWeek4Old`] says from which day it is allowed (under
+    /// [`Week4Old::Fixed`], once the week-4-old version is moved on by hand). Asking for a
     /// minimum at or below the present one changes nothing.
     pub fn raise_minimum(
         &self,
         to: SerDesVersionNumber,
-        today: CivilDate,
+        today: Date,
     ) -> Result<SupportedVersions, Error> {
         if to <= self.minimum {
             return Ok(*self);
@@ -445,11 +557,16 @@ impl SupportedVersions {
         if week_4_old.is_some_and(|old| to <= old) {
             return Ok(raised);
         }
+        let from = match self.history.week_4_old {
+            Week4Old::Fixed(_) => None,
+            Week4Old::FromDates => days_after(self.history.introduced(to)?, WEEK_4_OLD_DAYS),
+        };
         Err(WindowError::MinimumAboveWeek4Old {
+            history: self.history.name,
             minimum: to,
             week_4_old,
             today,
-            from: self.history.introduced(to)?.add_days(WEEK_4_OLD_DAYS)?,
+            from,
         }
         .into())
     }
@@ -462,15 +579,23 @@ impl SupportedVersions {
             .iter()
             .filter(move |entry| range.contains(entry.number))
     }
+
+    /// Whether `version` belongs to this range's history (not only to its range of numbers).
+    #[inline]
+    pub fn owns(&self, version: SerDesVersion) -> bool {
+        self.history.is(version.history)
+    }
 }
 
-/// The default version for ordinary serialization (IFRT: `SerDesDefaultVersionAccessor`,
-/// xla/python/ifrt/serdes_default_version_accessor.h).
+/// The default version for ordinary serialization in IFRT's build (IFRT:
+/// `SerDesDefaultVersionAccessor`, xla/python/ifrt/serdes_default_version_accessor.h). A
+/// registry of another history takes its default from its own range:
+/// [`SupportedVersions::default_version`], or [`Registry::default_options`](crate::Registry::default_options).
 #[derive(Debug)]
 pub struct DefaultVersionAccessor;
 
 impl DefaultVersionAccessor {
-    /// The current version; with the `testing-bad-default-version` feature, always
+    /// IFRT's current version; with the `testing-bad-default-version` feature, always
     /// [`Error::DefaultVersionDisallowed`] (IFRT aborts there; a typed error is kinder and
     /// equally loud in a test).
     pub fn get() -> Result<SerDesVersion, Error> {
@@ -478,20 +603,20 @@ impl DefaultVersionAccessor {
     }
 }
 
-/// A version at least four weeks old (IFRT: `SerDesWeek4OldVersionAccessor`,
-/// xla/python/ifrt/serdes_week_4_old_version_accessor.h), computed from [`HISTORY`]'s dates.
+/// IFRT's week-4-old version (IFRT: `SerDesWeek4OldVersionAccessor`,
+/// xla/python/ifrt/serdes_week_4_old_version_accessor.h): fixed by hand at [`WEEK_4_OLD`].
 #[derive(Debug)]
 pub struct Week4OldVersionAccessor;
 
 impl Week4OldVersionAccessor {
-    /// The week-4-old version of this build, on `clock`'s today; an error if none is four
-    /// weeks old yet (see [`SupportedVersions::week_4_old`]).
+    /// IFRT's week-4-old version. `clock` is asked only by histories whose week-4-old version
+    /// follows the dates; IFRT's does not, so it is version 0 on any day.
     pub fn get(clock: &dyn Clock) -> Result<SerDesVersion, Error> {
         SupportedVersions::BUILT_IN.week_4_old(clock.today())
     }
 }
 
-/// Any version in this build's range (IFRT: `SerDesAnyVersionAccessor`,
+/// Any version in IFRT's range (IFRT: `SerDesAnyVersionAccessor`,
 /// xla/python/ifrt/serdes_any_version_accessor.h).
 #[derive(Debug)]
 pub struct AnyVersionAccessor;
@@ -502,7 +627,7 @@ impl AnyVersionAccessor {
         SupportedVersions::BUILT_IN.version(number)
     }
 
-    /// The oldest version this build reads.
+    /// The oldest version this build reads (IFRT: `GetMinimum`).
     pub fn get_minimum() -> SerDesVersion {
         SupportedVersions::BUILT_IN.minimum()
     }
@@ -513,89 +638,121 @@ mod tests {
     use super::*;
     use crate::clock::FixedClock;
 
-    #[test]
-    fn history_numbers_and_dates_strictly_increase() {
-        assert!(!HISTORY.is_empty());
-        assert_eq!(HISTORY[0].number, SerDesVersionNumber(0));
-        for pair in HISTORY.windows(2) {
-            assert_eq!(
-                pair[1].number.value(),
-                pair[0].number.value() + 1,
-                "{pair:?}"
-            );
-            assert!(pair[0].introduced < pair[1].introduced, "{pair:?}");
-        }
-        assert!(HISTORY.iter().any(|entry| entry.number == MINIMUM));
-        assert!(HISTORY.len() >= 3, "at least three formats in the history");
+    static PLUGINS: History = History::new(
+        "plugin protocol",
+        &[
+            VersionEntry::dated(0, (2025, 1, 10), "a"),
+            VersionEntry::dated(1, (2025, 3, 2), "b"),
+            VersionEntry::dated(2, (2025, 3, 2), "c, the same day"),
+        ],
+        SerDesVersionNumber(0),
+        Week4Old::FromDates,
+    );
+
+    fn day(y: i16, m: i8, d: i8) -> Date {
+        Date::constant(y, m, d)
     }
 
     #[test]
-    fn week_4_old_follows_the_dates() {
-        let built_in = SupportedVersions::BUILT_IN;
-        let on = |y, m, d| {
-            built_in
-                .week_4_old(CivilDate::new(y, m, d).unwrap())
-                .unwrap()
-                .number()
-        };
-        // Before anything is four weeks old there is no week-4-old version: an error that
-        // says from when there is one, never a younger version.
-        let error = built_in
-            .week_4_old(CivilDate::new(2025, 5, 21).unwrap())
-            .unwrap_err();
+    fn the_ifrt_preset_is_serdes_version_h() {
+        let listed: Vec<_> = HISTORY
+            .iter()
+            .map(|e| (e.number().value(), e.introduced().to_string(), e.change()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (0, "2025-05-20".to_string(), "initial version"),
+                (
+                    1,
+                    "2026-02-19".to_string(),
+                    "added support for unreduced axes in ShardingParam"
+                ),
+                (
+                    2,
+                    "2026-03-19".to_string(),
+                    "Allow mixed serialization for stablehlo dialects"
+                ),
+            ]
+        );
+        assert_eq!((IFRT.minimum(), IFRT.current()), (MINIMUM, CURRENT));
+        assert_eq!(CURRENT, SerDesVersionNumber(2));
+        assert_eq!(
+            IFRT.week_4_old_rule(),
+            Week4Old::Fixed(SerDesVersionNumber(0))
+        );
+        assert_eq!(IFRT.supported(), SupportedVersions::BUILT_IN);
+        assert_eq!(
+            SupportedVersions::BUILT_IN.current().to_string(),
+            "IFRT SerDes version 2"
+        );
+    }
+
+    #[test]
+    fn ifrts_week_4_old_is_fixed_whatever_the_day() {
+        for today in [
+            day(2025, 5, 20),
+            day(2026, 3, 19),
+            day(2026, 4, 30),
+            day(2040, 1, 1),
+        ] {
+            assert_eq!(
+                Week4OldVersionAccessor::get(&FixedClock(today)).map(SerDesVersion::number),
+                Ok(SerDesVersionNumber(0)),
+                "{today}"
+            );
+        }
+        // A simulated IFRT build whose minimum is above the fixed version has none.
+        let raised = SupportedVersions::new(SerDesVersionNumber(1), CURRENT).unwrap();
+        assert!(matches!(
+            raised.week_4_old(day(2030, 1, 1)),
+            Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
+        ));
+    }
+
+    #[test]
+    fn week_4_old_from_the_dates() {
+        let build = PLUGINS.supported();
+        let on = |d: Date| build.week_4_old(d).map(SerDesVersion::number);
+        let error = on(day(2025, 1, 11)).unwrap_err();
         assert_eq!(
             error,
             Error::Window(WindowError::NoWeek4OldVersion {
-                today: CivilDate::known(2025, 5, 21),
+                history: "plugin protocol",
+                today: day(2025, 1, 11),
                 minimum: SerDesVersionNumber(0),
-                current: CURRENT,
-                introduced: CivilDate::known(2025, 5, 20),
-                from: CivilDate::known(2025, 6, 17),
+                current: SerDesVersionNumber(2),
+                introduced: day(2025, 1, 10),
+                from: Some(day(2025, 2, 7)),
             })
         );
-        assert!(built_in.week_4_old(CivilDate::known(2025, 6, 16)).is_err());
-        assert_eq!(on(2025, 6, 17), SerDesVersionNumber(0));
-        // Version 1 was introduced 2026-02-19; it becomes week-4-old exactly 28 days later.
-        assert_eq!(on(2026, 3, 18), SerDesVersionNumber(0));
-        assert_eq!(on(2026, 3, 19), SerDesVersionNumber(1));
-        // Version 2 was introduced 2026-06-16.
-        assert_eq!(on(2026, 7, 13), SerDesVersionNumber(1));
-        assert_eq!(on(2026, 7, 14), SerDesVersionNumber(2));
-        assert_eq!(on(2030, 1, 1), CURRENT);
-        assert_eq!(
-            Week4OldVersionAccessor::get(&FixedClock(CivilDate::new(2026, 3, 19).unwrap())),
-            built_in.version(SerDesVersionNumber(1))
-        );
-        // Every day of the history: the answer is never younger than 28 days.
-        let mut day = CivilDate::known(2025, 5, 1);
-        while day < CivilDate::known(2026, 9, 1) {
-            if let Ok(version) = built_in.week_4_old(day) {
-                let introduced = IFRT.introduced(version.number()).unwrap();
-                assert!(introduced.days_until(day) >= WEEK_4_OLD_DAYS, "{day}");
+        assert!(on(day(2025, 2, 6)).is_err());
+        assert_eq!(on(day(2025, 2, 7)), Ok(SerDesVersionNumber(0)));
+        assert_eq!(on(day(2025, 3, 29)), Ok(SerDesVersionNumber(0)));
+        // Versions 1 and 2 share a day: both become four weeks old together, and the newer is
+        // the answer.
+        assert_eq!(on(day(2025, 3, 30)), Ok(SerDesVersionNumber(2)));
+        // Every day: the answer is never younger than 28 days.
+        let mut today = day(2025, 1, 1);
+        while today < day(2025, 6, 1) {
+            if let Ok(version) = build.week_4_old(today) {
+                let introduced = PLUGINS.introduced(version.number()).unwrap();
+                assert!(days_after(introduced, WEEK_4_OLD_DAYS).unwrap() <= today);
             }
-            day = day.add_days(1).unwrap();
+            today = today.tomorrow().unwrap();
         }
     }
 
     #[test]
-    fn week_4_old_respects_a_raised_minimum_and_an_older_current() {
-        let raised = SupportedVersions::new(SerDesVersionNumber(1), CURRENT).unwrap();
-        // Version 1 is younger than four weeks on these days: no week-4-old version.
-        for (y, m, d) in [(2025, 6, 1), (2026, 2, 20), (2026, 3, 18)] {
-            assert!(matches!(
-                raised.week_4_old(CivilDate::known(y, m, d)),
-                Err(Error::Window(WindowError::NoWeek4OldVersion { .. }))
-            ));
-        }
-        let v1_old = raised.week_4_old(CivilDate::known(2026, 3, 19)).unwrap();
-        assert_eq!(v1_old.number(), SerDesVersionNumber(1));
-        let old_build =
-            SupportedVersions::new(SerDesVersionNumber(0), SerDesVersionNumber(1)).unwrap();
-        let later = CivilDate::new(2030, 1, 1).unwrap();
-        assert_eq!(
-            old_build.week_4_old(later).unwrap().number(),
-            SerDesVersionNumber(1)
-        );
+    fn versions_carry_their_history() {
+        let ours = PLUGINS.supported().version(SerDesVersionNumber(1)).unwrap();
+        let ifrts = AnyVersionAccessor::get(SerDesVersionNumber(1)).unwrap();
+        assert_ne!(ours, ifrts, "the same number of two histories");
+        assert_eq!(ours.to_string(), "plugin protocol version 1");
+        assert_eq!(ifrts.to_string(), "IFRT SerDes version 1");
+        assert!(PLUGINS.supported().owns(ours));
+        assert!(!PLUGINS.supported().owns(ifrts));
+        assert!(SupportedVersions::BUILT_IN.owns(ifrts));
     }
 
     #[test]
@@ -610,6 +767,7 @@ mod tests {
         assert_eq!(
             AnyVersionAccessor::get(too_new),
             Err(Error::Incompatible(Incompatible::VersionOutOfRange {
+                history: "IFRT SerDes",
                 number: too_new,
                 minimum: MINIMUM,
                 current: CURRENT
@@ -631,6 +789,7 @@ mod tests {
     #[test]
     fn default_accessor_is_current_or_fails_loudly_under_the_feature() {
         let got = DefaultVersionAccessor::get();
+        let plugin_default = PLUGINS.supported().default_version();
         if cfg!(feature = "testing-bad-default-version") {
             let error = got.unwrap_err();
             assert_eq!(error, Error::DefaultVersionDisallowed);
@@ -639,37 +798,40 @@ mod tests {
                     .to_string()
                     .starts_with("Using a default `SerDesVersion` is disallowed when ")
             );
+            assert!(plugin_default.is_err());
         } else {
-            assert_eq!(got, Ok(SerDesVersion::current()));
+            assert_eq!(got, Ok(SupportedVersions::BUILT_IN.current()));
+            // The default of a history is its own current version.
+            assert_eq!(
+                plugin_default.unwrap().to_string(),
+                "plugin protocol version 2"
+            );
         }
     }
 
     #[test]
-    fn the_ifrt_preset_is_this_builds_history() {
-        assert_eq!(IFRT.versions(), HISTORY);
-        assert_eq!(IFRT.minimum(), MINIMUM);
-        assert_eq!(IFRT.current(), CURRENT);
-        assert_eq!(IFRT.supported(), SupportedVersions::BUILT_IN);
+    fn introduction_dates() {
         assert_eq!(
             IFRT.introduced(SerDesVersionNumber(1)),
-            Ok(CivilDate::known(2026, 2, 19))
+            Ok(day(2026, 2, 19))
         );
         assert_eq!(
             IFRT.introduced(SerDesVersionNumber(9)),
             Err(Error::Window(WindowError::UnknownVersion {
+                history: "IFRT SerDes",
                 number: SerDesVersionNumber(9)
             }))
         );
     }
 
     #[test]
-    #[should_panic(expected = "introduction dates strictly increase")]
+    #[should_panic(expected = "introduction dates never go back")]
     fn a_history_whose_dates_go_back_is_refused() {
         static BACKWARDS: &[VersionEntry] = &[
             VersionEntry::dated(0, (2025, 2, 1), "a"),
-            VersionEntry::dated(1, (2025, 1, 1), "b"),
+            VersionEntry::dated(1, (2025, 1, 31), "b"),
         ];
-        let _ = History::new(BACKWARDS, SerDesVersionNumber(0));
+        let _ = History::new("x", BACKWARDS, SerDesVersionNumber(0), Week4Old::FromDates);
     }
 
     #[test]
@@ -679,20 +841,26 @@ mod tests {
             VersionEntry::dated(0, (2025, 1, 1), "a"),
             VersionEntry::dated(2, (2025, 2, 1), "b"),
         ];
-        let _ = History::new(GAP, SerDesVersionNumber(0));
+        let _ = History::new("x", GAP, SerDesVersionNumber(0), Week4Old::FromDates);
     }
 
     #[test]
-    fn numbers_print_as_ifrt_does() {
-        assert_eq!(SerDesVersionNumber(1).to_string(), "IFRT SerDes version 1");
+    #[should_panic(expected = "a fixed week-4-old version is listed")]
+    fn a_fixed_week_4_old_below_the_minimum_is_refused() {
+        static TWO: &[VersionEntry] = &[
+            VersionEntry::dated(0, (2025, 1, 1), "a"),
+            VersionEntry::dated(1, (2025, 2, 1), "b"),
+        ];
+        let fixed = Week4Old::Fixed(SerDesVersionNumber(0));
+        let _ = History::new("x", TWO, SerDesVersionNumber(1), fixed);
     }
 
     #[test]
-    fn numbers_parse_bare_or_as_they_print() {
+    fn numbers_parse_bare_or_as_ifrt_prints_them() {
         for n in [0, 2, -1, i32::MAX, i32::MIN] {
             let number = SerDesVersionNumber(n);
             assert_eq!(number.to_string().parse(), Ok(number));
-            assert_eq!(n.to_string().parse(), Ok(number));
+            assert_eq!(format!("IFRT SerDes version {n}").parse(), Ok(number));
         }
         for bad in [
             "",

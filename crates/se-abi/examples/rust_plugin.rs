@@ -1,15 +1,19 @@
 //! A StreamExecutor-style plugin written in Rust: a `cdylib` that a C (or Rust) host loads with
-//! `dlopen`, exporting one create/destroy pair per header version of the seed's `SE_Device`, and,
-//! for versions 4 and 5, a `_keep` pair that keeps setting the deprecated `data`.
+//! `dlopen`, exporting per header version of the seed's `SE_Device` a create/destroy pair (the
+//! plugin allocates the struct) and a fill function (the host allocates it, as TensorFlow does),
+//! and, for versions 4 and 5, the same with a `_keep` suffix that keep setting the deprecated
+//! `data`.
 //!
 //! ```sh
 //! cargo build -p se-abi --example rust_plugin   # target/debug/examples/librust_plugin.so
 //! ```
 //!
 //! Each create function fills `SE_Device::new()` of its version through the member handles and
-//! writes it, with `se_abi::write_to`, into a fresh allocation of exactly `struct_size` bytes
+//! writes it, with `se_abi::write_new`, into a fresh allocation of exactly `struct_size` bytes
 //! (not `sizeof`): a host that reads past what the plugin's header had reads outside the block.
-//! The crate's C-interop matrix test loads this library next to the C plugins.
+//! Each fill function writes the same value into the host's struct with `se_abi::fill`, which
+//! reads the host's `struct_size` first: a plugin newer than its host writes no byte past the
+//! host's allocation. The crate's C-interop matrix test loads this library next to the C plugins.
 
 use std::alloc::{Layout, alloc, dealloc};
 use std::ffi::{CStr, c_void};
@@ -17,6 +21,8 @@ use std::ptr::NonNull;
 
 use se_abi::Versioned;
 
+// `v3_unvalidated` in it is the tests' alone.
+#[allow(dead_code)]
 #[path = "se_device/versions.rs"]
 mod versions;
 use versions::{v1, v2, v3, v4, v5};
@@ -43,11 +49,11 @@ fn export<T: Versioned>(value: &T) -> *mut c_void {
     let Some(dst) = NonNull::new(unsafe { alloc(layout) }) else {
         return std::ptr::null_mut();
     };
-    // SAFETY: `se_abi::write_to` (see its `# Safety`) requires `dst` valid for writes of
+    // SAFETY: `se_abi::write_new` (see its `# Safety`) requires `dst` valid for writes of
     // `value`'s `struct_size` bytes and disjoint from `value`. `dst` is a fresh allocation of
     // `T::STRUCT_SIZE` bytes, the `struct_size` of a value built by `T::new()`, and a fresh
     // allocation cannot overlap the borrowed `value`.
-    unsafe { se_abi::write_to(value, dst) };
+    unsafe { se_abi::write_new(value, dst) };
     dst.as_ptr().cast()
 }
 
@@ -68,18 +74,55 @@ unsafe fn release<T: Versioned>(ptr: *mut c_void) {
     }
 }
 
+/// Fills the host's struct at `device` with `value`: 0 on success, 1 if the host's
+/// `struct_size` is refused (0, or no size of `T`), in which case nothing was written.
+///
+/// # Safety
+/// `device` must be NULL or the host's struct, allocated by the host with its `struct_size` set.
+unsafe fn fill_host<T: Versioned>(value: &T, device: *mut c_void) -> i32 {
+    // SAFETY: `se_abi::fill` (see its `# Safety`) requires NULL or the other side's struct with
+    // its `struct_size` initialized, writable for that many bytes, not overlapping `value`: the
+    // caller's contract, and `value` is a local of the calling plugin function.
+    match unsafe { se_abi::fill(value, device.cast::<T>()) } {
+        Ok(_) => 0,
+        Err(_) => 1,
+    }
+}
+
 macro_rules! plugin_version {
-    ($create:ident, $destroy:ident, $m:ident, $name:literal, |$d:ident| $fill:block) => {
-        #[doc = concat!("Creates an `SE_Device` of header ", stringify!($m), ".")]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn $create() -> *mut c_void {
+    (
+        $value:ident, $create:ident, $destroy:ident, $fill_fn:ident, $m:ident, $name:literal,
+        |$d:ident| $fill:block
+    ) => {
+        #[doc = concat!("The `SE_Device` this plugin makes at header ", stringify!($m), ".")]
+        fn $value() -> $m::SE_Device {
             type D = $m::SE_Device;
             const NAME: &CStr = $name;
             let mut $d = D::new();
             $d.set(D::name, NAME.as_ptr())
                 .set(D::name_len, NAME.count_bytes());
             $fill
-            export(&$d)
+            $d
+        }
+
+        #[doc = concat!("Creates an `SE_Device` of header ", stringify!($m), ".")]
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $create() -> *mut c_void {
+            export(&$value())
+        }
+
+        #[doc = concat!(
+            "Fills the host's `SE_Device` with what `", stringify!($create), "` creates, never ",
+            "past the host's `struct_size`: 0 on success, 1 if the host's size is refused."
+        )]
+        ///
+        /// # Safety
+        /// `device` must be NULL or the host's `SE_Device`, allocated by the host, `struct_size` set.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $fill_fn(device: *mut c_void) -> i32 {
+            // SAFETY: `fill_host` requires NULL or the host's struct with `struct_size` set:
+            // this function's contract.
+            unsafe { fill_host(&$value(), device) }
         }
 
         #[doc = concat!("Destroys what `", stringify!($create), "` created.")]
@@ -97,15 +140,19 @@ macro_rules! plugin_version {
 }
 
 plugin_version!(
+    value_v1,
     se_rust_plugin_create_v1,
     se_rust_plugin_destroy_v1,
+    se_rust_plugin_fill_v1,
     v1,
     c"rust-plugin-v1",
     |_d| {}
 );
 plugin_version!(
+    value_v2,
     se_rust_plugin_create_v2,
     se_rust_plugin_destroy_v2,
+    se_rust_plugin_fill_v2,
     v2,
     c"rust-plugin-v2",
     |d| {
@@ -113,8 +160,10 @@ plugin_version!(
     }
 );
 plugin_version!(
+    value_v3,
     se_rust_plugin_create_v3,
     se_rust_plugin_destroy_v3,
+    se_rust_plugin_fill_v3,
     v3,
     c"rust-plugin-v3",
     |d| {
@@ -124,8 +173,10 @@ plugin_version!(
 // From v4 on `data` is deprecated: `D::data` is a write-only handle that no read accepts, and a
 // plugin leaves it zero ...
 plugin_version!(
+    value_v4,
     se_rust_plugin_create_v4,
     se_rust_plugin_destroy_v4,
+    se_rust_plugin_fill_v4,
     v4,
     c"rust-plugin-v4",
     |d| {
@@ -133,8 +184,10 @@ plugin_version!(
     }
 );
 plugin_version!(
+    value_v5,
     se_rust_plugin_create_v5,
     se_rust_plugin_destroy_v5,
+    se_rust_plugin_fill_v5,
     v5,
     c"rust-plugin-v5",
     |d| {
@@ -145,8 +198,10 @@ plugin_version!(
 // keeps setting it, explicitly, until it drops support for those hosts (the seed's
 // forward-compatibility rule; see `se_abi::Deprecated`).
 plugin_version!(
+    value_v4_keep,
     se_rust_plugin_create_v4_keep,
     se_rust_plugin_destroy_v4_keep,
+    se_rust_plugin_fill_v4_keep,
     v4,
     c"rust-plugin-v4",
     |d| {
@@ -155,8 +210,10 @@ plugin_version!(
     }
 );
 plugin_version!(
+    value_v5_keep,
     se_rust_plugin_create_v5_keep,
     se_rust_plugin_destroy_v5_keep,
+    se_rust_plugin_fill_v5_keep,
     v5,
     c"rust-plugin-v5",
     |d| {

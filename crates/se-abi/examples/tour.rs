@@ -9,7 +9,7 @@ use std::ffi::{c_char, c_void};
 
 use se_abi::{
     ApiVersion, Error, ProducerVersion, Tail, Versioned, View, check_registration, copy_from_bytes,
-    versioned_struct, write_to_bytes,
+    versioned_struct, write_new_bytes,
 };
 
 mod v1 {
@@ -85,7 +85,7 @@ fn main() -> Result<(), Error> {
     let mut old = v1::SE_Device::new();
     old.set(v1::SE_Device::name, name.as_ptr())
         .set(v1::SE_Device::name_len, name.count_bytes());
-    let n = write_to_bytes(&old, &mut wire)?;
+    let n = write_new_bytes(&old, &mut wire)?;
     // SAFETY: `View::from_ptr` (see its `# Safety`) requires the pointer to be valid for reads
     // of the `struct_size` bytes it claims, all initialized but for padding, and unchanged while
     // the view lives. `wire` is a local array of 64 initialized bytes whose first `n` hold the
@@ -111,7 +111,7 @@ fn main() -> Result<(), Error> {
         .set(v5::SE_Device::name_len, name.count_bytes())
         .set(v5::SE_Device::device_handle, handle(0xd0))
         .set(v5::SE_Device::data2, handle(0xd2));
-    let n = write_to_bytes(&new, &mut wire)?;
+    let n = write_new_bytes(&new, &mut wire)?;
     // SAFETY: as above: `wire`'s first `n` bytes are the new plugin's whole struct.
     let view = unsafe { View::<v1::SE_Device>::from_ptr(wire.as_ptr().cast()) }?;
     assert_eq!(view.producer_version(), Some(ProducerVersion::Newer));
@@ -135,13 +135,13 @@ fn main() -> Result<(), Error> {
     );
     let mut v3_plugin = v3::SE_Device::new();
     v3_plugin.set(v3::SE_Device::data, handle(0xda));
-    let n = write_to_bytes(&v3_plugin, &mut wire)?;
+    let n = write_new_bytes(&v3_plugin, &mut wire)?;
     let v5_host: v5::SE_Device = copy_from_bytes(&wire[..n], Tail::MustBeZero)?;
     println!(
         "   v5 host from a v3 plugin: {} bytes; the v5 type has no `data` read handle at all",
         v5_host.struct_size()
     );
-    let n = write_to_bytes(&new, &mut wire)?;
+    let n = write_new_bytes(&new, &mut wire)?;
     let v3_host: v3::SE_Device = copy_from_bytes(&wire[..n], Tail::Ignore)?;
     println!(
         "   v3 host from a v5 plugin: data -> {:?} (NULL is no-op: a validating host ignores it)",
@@ -152,7 +152,7 @@ fn main() -> Result<(), Error> {
     println!("   A v5 plugin that still serves such hosts keeps setting it, explicitly:");
     let mut keeping = new;
     keeping.set_deprecated(v5::SE_Device::data, handle(0xda));
-    let n = write_to_bytes(&keeping, &mut wire)?;
+    let n = write_new_bytes(&keeping, &mut wire)?;
     let v3_host: v3::SE_Device = copy_from_bytes(&wire[..n], Tail::Ignore)?;
     println!(
         "   v3 host from a keeping v5 plugin: data -> {:?}, until no supported host reads it",

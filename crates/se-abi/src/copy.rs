@@ -1,10 +1,13 @@
-//! Versioned copies, with Linux `copy_struct_from_user` semantics, and writing a struct out into
-//! memory of exactly its `struct_size`.
+//! Versioned copies, with Linux `copy_struct_from_user` semantics, and the two ways a producer
+//! writes a struct out: into memory of its own ([`write_new`]), or into the struct the other side
+//! allocated, never past the size the other side set ([`fill`]).
 //!
 //! From a producer's bytes and its `struct_size`, a versioned copy makes an owned struct of this
-//! build: a smaller producer leaves the missing tail zero; a larger producer is accepted only if
-//! every byte past this build's size is zero (else [`Error::TooBig`], Linux's `E2BIG`), unless
-//! [`Tail::Ignore`] asks to ignore the tail as TensorFlow does.
+//! build: a smaller producer leaves the missing tail zero; a larger producer's members past this
+//! build's size are not read, as the seed says of an older side and as TensorFlow does
+//! ([`Tail::Ignore`], the default), or, in the strict mode of Linux's `copy_struct_from_user`
+//! ([`Tail::MustBeZero`]), accepted only if every byte of them is zero (else
+//! [`Error::TooBig`], `E2BIG`).
 
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
@@ -12,19 +15,18 @@ use core::ptr::NonNull;
 use crate::error::Error;
 use crate::header;
 use crate::layout::Versioned;
-use crate::member::{Member, MemberKind};
-
-/// The header's reserved `next` member.
-const NEXT: Member = Member::HEADER[1];
+use crate::member::MemberKind;
 
 /// What to do with the bytes a newer producer has past this build's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Tail {
-    /// They must all be zero (`copy_struct_from_user`): a non-zero byte means the producer uses a
-    /// member this build cannot honor, and the copy fails with [`Error::TooBig`].
-    #[default]
+    /// They must all be zero (Linux's `copy_struct_from_user`, the strict mode): a non-zero byte
+    /// means the producer uses a member this build cannot honor, and the copy fails with
+    /// [`Error::TooBig`].
     MustBeZero,
-    /// They are ignored, as TensorFlow's core does with a newer plugin's extra members.
+    /// They are not read (the default): the seed's rule, "the older side simply does not know
+    /// them", and what TensorFlow's core does with a newer plugin's extra members.
+    #[default]
     Ignore,
 }
 
@@ -36,7 +38,7 @@ pub enum DeprecatedMembers {
     #[default]
     Zero,
     /// Keep the producer's values, so that a struct written from the copy
-    /// ([`write_to`]) still carries them to older consumers that read them: the copy-side form of
+    /// ([`fill`], [`write_new`]) still carries them to older consumers that read them: the copy-side form of
     /// [`Deprecated`](crate::Deprecated)'s `set_deprecated`, with the same rule for when to stop.
     /// This build still cannot read them.
     Keep,
@@ -54,7 +56,8 @@ pub enum DeprecatedMembers {
 /// let options = CopyOptions::from(Tail::Ignore).keep_deprecated();
 /// assert_eq!(options.tail, Tail::Ignore);
 /// assert_eq!(options.deprecated, DeprecatedMembers::Keep);
-/// assert_eq!(CopyOptions::default(), CopyOptions::from(Tail::MustBeZero));
+/// // The default follows the seed: a newer producer's extra members are not read.
+/// assert_eq!(CopyOptions::default(), CopyOptions::from(Tail::Ignore));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CopyOptions {
@@ -95,7 +98,8 @@ impl From<Tail> for CopyOptions {
 /// still tell a member the producer lacked from one it set to zero. Deprecated members are zeroed
 /// unless `options` asks to keep them ([`DeprecatedMembers::Keep`]).
 ///
-/// The reserved `next` member is never copied: the copy's `next` is NULL. A non-NULL `next` is
+/// The reserved `next` member is never copied: the copy's `next` is NULL (a struct declared with
+/// `header = ext` has a free-form `ext` instead, copied like any member). A non-NULL `next` is
 /// accepted and ignored, as TensorFlow's validation does (`TF_VALIDATE_STRUCT_SIZE` and
 /// `VALIDATE_STRUCT_SIZE` in `tensorflow/c/experimental/stream_executor/stream_executor.cc`
 /// check only `struct_size`, never `ext`/`next`), but it is the producer's pointer, into an
@@ -238,29 +242,31 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
     // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>). `Versioned` puts the
     // `struct_size: usize` field at offset 0 of `T`, so those bytes lie inside `out`.
     unsafe { dst.cast::<usize>().write_unaligned(kept) };
-    // The producer's `next` is never carried over (see `copy_from_ptr`).
-    // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a pointer (see
-    // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>). `Versioned` puts the
-    // `next: *mut c_void` field at `Member::HEADER[1].offset` of `T` (the layout lock checks it),
-    // so those bytes lie inside `out`; NULL is a valid pointer value.
-    unsafe {
-        dst.wrapping_add(NEXT.offset)
-            .cast::<*mut core::ffi::c_void>()
-            .write_unaligned(core::ptr::null_mut())
-    };
+    // The producer's reserved `next` is never carried over (see `copy_from_ptr`). `MEMBERS` is a
+    // constant, so this test and the write's place are resolved at compile time.
+    if let Some(next) = T::MEMBERS
+        .get(1)
+        .filter(|member| member.kind == MemberKind::Reserved)
+    {
+        // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a pointer (see
+        // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>). `Versioned` lists
+        // every member with its true offset and size, and a `Reserved` member is a pointer, so
+        // those bytes lie inside `out`; NULL is a valid pointer value.
+        unsafe {
+            dst.wrapping_add(next.offset)
+                .cast::<*mut core::ffi::c_void>()
+                .write_unaligned(core::ptr::null_mut())
+        };
+    }
     let zero_deprecated = options.deprecated == DeprecatedMembers::Zero;
     for member in T::MEMBERS
         .iter()
         .filter(|member| zero_deprecated && member.deprecated.is_some())
     {
-        if member.kind != MemberKind::Header {
-            // SAFETY: `ptr::write_bytes` requires `dst` valid for writes of `count` bytes and
-            // aligned (see <https://doc.rust-lang.org/core/ptr/fn.write_bytes.html#safety>).
-            // `Versioned` lists every member with its true offset and size inside `T`, so the
-            // member's bytes lie inside `out`; `u8` has alignment 1. Zero is a valid value of the
-            // member (`AbiMember`), as `write_bytes` leaves the validity of the result to us.
-            unsafe { dst.wrapping_add(member.offset).write_bytes(0, member.size) };
-        }
+        // SAFETY: `zero` requires `size` writable bytes at `at`: `Versioned` lists every member
+        // with its true offset and size inside `T`, so the member's bytes lie inside `out`. Zero
+        // is a valid value of the member (`AbiMember`).
+        unsafe { zero(dst.wrapping_add(member.offset), member.size) };
     }
     // SAFETY: `MaybeUninit::assume_init` requires the value to be initialized and valid for `T`
     // (see <https://doc.rust-lang.org/core/mem/union.MaybeUninit.html#method.assume_init>); a
@@ -274,9 +280,40 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
     Ok(unsafe { out.assume_init() })
 }
 
-/// Writes `value` to `dst` as a producer does: exactly `value`'s `struct_size` bytes (for a value
-/// made with `T::new()`, `T::STRUCT_SIZE`, which may be less than `size_of::<T>()`), zero-filled
-/// first, then every member the size reaches.
+/// Writes `size` zero bytes at `at`: one store of the member's width when it is 1, 2, 4 or 8
+/// bytes. (A run-time-sized fill was written byte by byte, and the struct's next read, 16 bytes
+/// at a time, then waited on those stores: the versioned copy took twice as long.)
+///
+/// # Safety
+///
+/// `at` must be valid for writes of `size` bytes; no alignment is required.
+#[inline(always)]
+unsafe fn zero(at: *mut u8, size: usize) {
+    match size {
+        // SAFETY: `ptr::write_unaligned` requires `at` valid for writes of the type's size, with
+        // no alignment requirement (see
+        // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>): 8 bytes, `size`,
+        // the caller's contract.
+        8 => unsafe { at.cast::<u64>().write_unaligned(0) },
+        // SAFETY: as above, 4 bytes.
+        4 => unsafe { at.cast::<u32>().write_unaligned(0) },
+        // SAFETY: as above, 2 bytes.
+        2 => unsafe { at.cast::<u16>().write_unaligned(0) },
+        // SAFETY: `ptr::write_bytes` requires `at` valid for writes of `size` bytes (see
+        // <https://doc.rust-lang.org/core/ptr/fn.write_bytes.html#safety>), the caller's
+        // contract; `u8` has alignment 1.
+        _ => unsafe { at.write_bytes(0, size) },
+    }
+}
+
+/// Writes `value` into memory **this side allocated** for it, as a producer that allocates its
+/// own struct does (the seed's `new SE_Device{SE_DEVICE_STRUCT_SIZE}`): exactly `value`'s
+/// `struct_size` bytes (for a value made with `T::new()`, `T::STRUCT_SIZE`, which may be less
+/// than `size_of::<T>()`), zero-filled first, then every member the size reaches.
+///
+/// **Not for a struct the other side allocated.** When the host allocates the struct and sets its
+/// `struct_size` (TensorFlow does, for every struct a plugin fills), an older host's allocation
+/// may be shorter than this build's struct: use [`fill`], which reads the host's size first.
 ///
 /// A deprecated member is written as `value` holds it: zero, unless the producer keeps setting
 /// it (`set_deprecated`, see [`Deprecated`](crate::Deprecated)) or `value` is a copy that kept
@@ -288,23 +325,147 @@ pub(crate) unsafe fn copy_raw<T: Versioned>(
 /// `dst` must be valid for writes of `value`'s `struct_size` bytes (its
 /// [`struct_size`](crate::View::struct_size), at most `T::STRUCT_SIZE`) and must not overlap
 /// `value`.
-pub unsafe fn write_to<T: Versioned>(value: &T, dst: NonNull<u8>) {
+pub unsafe fn write_new<T: Versioned>(value: &T, dst: NonNull<u8>) {
     let struct_size = header::of_owned(value);
+    // SAFETY: `write_raw` needs `struct_size` writable bytes at `dst`, disjoint from `value`, and
+    // a size that is `value`'s own or smaller: the caller's contract, with `value`'s own size.
+    unsafe { write_raw(value, dst, struct_size) };
+}
+
+/// Writes `value` into `out`, a buffer of this side's own, as [`write_new`] does, returning how
+/// many bytes that is: `value`'s `struct_size`. A buffer shorter than that is
+/// [`Error::Truncated`]. To fill a struct the other side allocated, use [`fill_bytes`].
+pub fn write_new_bytes<T: Versioned>(value: &T, out: &mut [u8]) -> Result<usize, Error> {
+    let struct_size = header::of_owned(value);
+    if out.len() < struct_size {
+        return Err(Error::Truncated {
+            name: T::NAME,
+            claimed: struct_size,
+            available: out.len(),
+        });
+    }
+    // SAFETY: `write_raw` needs `struct_size` writable bytes at `dst`, disjoint from `value`, and
+    // a size no larger than `value`'s own. A `&mut [u8]` is valid for writes of its whole
+    // length, at least `struct_size` (checked above), and, being a unique borrow, cannot alias
+    // the shared borrow `value` (see
+    // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.alias>).
+    unsafe { write_raw(value, NonNull::from(out).cast::<u8>(), struct_size) };
+    Ok(struct_size)
+}
+
+/// Fills a struct **the other side allocated**, as a plugin fills the structs TensorFlow hands
+/// it: reads the `struct_size` the host put there first, writes only the members that fit inside
+/// it, and sets `struct_size` to the smaller of the host's and `value`'s. Returns that size.
+///
+/// This is the scheme's central promise on the producer's side. TensorFlow allocates each struct
+/// a plugin fills, zero-filled, with its own size set (`SP_Platform platform{SP_PLATFORM_STRUCT_SIZE}`
+/// in `tensorflow/c/experimental/stream_executor/stream_executor.cc`), and the header says
+/// "struct_size set by TF for plugin to read". A plugin built against a newer header, with more
+/// members, must not write them into an older host's shorter allocation; and an older plugin
+/// writes fewer bytes than the host has, leaving the host's zeros (its "not set") past them.
+///
+/// The host's size is validated as a read is ([`View::from_ptr`](crate::View::from_ptr)): 0 is
+/// TensorFlow's "Expected initialized ..." error (the host did not set it, so how much memory it
+/// has is unknown: nothing is written), and a size below version 1's, above
+/// [`MAX_STRUCT_SIZE`](crate::MAX_STRUCT_SIZE) or ending inside a member of `T` is refused; a
+/// host newer than this build is fine (its extra bytes are left as they are). Within the size
+/// written, the bytes are zero-filled first, then every member is copied; the reserved `next` is
+/// written NULL, as by [`write_new`].
+///
+/// ```
+/// use se_abi::{fill_bytes, versioned_struct};
+///
+/// versioned_struct! {
+///     /// What the plugin was compiled with: two members.
+///     #[abi(size = DEV_STRUCT_SIZE, sizes = [24, 32])]
+///     pub struct Dev {
+///         ordinal: u64 = value(since 1, at 16..24),
+///         flags: u64 = value(since 2, at 24..32),
+///     }
+/// }
+///
+/// // An older host allocated 24 bytes and said so ...
+/// let mut host = [0u8; 24];
+/// host[..8].copy_from_slice(&24usize.to_ne_bytes());
+/// // ... and the plugin fills what fits: `flags` is not written past the host's struct.
+/// let mut dev = Dev::new();
+/// dev.set(Dev::ordinal, 7).set(Dev::flags, 1);
+/// assert_eq!(fill_bytes(&dev, &mut host)?, 24);
+/// assert_eq!(&host[16..24], &7u64.to_ne_bytes());
+/// # Ok::<(), se_abi::Error>(())
+/// ```
+///
+/// # Safety
+///
+/// `dst` must be null (refused with [`Error::NullStruct`]) or point to a struct the other side
+/// allocated, whose `struct_size` field (the `usize` at offset 0) it initialized: valid for reads
+/// of that field, then for writes of as many bytes as it says (or of `T::STRUCT_SIZE` bytes, if
+/// fewer), and not accessed by anyone else during the call. It need not be aligned, and must not
+/// overlap `value`.
+pub unsafe fn fill<T: Versioned>(value: &T, dst: *mut T) -> Result<usize, Error> {
+    // SAFETY: `read_foreign` needs `dst` null or valid for reads of an initialized `struct_size`
+    // field: part of this function's contract.
+    let (base, host_size) = unsafe { header::read_foreign(dst.cast_const()) }?;
+    let size = host_size.min(header::of_owned(value));
+    // SAFETY: `write_raw` needs `size` writable bytes at `base`, disjoint from `value`, and a size
+    // no larger than `value`'s own. The caller vouches for `host_size >= size` writable bytes at
+    // `dst` that do not overlap `value`.
+    unsafe { write_raw(value, base, size) };
+    Ok(size)
+}
+
+/// Fills the struct the other side allocated in `dst`, as [`fill`] does, with the host's
+/// `struct_size` read from the first `usize` of `dst` (native endian): a `dst` shorter than that
+/// field, or than the size it claims, is [`Error::Truncated`] and nothing is written.
+pub fn fill_bytes<T: Versioned>(value: &T, dst: &mut [u8]) -> Result<usize, Error> {
+    let Some(head) = dst.first_chunk::<{ size_of::<usize>() }>() else {
+        return Err(Error::Truncated {
+            name: T::NAME,
+            claimed: size_of::<usize>(),
+            available: dst.len(),
+        });
+    };
+    let host_size = usize::from_ne_bytes(*head);
+    header::validate::<T>(host_size)?;
+    if host_size > dst.len() {
+        return Err(Error::Truncated {
+            name: T::NAME,
+            claimed: host_size,
+            available: dst.len(),
+        });
+    }
+    let size = host_size.min(header::of_owned(value));
+    // SAFETY: `write_raw` needs `size` writable bytes at `dst`, disjoint from `value`, and a size
+    // no larger than `value`'s own. `size <= host_size <= dst.len()` (checked above), a
+    // `&mut [u8]` is valid for writes of its whole length, and a unique borrow cannot alias the
+    // shared borrow `value`.
+    unsafe { write_raw(value, NonNull::from(dst).cast::<u8>(), size) };
+    Ok(size)
+}
+
+/// Writes the first `size` bytes of `value` as a producer does: zero-filled, then every member
+/// that ends within `size` (the reserved `next` stays NULL), then `struct_size = size`.
+///
+/// # Safety
+///
+/// `dst` must be valid for writes of `size` bytes and must not overlap `value`; `size` must be at
+/// most `value`'s `struct_size` (so at most `T::STRUCT_SIZE`).
+unsafe fn write_raw<T: Versioned>(value: &T, dst: NonNull<u8>, size: usize) {
     let src = core::ptr::from_ref(value).cast::<u8>();
     let dst = dst.as_ptr();
     // SAFETY: `ptr::write_bytes` requires `dst` valid for writes of `count` bytes and aligned (see
     // <https://doc.rust-lang.org/core/ptr/fn.write_bytes.html#safety>): the caller vouches for
-    // `struct_size` writable bytes at `dst`, and `u8` has alignment 1.
-    unsafe { dst.write_bytes(0, struct_size) };
+    // `size` writable bytes at `dst`, and `u8` has alignment 1.
+    unsafe { dst.write_bytes(0, size) };
     for member in T::MEMBERS {
-        if member.offset != NEXT.offset && member.end() <= struct_size {
+        if member.kind != MemberKind::Reserved && member.end() <= size {
             // SAFETY: `ptr::copy_nonoverlapping` requires `src` valid for reads and `dst` valid
             // for writes of `count` bytes, both aligned, and the ranges disjoint (see
             // <https://doc.rust-lang.org/core/ptr/fn.copy_nonoverlapping.html#safety>). The
             // member lies inside `value` (`Versioned` lists true offsets and sizes), which is
-            // borrowed for the call, and it ends within the `struct_size` writable bytes at
-            // `dst`; `u8` has alignment 1; `dst` does not overlap `value` (caller). Only member
-            // bytes are copied, never padding, so `dst` receives only initialized bytes.
+            // borrowed for the call, and it ends within the `size` writable bytes at `dst`; `u8`
+            // has alignment 1; `dst` does not overlap `value` (caller). Only member bytes are
+            // copied, never padding, so `dst` receives only initialized bytes.
             unsafe {
                 core::ptr::copy_nonoverlapping(
                     src.wrapping_add(member.offset),
@@ -316,29 +477,10 @@ pub unsafe fn write_to<T: Versioned>(value: &T, dst: NonNull<u8>) {
     }
     // A value whose `struct_size` is below the field's own end (an all-zero `T`, which
     // `Versioned` allows) wrote nothing above and gets nothing here.
-    if struct_size >= size_of::<usize>() {
+    if size >= size_of::<usize>() {
         // SAFETY: `ptr::write_unaligned` requires `dst` valid for writes of a `usize` (see
         // <https://doc.rust-lang.org/core/ptr/fn.write_unaligned.html#safety>): the field is the
-        // first `size_of::<usize>() <= struct_size` of the bytes the caller vouches for.
-        unsafe { dst.cast::<usize>().write_unaligned(struct_size) };
+        // first `size_of::<usize>() <= size` of the bytes the caller vouches for.
+        unsafe { dst.cast::<usize>().write_unaligned(size) };
     }
-}
-
-/// Writes `value` into `out` as a producer does (see [`write_to`]), returning how many bytes
-/// that is: `value`'s `struct_size`. A buffer shorter than that is [`Error::Truncated`].
-pub fn write_to_bytes<T: Versioned>(value: &T, out: &mut [u8]) -> Result<usize, Error> {
-    let struct_size = header::of_owned(value);
-    if out.len() < struct_size {
-        return Err(Error::Truncated {
-            name: T::NAME,
-            claimed: struct_size,
-            available: out.len(),
-        });
-    }
-    // SAFETY: `write_to` needs `struct_size` writable bytes at `dst`, disjoint from `value`. A
-    // `&mut [u8]` is valid for writes of its whole length, at least `struct_size` (checked
-    // above), and, being a unique borrow, cannot alias the shared borrow `value` (see
-    // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.alias>).
-    unsafe { write_to(value, NonNull::from(out).cast::<u8>()) };
-    Ok(struct_size)
 }

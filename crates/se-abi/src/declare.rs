@@ -107,6 +107,9 @@
 /// // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit pattern
 /// // valid: two integers filling the 16 bytes.
 /// unsafe impl se_abi::AbiMember for Pair {}
+/// impl se_abi::CType for Pair {
+///     const SHAPE: se_abi::Shape = se_abi::Shape::Struct { name: "Pair" };
+/// }
 ///
 /// se_abi::versioned_struct! {
 ///     /// Version 1.
@@ -125,10 +128,67 @@
 /// [`Deprecated`](crate::Deprecated) for when to stop).
 ///
 /// Member kinds: `value` (every value meaningful) or `nonzero` (0 / NULL means not set; the read
-/// yields `None`); see [`Value`](crate::Value) and [`NonZero`](crate::NonZero).
+/// yields `None`); see [`Value`](crate::Value) and [`NonZero`](crate::NonZero). A member pointer
+/// or function pointer's types must be [`CType`](crate::CType)s, so that its [`Shape`](crate::Shape)
+/// is recorded; every declared struct is one (`struct NAME`).
+///
+/// # Optional `#[abi(...)]` keys
+///
+/// - `header = next` (the default): `struct_size`, then the reserved `next` pointer, never read,
+///   always written NULL, never relayed.
+/// - `header = ext`: `struct_size`, then `ext`, free-form data of the producer (TensorFlow's
+///   `SP_Platform` and `SP_Device`), a [`Value`](crate::Value) member with its own handle, read,
+///   copied and written like any other.
+/// - `header = none`: `struct_size` alone; the first member starts at 8 (TensorFlow's
+///   `SP_AllocatorStats`).
+/// - `incompatible = [264, ...]`: sizes of an earlier layout of the struct that is **not** a
+///   prefix of this one (its header inserted or moved members, breaking the append-only rule).
+///   A reader refuses such a `struct_size` with [`Error::IncompatibleLayout`](crate::Error)
+///   instead of reading members at the wrong offsets.
+///
+/// ```
+/// se_abi::versioned_struct! {
+///     /// A struct whose pointer after `struct_size` is the producer's own data.
+///     #[abi(size = TAGGED_STRUCT_SIZE, sizes = [24], header = ext)]
+///     pub struct Tagged {
+///         id: u64 = value(since 1, at 16..24),
+///     }
+/// }
+/// let mut tagged = Tagged::new();
+/// tagged.set(Tagged::ext, std::ptr::without_provenance_mut(0x10));
+/// assert_eq!(tagged.get(Tagged::ext).map(|p| p.addr()), Some(0x10));
+/// ```
 #[macro_export]
 macro_rules! versioned_struct {
     (
+        $(#[doc = $doc:literal])*
+        #[abi(
+            size = $size:ident, sizes = [$($locked:literal),+ $(,)?]
+            $(, header = $header:ident)?
+            $(, incompatible = [$($incompatible:literal),* $(,)?])?
+            $(,)?
+        )]
+        $vis:vis struct $name:ident { $($body:tt)* }
+    ) => {
+        $crate::__versioned_struct_support! {
+            @header [$($header)?]
+            incompatible = [$($($incompatible),*)?],
+            $(#[doc = $doc])*
+            #[abi(size = $size, sizes = [$($locked),+])]
+            $vis struct $name { $($body)* }
+        }
+    };
+}
+
+/// The expansion of [`versioned_struct!`], once its header is chosen.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __versioned_struct_impl {
+    (
+        header = $header:ident,
+        header_fields = [$($hfield:ident : $hty:ty),*],
+        header_rows = [$($hrow:expr),*],
+        incompatible = [$($incompatible:literal),*],
         $(#[doc = $doc:literal])*
         #[abi(size = $size:ident, sizes = [$($locked:literal),+ $(,)?])]
         $vis:vis struct $name:ident {
@@ -146,8 +206,12 @@ macro_rules! versioned_struct {
         #[allow(non_camel_case_types, dead_code)]
         $vis struct $name {
             struct_size: usize,
-            next: *mut ::core::ffi::c_void,
+            $( $hfield: $hty, )*
             $( $(#[doc = $fdoc])* $field: $fty, )+
+        }
+
+        impl $crate::CType for $name {
+            const SHAPE: $crate::Shape = $crate::Shape::Struct { name: ::core::stringify!($name) };
         }
 
         #[doc = ::core::concat!(
@@ -173,7 +237,7 @@ macro_rules! versioned_struct {
             const SIZE_NAME: &'static str = ::core::stringify!($size);
             const MEMBERS: &'static [$crate::Member] = &[
                 $crate::Member::HEADER[0],
-                $crate::Member::HEADER[1],
+                $($hrow,)*
                 $(
                     $crate::Member {
                         name: ::core::stringify!($field),
@@ -184,10 +248,12 @@ macro_rules! versioned_struct {
                         since: $crate::__private::version($since),
                         deprecated: $crate::__versioned_struct_support!(@deprecated $($dep)?),
                         kind: <$crate::__versioned_struct_support!(@kind $kind) as $crate::Kind<$fty>>::KIND,
+                        shape: <$fty as $crate::CType>::SHAPE,
                     },
                 )+
             ];
             const SIZES: &'static [usize] = &[$($locked),+];
+            const INCOMPATIBLE: &'static [usize] = &[$($incompatible),*];
             const VERSION: $crate::Version =
                 $crate::__private::build_version([$($locked),+].len());
         }
@@ -254,9 +320,19 @@ macro_rules! versioned_struct {
             // there, and this keeps the `Versioned` impl's claim checked rather than argued.
             ::core::assert!(
                 ::core::mem::offset_of!($name, struct_size) == $crate::Member::HEADER[0].offset
-                    && ::core::mem::offset_of!($name, next) == $crate::Member::HEADER[1].offset,
+                    $(&& ::core::mem::offset_of!($name, $hfield) == $crate::Member::HEADER[1].offset)*,
                 ::core::concat!("se-abi: the header of `", ::core::stringify!($name), "` is not where `Member::HEADER` says")
             );
+            $(
+                ::core::assert!(
+                    $incompatible < <$name as $crate::Versioned>::SIZES[0]
+                        || !$crate::__private::contains(<$name as $crate::Versioned>::SIZES, $incompatible),
+                    ::core::concat!(
+                        "se-abi layout lock: `", ::core::stringify!($name), "` lists ",
+                        ::core::stringify!($incompatible), " as incompatible, but it is one of its own sizes"
+                    )
+                );
+            )*
             ::core::assert!(
                 <$name as $crate::Versioned>::STRUCT_SIZE <= $crate::MAX_STRUCT_SIZE,
                 ::core::concat!("se-abi: `", ::core::stringify!($name), "` is larger than MAX_STRUCT_SIZE")
@@ -265,6 +341,7 @@ macro_rules! versioned_struct {
 
         #[allow(non_upper_case_globals)]
         impl $name {
+            $crate::__versioned_struct_support!(@header_handle $header $name);
             $(
                 $crate::__versioned_struct_support!(
                     @field $name, $field, $fty, $kind, [$(#[doc = $fdoc])*] $(, $dep)?

@@ -76,6 +76,19 @@ pub enum Error {
         end: usize,
     },
 
+    /// `struct_size` is the size of an earlier layout of the struct that this one does not
+    /// extend: the producer's header put members where this build has others (TensorFlow did
+    /// it once, in 2.7's `SP_StreamExecutor`: see `se_abi::tensorflow`).
+    #[error(
+        "`{name}` has `struct_size` = {found}, the size of an earlier, incompatible layout of `{name}` (its header inserted or moved members): reading it with this build's layout would read members at the wrong offsets; the producer must be rebuilt against a header of this layout, or read with the earlier layout's declaration"
+    )]
+    IncompatibleLayout {
+        /// The struct's C name.
+        name: &'static str,
+        /// The producer's `struct_size`.
+        found: usize,
+    },
+
     /// A newer producer set members this build does not know (Linux `copy_struct_from_user`'s
     /// `E2BIG`).
     #[error(
@@ -113,6 +126,26 @@ pub enum Error {
         name: &'static str,
         /// The member's name.
         member: &'static str,
+    },
+
+    /// A plugin file could not be read (`plugin-check`).
+    #[cfg(feature = "plugin-check")]
+    #[error("cannot read {}: {}", path.display(), std::io::Error::from(*kind))]
+    PluginUnreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        kind: std::io::ErrorKind,
+    },
+
+    /// A file is not a plugin TensorFlow's Linux wheels could load (`plugin-check`).
+    #[cfg(feature = "plugin-check")]
+    #[error("{} is {reason}: not a plugin TensorFlow could load", path.display())]
+    NotAPlugin {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What it is instead.
+        reason: &'static str,
     },
 
     /// Host and plugin were built against different major versions of the C API (the RFC's

@@ -68,6 +68,12 @@ pub(crate) fn validate<T: Versioned>(struct_size: usize) -> Result<(), Error> {
             limit: MAX_STRUCT_SIZE,
         });
     }
+    if T::INCOMPATIBLE.contains(&struct_size) {
+        return Err(Error::IncompatibleLayout {
+            name: T::NAME,
+            found: struct_size,
+        });
+    }
     let minimum = T::SIZES.first().copied().unwrap_or(T::STRUCT_SIZE);
     if struct_size < minimum {
         return Err(Error::TooSmall {

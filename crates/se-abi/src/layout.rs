@@ -40,10 +40,11 @@ macro_rules! offset_of_end {
 ///
 /// # Safety
 ///
-/// The implementor must be `#[repr(C)]`, start with `struct_size: usize` at offset 0 and
-/// `next: *mut c_void` at offset 8 (on 64-bit), be valid when all-zero, and `MEMBERS` must list
-/// every field with its true offset and size, each of an [`AbiMember`](crate::AbiMember) type, in
-/// offset order, all ending at or before `STRUCT_SIZE <= size_of::<Self>()`.
+/// The implementor must be `#[repr(C)]`, start with `struct_size: usize` at offset 0, be valid
+/// when all-zero, and `MEMBERS` must list every field with its true offset and size, each of an
+/// [`AbiMember`](crate::AbiMember) type, in offset order, all ending at or before
+/// `STRUCT_SIZE <= size_of::<Self>()`; a member of kind
+/// [`Reserved`](crate::MemberKind::Reserved) must be a pointer.
 pub unsafe trait Versioned: Copy + 'static {
     /// The struct's C name, used in error messages (`SE_Device`).
     const NAME: &'static str;
@@ -53,6 +54,9 @@ pub unsafe trait Versioned: Copy + 'static {
     const MEMBERS: &'static [Member];
     /// The locked size at versions 1, 2, ... of this build; the last is `STRUCT_SIZE`.
     const SIZES: &'static [usize];
+    /// Sizes of earlier layouts of the struct that are not prefixes of this one: refused by
+    /// readers ([`Error::IncompatibleLayout`](crate::Error::IncompatibleLayout)).
+    const INCOMPATIBLE: &'static [usize] = &[];
     /// This build's size: the end offset of its last member (not `sizeof`).
     const STRUCT_SIZE: usize = struct_size_of(Self::MEMBERS);
     /// This build's version: the number of entries in `SIZES`.
@@ -74,9 +78,12 @@ pub unsafe trait Versioned: Copy + 'static {
         Version::new(number).map(ProducerVersion::Known)
     }
 
-    /// The member named `name`, header included.
+    /// The member named `name`, header included (a member declared as a raw identifier,
+    /// `r#type`, is found by its C name, `type`, too).
     fn member(name: &str) -> Option<&'static Member> {
-        Self::MEMBERS.iter().find(|member| member.name == name)
+        Self::MEMBERS
+            .iter()
+            .find(|member| member.name == name || member.name.strip_prefix("r#") == Some(name))
     }
 }
 

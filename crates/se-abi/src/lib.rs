@@ -36,13 +36,15 @@
 //! Foreign memory is read through [`View`], a raw pointer plus the producer's `struct_size` that
 //! never forms a reference to a whole struct that may be shorter than this build's type.
 //! [`copy_from_ptr`] / [`copy_from_bytes`] make an owned copy with Linux `copy_struct_from_user`
-//! semantics ([`Tail`]); [`write_to`] / [`write_to_bytes`] write exactly `struct_size` bytes, as a
-//! producer does. Bad sizes are typed [`Error`]s in TensorFlow's words. The crate is `no_std`.
+//! semantics ([`Tail`]). A producer fills the struct the other side allocated with [`fill`]
+//! (or [`fill_bytes`]), which reads the other side's `struct_size` first and never writes past
+//! it, or writes into memory of its own with [`write_new`] / [`write_new_bytes`]. Bad sizes are
+//! typed [`Error`]s in TensorFlow's words. The crate is `no_std`.
 //!
 //! # Example: an old plugin, a new host, and the other way round
 //!
 //! ```
-//! use se_abi::{Tail, copy_from_bytes, versioned_struct, write_to_bytes};
+//! use se_abi::{Tail, copy_from_bytes, versioned_struct, write_new_bytes};
 //!
 //! mod v1 {
 //!     se_abi::versioned_struct! {
@@ -68,7 +70,7 @@
 //! let mut plugin = v1::Dev::new();
 //! plugin.set(v1::Dev::ordinal, 7);
 //! let mut wire = [0u8; 64];
-//! let n = write_to_bytes(&plugin, &mut wire)?;
+//! let n = write_new_bytes(&plugin, &mut wire)?;
 //! assert_eq!(n, 24);
 //!
 //! // ... and a new host reads what is there, and only that.
@@ -79,7 +81,7 @@
 //! // A new plugin's extra member is ignored by an old host (TF), or refused if set (E2BIG).
 //! let mut plugin = v2::Dev::new();
 //! plugin.set(v2::Dev::ordinal, 8).set(v2::Dev::handle, std::ptr::without_provenance_mut(0x10));
-//! let n = write_to_bytes(&plugin, &mut wire)?;
+//! let n = write_new_bytes(&plugin, &mut wire)?;
 //! let host: v1::Dev = copy_from_bytes(&wire[..n], Tail::Ignore)?;
 //! assert_eq!(host.get(v1::Dev::ordinal), Some(8));
 //! assert!(copy_from_bytes::<v1::Dev>(&wire[..n], Tail::MustBeZero).is_err());
@@ -93,41 +95,47 @@
 //!
 //! Every item is at the crate root, and only there: the two macros, the [`Versioned`] trait they
 //! implement with its layout facts, the member types and handles, [`View`], the copies, the
-//! version numbers and the registration check, and [`Error`]. The modules behind them are private.
+//! version numbers and the registration check, [`CType`] and [`Shape`], and [`Error`]. The
+//! modules behind them are private.
 //!
 //! One module is public because it is a family of its own, named as TensorFlow names it:
 //! [`tensorflow`], TensorFlow's StreamExecutor C API structs (`SP_Platform`, `SP_StreamExecutor`,
-//! ...), declared with this crate's macro, for writing a PluggableDevice plugin in Rust
-//! (`examples/tf_plugin` is one, and TensorFlow 2.21 loads it).
-//! The one public module, `__private`, and one helper macro, `__versioned_struct_support!`, are
-//! hidden: the macros' expansions call them from the user's crate, so they must be reachable, but
-//! they are not an API and may change in any release.
+//! ...), declared with this crate's macro from the layouts of every release since 2.5, for
+//! writing a PluggableDevice plugin in Rust (`examples/tf_plugin` is one, and TensorFlow 2.12 to
+//! 2.21 load it). With the `plugin-check` feature, `plugin` judges a plugin against the releases.
+//! One more public module, `__private`, and two helper macros, `__versioned_struct_support!` and
+//! `__versioned_struct_impl!`, are hidden: the macros' expansions call them from the user's
+//! crate, so they must be reachable, but they are not an API and may change in any release.
 //!
-//! # Why no command-line tool and no generated module
+//! # What is generated, and the command-line tool
 //!
-//! Its sibling crates in the compat-versioning workspace (graphdef-versions, tflite-opver,
-//! ifrt-serdes) read files, graphs, models and serialized bytes, that a wire schema describes:
-//! their raw types are generated from the schema into a `schema` module, and a command-line tool
-//! inspects such files. se-abi has neither, and needs neither:
+//! Its sibling crates in the compat-versioning workspace generate their raw types from a wire
+//! schema. se-abi has no schema: a versioned struct is declared once, in Rust, with
+//! [`versioned_struct!`], and at every build the layout lock checks the declaration against the
+//! offsets and sizes written into it. What *is* generated (`cargo xtask codegen`) is the
+//! [`tensorflow`] module's declarations, from facts: the layouts the real headers of TensorFlow
+//! 2.5 ... 2.21 have (compiled against with gcc, one release at a time), and the libraries and
+//! C symbols releases 2.12 ... 2.21 ship.
 //!
-//! - **Nothing is generated, because there is no schema.** The ABI is declared once, in Rust,
-//!   with [`versioned_struct!`], and at every build the layout lock checks the declaration
-//!   against the offsets and sizes written into it. The C header is the other side's copy of the
-//!   same ABI (the host's or the plugin's), and it could not be the input: the versions that added
-//!   and deprecated each member, which the scheme runs on, are only comments there.
 //! - **Breaking edits the compiler cannot see are caught by snapshots.** The layout lock sees
-//!   offsets and sizes only. A renamed member, a same-size type change or a deprecated slot put
-//!   back to use keep every byte in place, so the repository commits a snapshot of each declared
-//!   struct (`abi/`, with every member's name, type, offset, size, `since` and `deprecated`, from
-//!   [`Member`]), and `cargo xtask abi-check` fails on any change of it other than appending
-//!   members or deprecating one.
-//! - **There is nothing to inspect from a command line.** A versioned struct exists only in the
-//!   memory of a running process, as a pointer and a `struct_size` handed across a `dlopen`
-//!   boundary; no file holds one. Its layout is checked by the compiler when the crate that
-//!   declares it builds, and a producer's `struct_size` by [`View`] and the copies at run time,
-//!   inside the host or plugin.
+//!   offsets and sizes only. A renamed member, a same-size type change (even through an alias:
+//!   each member records its resolved [`Shape`]) or a deprecated slot put back to use keep every
+//!   byte in place, so the repository commits a snapshot of each declared struct (`abi/`), and
+//!   `cargo xtask abi-check` fails on any change of it other than appending members or
+//!   deprecating one. It finds every declared struct by reading the sources, and runs the same
+//!   comparison over TensorFlow's own releases.
+//! - **The command-line tool answers what plugin authors ask**: `se-abi plugin-check PLUGIN.so`
+//!   (feature `cli`) says which TensorFlow releases load a plugin and why the others refuse it,
+//!   from its ELF files and the release facts, and, when asked, by running its `SE_InitPlugin` in
+//!   an emulated host of each release, in a child process. The engine is the `plugin` module
+//!   (feature `plugin-check`), the one part of the crate that needs `std`: it reads files and
+//!   loads libraries, while everything else runs inside hosts and plugins, `no_std`.
 #![no_std]
 #![warn(missing_docs)]
+
+// `plugin` reads files and loads libraries: the one part of the crate that needs `std`.
+#[cfg(feature = "plugin-check")]
+extern crate std;
 
 // The docs that `versioned_struct!` writes link to `se_abi::View` and friends, the path a user's
 // crate sees; this makes the same path resolve for the structs declared in this crate
@@ -137,10 +145,17 @@ extern crate self as se_abi;
 mod copy;
 mod declare;
 mod error;
+// `cargo xtask codegen`'s output: TensorFlow's structs from the release facts (`tensorflow`
+// re-exports them).
+#[rustfmt::skip]
+mod generated;
 mod header;
 mod layout;
 mod member;
+#[cfg(feature = "plugin-check")]
+pub mod plugin;
 mod registration;
+mod shape;
 pub mod tensorflow;
 mod version;
 mod view;
@@ -158,10 +173,12 @@ pub use member::{Member, MemberKind};
 
 // Members: which types may be one, how a checked read treats zero, and the typed handle on each.
 pub use member::{AbiMember, Deprecated, Field, Kind, NonZero, NonZeroMember, Value};
+pub use shape::{CType, Shape};
 
 // Reading a foreign producer's struct in place, and copying or writing whole structs.
 pub use copy::{
-    CopyOptions, DeprecatedMembers, Tail, copy_from_bytes, copy_from_ptr, write_to, write_to_bytes,
+    CopyOptions, DeprecatedMembers, Tail, copy_from_bytes, copy_from_ptr, fill, fill_bytes,
+    write_new, write_new_bytes,
 };
 pub use view::View;
 

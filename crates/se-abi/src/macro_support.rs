@@ -147,11 +147,70 @@ pub const fn build_version(count: usize) -> Version {
     version(count as u64)
 }
 
+/// Whether `sizes` holds `size` (a `const` `contains`).
+pub const fn contains(sizes: &[usize], size: usize) -> bool {
+    let mut i = 0;
+    while i < sizes.len() {
+        if sizes[i] == size {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The parts of [`versioned_struct!`](crate::versioned_struct)'s expansion that depend on a
-/// member's optional parts (its kind, its deprecation), one rule per part.
+/// member's optional parts (its kind, its deprecation) or on the struct's header, one rule per
+/// part.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __versioned_struct_support {
+    // The header: which fields follow `struct_size`, and their rows in the member table.
+    (@header [] $($rest:tt)*) => {
+        $crate::__versioned_struct_support! { @header [next] $($rest)* }
+    };
+    (@header [next] $($rest:tt)*) => {
+        $crate::__versioned_struct_impl! {
+            header = next,
+            header_fields = [next: *mut ::core::ffi::c_void],
+            header_rows = [$crate::Member::HEADER[1]],
+            $($rest)*
+        }
+    };
+    (@header [ext] $($rest:tt)*) => {
+        $crate::__versioned_struct_impl! {
+            header = ext,
+            header_fields = [ext: *mut ::core::ffi::c_void],
+            header_rows = [$crate::Member::EXT],
+            $($rest)*
+        }
+    };
+    (@header [none] $($rest:tt)*) => {
+        $crate::__versioned_struct_impl! {
+            header = none,
+            header_fields = [],
+            header_rows = [],
+            $($rest)*
+        }
+    };
+    (@header [$other:ident] $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "se-abi: unknown `header = ", ::core::stringify!($other), "`: use `next`, `ext` or `none`"
+        ));
+    };
+    // The handle on a free-form `ext`.
+    (@header_handle next $name:ident) => {};
+    (@header_handle none $name:ident) => {};
+    (@header_handle ext $name:ident) => {
+        /// The producer's free-form data (`ext`), a `value` member of the header.
+        pub const ext: $crate::Field<$name, *mut ::core::ffi::c_void, $crate::Value> =
+            // SAFETY: `__private::field` requires a field of type exactly `*mut c_void` at that
+            // offset, ending within the struct's size: `offset_of!` gives the offset of the
+            // header field `ext`, which the expansion declared with that type, and every member
+            // ends after it.
+            unsafe { $crate::__private::field(::core::mem::offset_of!($name, ext), "ext") };
+    };
+
     // The `Kind` type of a member kind keyword.
     (@kind value) => {
         $crate::Value

@@ -9,12 +9,15 @@
 
 use core::marker::PhantomData;
 
+use crate::shape::{CType, Shape};
 use crate::version::Version;
 
 /// A type that may be a member of a versioned C struct.
 ///
-/// Implemented for the integers, raw pointers, and `Option<unsafe extern "C" fn(..) -> R>` (up
-/// to nine arguments), the C function pointers of a C API as bindgen writes them. Safe
+/// Implemented for the integers, `f32` and `f64`, raw pointers to a [`CType`], and
+/// `Option<unsafe extern "C" fn(..) -> R>` (up to nine arguments, each a [`CType`]), the C
+/// function pointers of a C API as bindgen writes them. Every member also has a
+/// [`CType`] shape, recorded in the member table for `cargo xtask abi-check`. Safe
 /// `extern "C" fn` pointers are not members: one read from a producer's bytes (which
 /// [`copy_from_bytes`](crate::copy_from_bytes) takes from safe code) could then be called from
 /// safe code.
@@ -31,7 +34,7 @@ use crate::version::Version;
     label = "not an `AbiMember`",
     note = "members are integers, raw pointers, `Option<unsafe extern \"C\" fn(..)>`, or types that implement `se_abi::AbiMember`: valid, and safe to use, for every bit pattern a foreign producer may write"
 )]
-pub unsafe trait AbiMember: Copy + 'static {}
+pub unsafe trait AbiMember: CType + Copy + 'static {}
 
 macro_rules! abi_member_ints {
     ($($t:ty),*) => {$(
@@ -52,15 +55,26 @@ macro_rules! abi_member_ints {
 }
 abi_member_ints!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
+macro_rules! abi_member_floats {
+    ($($t:ty),*) => {$(
+        // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit
+        // pattern valid and safe. A float is its size with no padding, has no drop glue, and
+        // every bit pattern is a valid value, NaNs included (see
+        // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.scalar>).
+        unsafe impl AbiMember for $t {}
+    )*};
+}
+abi_member_floats!(f32, f64);
+
 // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit pattern valid
 // and safe. A raw pointer to a `Sized` `T` is thin, one `usize` with no padding (see
 // <https://doc.rust-lang.org/reference/type-layout.html#r-layout.pointer.thin>); like an integer,
 // it is valid when initialized (see
 // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.scalar>),
 // dangling or null included, and only `unsafe` code can dereference it.
-unsafe impl<T: 'static> AbiMember for *const T {}
+unsafe impl<T: CType> AbiMember for *const T {}
 // SAFETY: as for `*const T`.
-unsafe impl<T: 'static> AbiMember for *mut T {}
+unsafe impl<T: CType> AbiMember for *mut T {}
 
 macro_rules! abi_member_fns {
     ($(($($arg:ident),*)),*) => {$(
@@ -72,8 +86,8 @@ macro_rules! abi_member_fns {
         // a fn pointer's only validity requirement:
         // <https://doc.rust-lang.org/reference/behavior-considered-undefined.html#r-undefined.validity.fn-pointer>),
         // and calling an `unsafe fn` pointer is an `unsafe` act whose caller vouches for it.
-        unsafe impl<R: 'static, $($arg: 'static),*> AbiMember for Option<unsafe extern "C" fn($($arg),*) -> R> {}
-        impl<R: 'static, $($arg: 'static),*> NonZeroMember for Option<unsafe extern "C" fn($($arg),*) -> R> {
+        unsafe impl<R: CType, $($arg: CType),*> AbiMember for Option<unsafe extern "C" fn($($arg),*) -> R> {}
+        impl<R: CType, $($arg: CType),*> NonZeroMember for Option<unsafe extern "C" fn($($arg),*) -> R> {
             type Out = unsafe extern "C" fn($($arg),*) -> R;
             fn non_zero(self) -> Option<Self::Out> { self }
         }
@@ -99,14 +113,14 @@ pub trait NonZeroMember: AbiMember {
     fn non_zero(self) -> Option<Self::Out>;
 }
 
-impl<T: 'static> NonZeroMember for *const T {
+impl<T: CType> NonZeroMember for *const T {
     type Out = *const T;
     fn non_zero(self) -> Option<*const T> {
         if self.is_null() { None } else { Some(self) }
     }
 }
 
-impl<T: 'static> NonZeroMember for *mut T {
+impl<T: CType> NonZeroMember for *mut T {
     type Out = *mut T;
     fn non_zero(self) -> Option<*mut T> {
         if self.is_null() { None } else { Some(self) }
@@ -160,8 +174,10 @@ impl<F: NonZeroMember> Kind<F> for NonZero {
 /// [`Value`] or [`NonZero`], as data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemberKind {
-    /// The header's `struct_size` and `next`.
+    /// The header's `struct_size`.
     Header,
+    /// The reserved `next` pointer after it: always written NULL, never read, never relayed.
+    Reserved,
     /// See [`Value`].
     Value,
     /// See [`NonZero`].
@@ -190,6 +206,10 @@ pub struct Member {
     pub deprecated: Option<Version>,
     /// How a checked read treats it.
     pub kind: MemberKind,
+    /// What its type is at the ABI, through every alias: recorded in the layout snapshots of
+    /// `cargo xtask abi-check`, which catch a same-size change of it (`u8` to `i8`, an enum's
+    /// `c_int` to `c_uint`) even when the declared type's text is unchanged.
+    pub shape: Shape,
 }
 
 impl Member {
@@ -204,7 +224,8 @@ impl Member {
         struct_size > self.offset
     }
 
-    /// The two header members every versioned struct starts with.
+    /// The two header members a versioned struct starts with by default: `struct_size` and the
+    /// reserved `next` pointer.
     pub const HEADER: [Member; 2] = [
         Member {
             name: "struct_size",
@@ -215,6 +236,7 @@ impl Member {
             since: Version::FIRST,
             deprecated: None,
             kind: MemberKind::Header,
+            shape: usize::SHAPE,
         },
         Member {
             name: "next",
@@ -224,9 +246,19 @@ impl Member {
             align: align_of::<*mut core::ffi::c_void>(),
             since: Version::FIRST,
             deprecated: None,
-            kind: MemberKind::Header,
+            kind: MemberKind::Reserved,
+            shape: <*mut core::ffi::c_void>::SHAPE,
         },
     ];
+
+    /// The pointer after `struct_size` in a struct declared with `header = ext`: free-form data
+    /// of the producer (TensorFlow's `ext` in `SP_Platform` and `SP_Device`, "free-form data set
+    /// by plugin"), read and written like any [`Value`] member.
+    pub const EXT: Member = Member {
+        name: "ext",
+        kind: MemberKind::Value,
+        ..Member::HEADER[1]
+    };
 }
 
 /// `fn() -> (T, F, K)`: ties a [`Field`] to its types without owning them (so `Field` is always
@@ -307,7 +339,7 @@ impl<T, F: AbiMember, K: Kind<F>> Field<T, F, K> {
 /// let mut dev = Dev::new();
 /// dev.set_deprecated(Dev::data, std::ptr::without_provenance_mut(0x40));
 /// let mut wire = [0u8; 40];
-/// se_abi::write_to_bytes(&dev, &mut wire)?;
+/// se_abi::write_new_bytes(&dev, &mut wire)?;
 /// assert_eq!(&wire[32..40], &0x40usize.to_ne_bytes()); // written for an older host
 /// # Ok::<(), se_abi::Error>(())
 /// ```

@@ -10,11 +10,13 @@
 //! rule for CONV_2D (a dilated CONV_2D is version 1; its version 2 is the hybrid float32/int8
 //! kernel), so the tour uses the op where the story is true, and shows CONV_2D too.
 //! Everything below is a real .tflite FlatBuffer, written and read by this crate; nothing
-//! needs TensorFlow.
+//! needs TensorFlow. The last part asks today's question of a model: which of the runtimes users
+//! install (`tf.lite.Interpreter`, `tflite-runtime`, `ai-edge-litert`) load it.
 
 use tflite_opver::{
-    BuiltinOperator, Conv2DParams, DepthwiseConv2DParams, ElementType, Error, Model, ModelBuilder,
-    OpSignature, OpVersion, Params, Resolver, RuntimeVersion, StampMode, TensorSpec, op_version,
+    BuiltinOperator, ElementType, Error, Model, ModelBuilder, OpSignature, OpVersion, Resolver,
+    Runtime, RuntimeFamily, RuntimeVersion, StampMode, TensorSpec, op_version,
+    params::{Conv2DParams, DepthwiseConv2DParams, Params},
     stamp, version_reason,
 };
 
@@ -167,5 +169,42 @@ fn main() -> Result<(), Error> {
         min_model.stored_min_runtime_version().unwrap_or(""),
         tflite_1_11.check(&min_codes).is_ok()
     );
+
+    section("5. The runtimes users install");
+    // Today's question: which `tf.lite.Interpreter`, `tflite-runtime` or `ai-edge-litert`
+    // release loads the model, and in what words do the others refuse it? An int8 SQRT is
+    // version 2, a kernel TensorFlow added in 2.21.
+    let int8 = TensorSpec::new(ElementType::Int8, &[1, 4]);
+    let sqrt = OpSignature::new(
+        BuiltinOperator::SQRT,
+        vec![int8.clone()],
+        vec![int8],
+        Params::None,
+    );
+    let new_model = ModelBuilder::new()
+        .signature(&sqrt, op_version(&sqrt))
+        .finish();
+    let verdicts = Model::from_bytes(&new_model)?.runtime_verdicts();
+    for family in RuntimeFamily::ALL {
+        match verdicts.oldest(family) {
+            Some(runtime) => println!("the oldest {family} that loads it: {runtime}"),
+            None => println!("no {family} release loads it"),
+        }
+    }
+    let tf_2_20: Runtime = "tensorflow-cpu 2.20.0".parse()?;
+    let refused = verdicts.verdict(tf_2_20);
+    println!(
+        "{tf_2_20} refuses it, in its own words: {:?}",
+        refused.error().unwrap_or_default()
+    );
+    for blocking in &refused.blocking {
+        println!(
+            "  blocked by {} v{}: it registers up to v{}; the model needs {}",
+            blocking.op,
+            blocking.version,
+            blocking.max_registered.map_or(0, |v| v.get()),
+            blocking.required
+        );
+    }
     Ok(())
 }

@@ -250,8 +250,8 @@ impl Decision {
 ///
 /// ```
 /// use tflite_opver::{
-///     BuiltinOperator, Capability, Check, Delegate, ElementType, OpSignature, OpVersion, Params,
-///     TensorSpec,
+///     BuiltinOperator, Capability, Check, Delegate, ElementType, OpSignature, OpVersion,
+///     TensorSpec, params::Params,
 /// };
 ///
 /// const FLOAT_ONLY: Check = Check::new("Only float32 inputs are supported.", |sig| {

@@ -69,6 +69,16 @@ pub enum Error {
         len: usize,
     },
 
+    /// A runtime name that names none of the runtimes covered ([`Runtime::all`](crate::Runtime::all)).
+    #[error(
+        "unknown runtime {name:?}: name one as its users do, as \"ai-edge-litert 2.3.0\"; the runtimes covered are {}",
+        known_runtimes()
+    )]
+    UnknownRuntime {
+        /// The name as given.
+        name: String,
+    },
+
     /// A kernel registration whose version range is empty.
     #[error(
         "cannot register {op} for versions {min} to {max}: the first version must not exceed the last"
@@ -295,6 +305,12 @@ impl Eq for FlatBufferError {}
 /// Turns a planus error into ours, keeping planus' report whole as the source.
 pub(crate) fn malformed(error: planus::Error) -> Error {
     DecodeError::Malformed(error.into()).into()
+}
+
+/// Every runtime's name, for [`Error::UnknownRuntime`].
+fn known_runtimes() -> String {
+    let names: Vec<String> = crate::Runtime::all().map(|r| r.to_string()).collect();
+    names.join(", ")
 }
 
 /// Formats [`Error::UnresolvedOperators`]'s list: one failure per line.

@@ -102,8 +102,8 @@ impl Model<'_> {
     ///
     /// ```
     /// use tflite_opver::{
-    ///     BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, Params,
-    ///     StampMode, StampWarning, TensorSpec, stamp,
+    ///     BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, StampMode,
+    ///     StampWarning, TensorSpec, stamp, params::Params,
     /// };
     ///
     /// let int16 = TensorSpec::new(ElementType::Int16, &[1, 4]);
@@ -136,7 +136,7 @@ impl Model<'_> {
                 op: code.builtin,
                 stored: code.version,
                 required: reason.version(),
-                reason: *reason,
+                reason: reason.clone(),
             })
             .collect();
         let required: Vec<OpVersion> = reasons.iter().map(VersionReason::version).collect();

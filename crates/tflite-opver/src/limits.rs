@@ -9,9 +9,11 @@
 //!   its options table, every tensor, buffer, operator code and quantization table: a model
 //!   of about a hundred thousand operators can reach it.
 //! - **size**: TFLite verifies at most `FLATBUFFERS_MAX_BUFFER_SIZE - 1` bytes (2^31 - 2;
-//!   `FLATBUFFERS_MAX_BUFFER_SIZE` is 2^31 - 1 in `flatbuffers/base.h`), so a FlatBuffer of
-//!   2 GiB or more cannot load; the converter keeps larger weights outside the FlatBuffer
-//!   (buffers with an `offset`), which TFLite reads without verifying.
+//!   `FLATBUFFERS_MAX_BUFFER_SIZE` is 2^31 - 1 in `flatbuffers/base.h`) from the start of the
+//!   file, whatever its length, so a FlatBuffer of 2 GiB or more cannot load. The converter
+//!   keeps larger weights outside the FlatBuffer, after it (buffers with an `offset`), which
+//!   TFLite reads without verifying: then only the FlatBuffer itself, the bytes before the
+//!   first such offset, must stay below the limit.
 //!
 //! Either way TFLite answers "The model is not a valid Flatbuffer buffer" and nothing more;
 //! [`loader_limits`] says which limit, before a model ships.
@@ -53,17 +55,28 @@ pub enum LimitWarning {
     },
     /// The FlatBuffer is larger than the verifier reads.
     #[error(
-        "the model is {len} bytes and keeps all its data inside the FlatBuffer, above the {max} \
-         bytes TFLite verifies (FLATBUFFERS_MAX_BUFFER_SIZE - 1, \
+        "{}, above the {max} bytes TFLite verifies (FLATBUFFERS_MAX_BUFFER_SIZE - 1, \
          tensorflow/compiler/mlir/lite/core/model_builder_base.h): TFLite will refuse it with \
-         \"The model is not a valid Flatbuffer buffer\"; keep large weights outside the \
-         FlatBuffer, as the converter does above 2 GB"
+         \"The model is not a valid Flatbuffer buffer\"; {}",
+        if *external_data {
+            format!("the model's FlatBuffer is {len} bytes, even with data kept outside it")
+        } else {
+            format!("the model is {len} bytes and keeps all its data inside the FlatBuffer")
+        },
+        if *external_data {
+            "keep more of its weights outside the FlatBuffer, or split the model"
+        } else {
+            "keep large weights outside the FlatBuffer, as the converter does above 2 GB"
+        }
     )]
     TooLarge {
-        /// The model's length in bytes.
+        /// The FlatBuffer's length in bytes: the model's, or the bytes before its first data
+        /// kept outside the FlatBuffer.
         len: usize,
         /// [`VERIFIER_MAX_BYTES`].
         max: usize,
+        /// Whether the model keeps some data outside the FlatBuffer.
+        external_data: bool,
     },
 }
 
@@ -76,6 +89,9 @@ pub struct LoaderLimits {
     pub tables: usize,
     /// The model's length in bytes.
     pub len: usize,
+    /// The FlatBuffer's length in bytes: `len`, or the bytes before the first data kept outside
+    /// the FlatBuffer ([`Model::flatbuffer_len`]).
+    pub flatbuffer_len: usize,
     /// Whether some buffer keeps its data outside the FlatBuffer (which is not verified).
     pub external_data: bool,
 }
@@ -90,10 +106,11 @@ impl LoaderLimits {
                 max: VERIFIER_MAX_TABLES,
             });
         }
-        if self.len > VERIFIER_MAX_BYTES && !self.external_data {
+        if self.flatbuffer_len > VERIFIER_MAX_BYTES {
             warnings.push(LimitWarning::TooLarge {
-                len: self.len,
+                len: self.flatbuffer_len,
                 max: VERIFIER_MAX_BYTES,
+                external_data: self.external_data,
             });
         }
         warnings
@@ -107,8 +124,8 @@ impl LoaderLimits {
 ///
 /// ```
 /// use tflite_opver::{
-///     AddParams, BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion,
-///     Params, TensorSpec, loader_limits,
+///     BuiltinOperator, ElementType, Model, ModelBuilder, OpSignature, OpVersion, TensorSpec,
+///     loader_limits, params::{AddParams, Params},
 /// };
 ///
 /// let t = TensorSpec::new(ElementType::Float32, &[1, 4]);
@@ -129,6 +146,7 @@ pub fn loader_limits(model: &Model<'_>) -> LoaderLimits {
     LoaderLimits {
         tables: model.flatbuffer_tables(),
         len: model.bytes().len(),
+        flatbuffer_len: model.flatbuffer_len(),
         external_data: model.has_external_data(),
     }
 }
@@ -136,93 +154,22 @@ pub fn loader_limits(model: &Model<'_>) -> LoaderLimits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generated::schema::tflite as fb;
-
-    // A walk of its own over a model's tables: the reference for the count
-    // `Model::from_bytes` keeps while reading.
-
-    /// The length of an optional vector field, 0 when absent.
-    fn len_of<T>(field: planus::Result<Option<planus::Vector<'_, T>>>) -> usize {
-        field.ok().flatten().map_or(0, |v| v.len())
-    }
-
-    /// 1 when an optional table (or a union with a known member) is present. An unknown union
-    /// member is not verified by TFLite, so not counted.
-    fn present<T>(field: planus::Result<Option<T>>) -> usize {
-        usize::from(matches!(field, Ok(Some(_))))
-    }
-
-    /// The tables of a model that [`Model::from_bytes`] already validated; `None` only if the
-    /// root cannot be read.
-    fn count_tables(bytes: &[u8]) -> Option<usize> {
-        use planus::ReadAsRoot;
-        let root = fb::ModelRef::read_as_root(bytes).ok()?;
-        let mut tables = 1 + len_of(root.operator_codes()) + len_of(root.buffers());
-        tables += len_of(root.metadata());
-        if let Ok(Some(signatures)) = root.signature_defs() {
-            for signature in signatures.iter().flatten() {
-                tables += 1 + len_of(signature.inputs()) + len_of(signature.outputs());
-            }
-        }
-        let Ok(Some(subgraphs)) = root.subgraphs() else {
-            return Some(tables);
-        };
-        for subgraph in subgraphs.iter().flatten() {
-            tables += 1;
-            if let Ok(Some(tensors)) = subgraph.tensors() {
-                for tensor in tensors.iter().flatten() {
-                    tables += 1 + present(tensor.sparsity()) + len_of(tensor.variant_tensors());
-                    if let Ok(Some(quantization)) = tensor.quantization() {
-                        tables += 1 + present(quantization.details());
-                    }
-                }
-            }
-            if let Ok(Some(operators)) = subgraph.operators() {
-                for operator in operators.iter().flatten() {
-                    tables += 1
-                        + present(operator.builtin_options())
-                        + present(operator.builtin_options_2());
-                }
-            }
-        }
-        Some(tables)
-    }
-
-    #[test]
-    fn tables_counted_while_reading_equal_a_walk_of_their_own() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tflite");
-        let mut models = 0;
-        for entry in std::fs::read_dir(dir).expect("test data") {
-            let path = entry.expect("entry").path();
-            if path.extension().is_none_or(|e| e != "tflite") {
-                continue;
-            }
-            let bytes = std::fs::read(&path).expect("readable");
-            let model = Model::from_bytes(&bytes).expect("a model");
-            assert_eq!(
-                Some(loader_limits(&model).tables),
-                count_tables(&bytes),
-                "{}",
-                path.display()
-            );
-            models += 1;
-        }
-        assert!(models >= 241, "{models}");
-    }
-
-    fn limits(tables: usize, len: usize, external_data: bool) -> LoaderLimits {
+    /// Limits of a model of `len` bytes whose FlatBuffer, when it keeps data outside it, ends
+    /// at `external_from`.
+    fn limits(tables: usize, len: usize, external_from: Option<usize>) -> LoaderLimits {
         LoaderLimits {
             tables,
             len,
-            external_data,
+            flatbuffer_len: external_from.unwrap_or(len),
+            external_data: external_from.is_some(),
         }
     }
 
     #[test]
     fn table_limit_is_strictly_above_a_million() {
-        assert!(limits(1_000_000, 100, false).warnings().is_empty());
+        assert!(limits(1_000_000, 100, None).warnings().is_empty());
         assert_eq!(
-            limits(1_000_001, 100, false).warnings(),
+            limits(1_000_001, 100, None).warnings(),
             [LimitWarning::TooManyTables {
                 tables: 1_000_001,
                 max: 1_000_000
@@ -233,22 +180,44 @@ mod tests {
     #[test]
     fn size_limit_is_two_gib_minus_two_without_external_data() {
         assert_eq!(VERIFIER_MAX_BYTES, (1 << 31) - 2);
-        assert!(limits(1, VERIFIER_MAX_BYTES, false).warnings().is_empty());
-        let too_large = limits(1, VERIFIER_MAX_BYTES + 1, false).warnings();
+        assert!(limits(1, VERIFIER_MAX_BYTES, None).warnings().is_empty());
+        let too_large = limits(1, VERIFIER_MAX_BYTES + 1, None).warnings();
         assert_eq!(
             too_large,
             [LimitWarning::TooLarge {
                 len: (1 << 31) - 1,
-                max: (1 << 31) - 2
+                max: (1 << 31) - 2,
+                external_data: false,
             }]
         );
+        let text = too_large[0].to_string();
+        assert!(text.contains("FLATBUFFERS_MAX_BUFFER_SIZE - 1"), "{text}");
+        assert!(text.contains("keeps all its data inside"), "{text}");
+        // Data kept outside the FlatBuffer is not verified...
+        assert!(limits(1, usize::MAX, Some(1 << 30)).warnings().is_empty());
         assert!(
-            too_large[0]
-                .to_string()
-                .contains("FLATBUFFERS_MAX_BUFFER_SIZE - 1")
+            limits(1, usize::MAX, Some(VERIFIER_MAX_BYTES))
+                .warnings()
+                .is_empty()
         );
-        // Data kept outside the FlatBuffer is not verified.
-        assert!(limits(1, usize::MAX, true).warnings().is_empty());
-        assert_eq!(limits(2_000_000, usize::MAX, false).warnings().len(), 2);
+        assert_eq!(limits(2_000_000, usize::MAX, None).warnings().len(), 2);
+    }
+
+    /// ... but the FlatBuffer before it is: TFLite verifies the first 2^31 - 2 bytes of the
+    /// file whatever follows them.
+    #[test]
+    fn a_flatbuffer_past_the_limit_is_refused_even_with_data_outside_it() {
+        let too_large = limits(1, usize::MAX, Some(VERIFIER_MAX_BYTES + 1)).warnings();
+        assert_eq!(
+            too_large,
+            [LimitWarning::TooLarge {
+                len: (1 << 31) - 1,
+                max: (1 << 31) - 2,
+                external_data: true,
+            }]
+        );
+        let text = too_large[0].to_string();
+        assert!(text.contains("even with data kept outside it"), "{text}");
+        assert!(text.contains("split the model"), "{text}");
     }
 }

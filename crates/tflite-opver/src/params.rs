@@ -1,4 +1,22 @@
-//! Operator options as plain Rust values, decoupled from the FlatBuffer tables.
+//! Operator options as plain Rust values, decoupled from the FlatBuffer tables: the `*Params`
+//! family.
+//!
+//! An operator's options table (`Conv2DOptions`, `FullyConnectedOptions`...) becomes one
+//! variant of [`Params`], holding a struct named after TensorFlow Lite's C struct
+//! (`TfLiteConvParams` is [`Conv2DParams`]) with the schema's defaults, as TFLite's
+//! `ParseOpData` fills them: a model that lacks an option gets the value that behaves like the
+//! kernel before the option existed. Ops without options, and options TF's version rules never
+//! read, are [`Params::None`].
+//!
+//! ```
+//! use tflite_opver::params::{Conv2DParams, Padding, Params};
+//!
+//! let dilated = Conv2DParams { dilation_width_factor: 2, ..Default::default() };
+//! assert_eq!(dilated.padding, Padding::Same);
+//! assert_eq!(dilated.dilation_height_factor, 1);
+//! let params = Params::Conv2D(dilated);
+//! assert_ne!(params, Params::None);
+//! ```
 
 use crate::operator::BuiltinOperator;
 use crate::tensor::ElementType;

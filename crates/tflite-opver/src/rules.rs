@@ -11,8 +11,35 @@ use crate::resolver::Resolver;
 use crate::signature::OpSignature;
 use crate::version::{VersionReason, op_version, version_reason};
 
-/// A version rule: the lowest version of an op that runs the given signature.
-pub type VersionRule = dyn Fn(&OpSignature) -> OpVersion + Send + Sync;
+/// A version rule, as [`VersionRules`] keeps it: the lowest version of an op that runs the given
+/// signature, and why.
+pub type VersionRule = dyn Fn(&OpSignature) -> VersionReason + Send + Sync;
+
+/// What a version rule returns: a bare [`OpVersion`] (its reason is then "user-defined rule"),
+/// or a [`VersionReason`] that says in the rule's own words what set the version.
+pub trait IntoVersionReason {
+    /// The version and its reason.
+    fn into_version_reason(self) -> VersionReason;
+}
+
+impl IntoVersionReason for OpVersion {
+    fn into_version_reason(self) -> VersionReason {
+        VersionReason::new(self, USER_RULE)
+    }
+}
+
+impl IntoVersionReason for VersionReason {
+    fn into_version_reason(self) -> VersionReason {
+        self
+    }
+}
+
+/// Keeps a user's rule in the stored form.
+fn stored<R: IntoVersionReason>(
+    rule: impl Fn(&OpSignature) -> R + Send + Sync + 'static,
+) -> Arc<VersionRule> {
+    Arc::new(move |sig: &OpSignature| rule(sig).into_version_reason())
+}
 
 /// One registration: the rule and the versions the op has.
 #[derive(Clone)]
@@ -43,19 +70,24 @@ struct Registered {
 /// A rule is trusted to stay within its range; a version outside it is what the registration
 /// does not have, so [`Resolver::check`] on the result refuses it.
 ///
+/// A rule returns an [`OpVersion`], or a [`VersionReason`] when it can say why: the reasons
+/// `inspect` would show ([`Model::required_version_reasons_with`](crate::Model::required_version_reasons_with))
+/// are then the rule's own, as TF's rules give theirs. A bare version's reason is
+/// "user-defined rule".
+///
 /// ```
 /// use tflite_opver::{
 ///     ElementType, Model, ModelBuilder, OpSignature, OpVersion, StampMode,
-///     TensorSpec, VersionRules, stamp_with,
+///     TensorSpec, VersionReason, VersionRules, stamp_with,
 /// };
 ///
 /// // MyOp v2 added int8, v3 added int16.
 /// let mut rules = VersionRules::new();
 /// rules.custom_versions("MyOp", OpVersion::new(1), OpVersion::new(3), |sig: &OpSignature| {
 ///     match sig.input_type(0) {
-///         ElementType::Int16 => OpVersion::new(3),
-///         ElementType::Int8 => OpVersion::new(2),
-///         _ => OpVersion::ONE,
+///         ElementType::Int16 => VersionReason::new(OpVersion::new(3), "int16 input"),
+///         ElementType::Int8 => VersionReason::new(OpVersion::new(2), "int8 input"),
+///         _ => VersionReason::new(OpVersion::ONE, "float input"),
 ///     }
 /// })?;
 ///
@@ -69,6 +101,7 @@ struct Registered {
 /// let model = Model::from_bytes(&bytes)?;
 /// assert_eq!(model.required_versions(), [OpVersion::ONE]); // TF: a custom op keeps its stamp
 /// assert_eq!(model.required_versions_with(&rules), [OpVersion::new(2)]);
+/// assert_eq!(model.required_version_reasons_with(&rules)[0].to_string(), "v2: int8 input");
 /// let stamped = stamp_with(&bytes, StampMode::Raise, &rules)?;
 /// assert_eq!(Model::from_bytes(&stamped.bytes)?.operator_codes()[0].version, OpVersion::new(2));
 /// # Ok::<(), tflite_opver::Error>(())
@@ -101,7 +134,7 @@ impl fmt::Debug for VersionRules {
     }
 }
 
-/// The reason given for a version a user-defined rule set.
+/// The reason given for a bare version a user-defined rule returned.
 const USER_RULE: &str = "user-defined rule";
 
 impl VersionRules {
@@ -112,15 +145,15 @@ impl VersionRules {
 
     /// Gives the custom op `name` a version rule; it has versions `[1, 1]` (the default of
     /// TFLite's `AddCustom`). A later registration of the same op replaces this one.
-    pub fn custom(
+    pub fn custom<R: IntoVersionReason>(
         &mut self,
         name: &str,
-        rule: impl Fn(&OpSignature) -> OpVersion + Send + Sync + 'static,
+        rule: impl Fn(&OpSignature) -> R + Send + Sync + 'static,
     ) -> &mut Self {
         self.customs.insert(
             name.to_owned(),
             Registered {
-                rule: Arc::new(rule),
+                rule: stored(rule),
                 min: OpVersion::ONE,
                 max: OpVersion::ONE,
             },
@@ -131,18 +164,18 @@ impl VersionRules {
     /// Gives the custom op `name` a version rule and the versions `min..=max`.
     ///
     /// Fails with [`Error::InvalidVersionRange`] when `min > max`.
-    pub fn custom_versions(
+    pub fn custom_versions<R: IntoVersionReason>(
         &mut self,
         name: &str,
         min: OpVersion,
         max: OpVersion,
-        rule: impl Fn(&OpSignature) -> OpVersion + Send + Sync + 'static,
+        rule: impl Fn(&OpSignature) -> R + Send + Sync + 'static,
     ) -> Result<&mut Self, Error> {
         check_range(name, min, max)?;
         self.customs.insert(
             name.to_owned(),
             Registered {
-                rule: Arc::new(rule),
+                rule: stored(rule),
                 min,
                 max,
             },
@@ -152,15 +185,15 @@ impl VersionRules {
 
     /// Replaces TF's rule for the builtin `op` (a fork's own versions); it has versions
     /// `[1, 1]`.
-    pub fn builtin(
+    pub fn builtin<R: IntoVersionReason>(
         &mut self,
         op: BuiltinOperator,
-        rule: impl Fn(&OpSignature) -> OpVersion + Send + Sync + 'static,
+        rule: impl Fn(&OpSignature) -> R + Send + Sync + 'static,
     ) -> &mut Self {
         self.builtins.insert(
             op,
             Registered {
-                rule: Arc::new(rule),
+                rule: stored(rule),
                 min: OpVersion::ONE,
                 max: OpVersion::ONE,
             },
@@ -171,18 +204,18 @@ impl VersionRules {
     /// Replaces TF's rule for the builtin `op`, with the versions `min..=max`.
     ///
     /// Fails with [`Error::InvalidVersionRange`] when `min > max`.
-    pub fn builtin_versions(
+    pub fn builtin_versions<R: IntoVersionReason>(
         &mut self,
         op: BuiltinOperator,
         min: OpVersion,
         max: OpVersion,
-        rule: impl Fn(&OpSignature) -> OpVersion + Send + Sync + 'static,
+        rule: impl Fn(&OpSignature) -> R + Send + Sync + 'static,
     ) -> Result<&mut Self, Error> {
         check_range(&op.to_string(), min, max)?;
         self.builtins.insert(
             op,
             Registered {
-                rule: Arc::new(rule),
+                rule: stored(rule),
                 min,
                 max,
             },
@@ -213,7 +246,7 @@ impl VersionRules {
     /// stored version instead.
     pub fn version(&self, sig: &OpSignature) -> OpVersion {
         match self.registered(kind_of(sig)) {
-            Some(r) => (r.rule)(sig),
+            Some(r) => (r.rule)(sig).version(),
             None => op_version(sig),
         }
     }
@@ -221,7 +254,7 @@ impl VersionRules {
     /// [`VersionRules::version`] and the rule that set it.
     pub fn reason(&self, sig: &OpSignature) -> VersionReason {
         match self.registered(kind_of(sig)) {
-            Some(r) => VersionReason::new((r.rule)(sig), USER_RULE),
+            Some(r) => (r.rule)(sig),
             None => version_reason(sig),
         }
     }

@@ -121,7 +121,8 @@ impl SignatureFacts {
 ///
 /// ```
 /// use tflite_opver::{
-///     BuiltinOperator, DepthwiseConv2DParams, ElementType, OpSignature, Params, TensorSpec,
+///     BuiltinOperator, ElementType, OpSignature, TensorSpec,
+///     params::{DepthwiseConv2DParams, Params},
 /// };
 ///
 /// let f32 = |dims: &[i32]| TensorSpec::new(ElementType::Float32, dims);

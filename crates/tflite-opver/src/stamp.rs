@@ -1,14 +1,14 @@
 //! Re-stamping a model: operator code versions and the `min_runtime_version` metadata.
 
-use crate::error::{Error, StampError};
-use crate::layout::{
-    BUFFER_DATA, Front, Layout, MODEL_BUFFERS, MODEL_FIELDS, MODEL_METADATA, MODEL_OPERATOR_CODES,
-    MODEL_VERSION, OPERATOR_CODE_BUILTIN, OPERATOR_CODE_CUSTOM, OPERATOR_CODE_DEPRECATED,
-    OPERATOR_CODE_FIELDS, OPERATOR_CODE_VERSION, Target, Value, deref, field, has_unknown_fields,
-    layout_error, read_u32, retarget, write_i32,
-};
+use crate::error::{DecodeError, Error, StampError};
+use crate::front::{Front, Target, Value, retarget};
 use crate::model::Model;
 use crate::operator::OpVersion;
+use crate::raw::{
+    BUFFER_DATA, METADATA_NAME, MODEL_BUFFERS, MODEL_FIELDS, MODEL_METADATA, MODEL_OPERATOR_CODES,
+    MODEL_VERSION, OPERATOR_CODE_BUILTIN, OPERATOR_CODE_CUSTOM, OPERATOR_CODE_DEPRECATED,
+    OPERATOR_CODE_FIELDS, OPERATOR_CODE_VERSION, RawTable, Span, VectorField, deref, u32_at,
+};
 use crate::rules::{Judge, TfRules, VersionRules};
 use crate::runtime::RuntimeVersion;
 
@@ -137,7 +137,7 @@ fn stamp_by<J: Judge>(bytes: &[u8], mode: StampMode, judge: &J) -> Result<Stampe
 
     for change in &changes {
         let table = layout.operator_code(bytes, change.code)?;
-        match field(bytes, table, OPERATOR_CODE_VERSION)? {
+        match table.field(OPERATOR_CODE_VERSION) {
             Some(at) => write_i32(&mut out, at, change.to.get())?,
             // Absent means 1; nothing to write when 1 is what we want.
             None if change.to == OpVersion::ONE => {}
@@ -160,7 +160,7 @@ fn stamp_by<J: Judge>(bytes: &[u8], mode: StampMode, judge: &J) -> Result<Stampe
             let len = len.min(RuntimeVersion::METADATA_BUFFER_LEN);
             let data = out
                 .get_mut(start..start + len)
-                .ok_or_else(|| layout_error("the min_runtime_version buffer"))?;
+                .ok_or_else(|| missing("the min_runtime_version buffer"))?;
             data.fill(0);
             data[..runtime_text.len()].copy_from_slice(runtime_text.as_bytes());
         }
@@ -253,7 +253,7 @@ impl Extension {
         if model.has_external_data() {
             return Err(StampError::ExternalData.into());
         }
-        if has_unknown_fields(b, layout.root, MODEL_FIELDS)? {
+        if layout.root.has_fields_from(MODEL_FIELDS) {
             return Err(StampError::NewerModelFields.into());
         }
         let mut f = Front::default();
@@ -266,13 +266,14 @@ impl Extension {
             (None, _) => None,
             // Replace the entry whose buffer is too small...
             (Some(_), Some(_)) => {
-                let (len, first) = layout.metadata.ok_or_else(|| layout_error("metadata"))?;
+                let Span { len, first } = layout.metadata.ok_or_else(|| missing("metadata"))?;
                 let mut found = None;
                 for i in 0..len {
-                    let table = deref(b, first + 4 * i)?;
-                    if let Some(at) = field(b, table, 0)? {
-                        let s = deref(b, at)?;
-                        let n = read_u32(b, s)? as usize;
+                    let table = RawTable::at_offset(b, first + 4 * i)
+                        .ok_or_else(|| missing("a metadata entry"))?;
+                    if let Some(at) = table.field(METADATA_NAME) {
+                        let s = deref(b, at).ok_or_else(|| missing("a metadata name"))?;
+                        let n = u32_at(b, s).ok_or_else(|| missing("a metadata name"))? as usize;
                         if b.get(s + 4..s + 4 + n) == Some(RuntimeVersion::METADATA_NAME.as_bytes())
                         {
                             found = Some(i);
@@ -280,16 +281,16 @@ impl Extension {
                         }
                     }
                 }
-                Some(found.ok_or_else(|| layout_error("the min_runtime_version metadata"))?)
+                Some(found.ok_or_else(|| missing("the min_runtime_version metadata"))?)
             }
             // ... or append one.
-            (Some(_), None) => Some(layout.metadata.map_or(0, |(len, _)| len)),
+            (Some(_), None) => Some(layout.metadata.map_or(0, |span| span.len)),
         };
 
         // Model table: every field of the original, some pointing at new vectors.
         let model_fields: Vec<(usize, Option<usize>)> = (0..MODEL_FIELDS)
-            .map(|id| field(b, layout.root, id).map(|at| (id, at)))
-            .collect::<Result<_, _>>()?;
+            .map(|id| (id, layout.root.field(id)))
+            .collect();
         let new_codes = !self.codes.is_empty();
         let new_runtime = self.runtime.is_some();
         // New vectors are written after the Model table (offsets point forward), so the
@@ -302,9 +303,11 @@ impl Extension {
                 fields.push((id, Value::Offset(Target::New(0))));
             } else if let Some(at) = at {
                 let value = if id == MODEL_VERSION {
-                    Value::U32(read_u32(b, at)?)
+                    Value::U32(u32_at(b, at).ok_or_else(|| missing("the schema version"))?)
                 } else {
-                    Value::Offset(Target::Old(deref(b, at)?))
+                    Value::Offset(Target::Old(
+                        deref(b, at).ok_or_else(|| missing("a Model field"))?,
+                    ))
                 };
                 fields.push((id, value));
             }
@@ -329,10 +332,13 @@ impl Extension {
         // operator_codes: old tables, except the codes that get a new table.
         let mut code_tables = Vec::new();
         if new_codes {
-            let (len, first) = layout.operator_codes.ok_or_else(|| layout_error("codes"))?;
+            let Span { len, first } = layout
+                .operator_codes
+                .ok_or_else(|| missing("operator codes"))?;
             let mut slots = Vec::with_capacity(len);
             for i in 0..len {
-                slots.push(Target::Old(deref(b, first + 4 * i)?));
+                let table = deref(b, first + 4 * i).ok_or_else(|| missing("an operator code"))?;
+                slots.push(Target::Old(table));
             }
             let vec_at = f.offsets(&slots);
             if let Some(k) = field_fixup(MODEL_OPERATOR_CODES) {
@@ -346,9 +352,10 @@ impl Extension {
         if new_runtime {
             let mut slots = Vec::new();
             match layout.buffers {
-                Some((len, first)) => {
+                Some(Span { len, first }) => {
                     for i in 0..len {
-                        slots.push(Target::Old(deref(b, first + 4 * i)?));
+                        let table = deref(b, first + 4 * i).ok_or_else(|| missing("a buffer"))?;
+                        slots.push(Target::Old(table));
                     }
                 }
                 // No buffers at all: add the empty sentinel buffer 0 first.
@@ -363,9 +370,11 @@ impl Extension {
             new_buffer_slot = Some((vec_at, slots.len()));
 
             let mut entries = Vec::new();
-            if let Some((len, first)) = layout.metadata {
+            if let Some(Span { len, first }) = layout.metadata {
                 for i in 0..len {
-                    entries.push(Target::Old(deref(b, first + 4 * i)?));
+                    let table =
+                        deref(b, first + 4 * i).ok_or_else(|| missing("a metadata entry"))?;
+                    entries.push(Target::Old(table));
                 }
             }
             let slot = metadata_slot.unwrap_or(entries.len());
@@ -383,7 +392,7 @@ impl Extension {
         if let Some(&vec_at) = code_tables.first() {
             for &(i, version) in &self.codes {
                 let table = layout.operator_code(b, i)?;
-                if has_unknown_fields(b, table, OPERATOR_CODE_FIELDS)? {
+                if table.has_fields_from(OPERATOR_CODE_FIELDS) {
                     return Err(StampError::NewerOperatorCodeFields { code: i }.into());
                 }
                 let code = model.operator_codes()[i];
@@ -395,11 +404,9 @@ impl Extension {
                     (OPERATOR_CODE_VERSION, Value::I32(version.get())),
                     (OPERATOR_CODE_BUILTIN, Value::I32(code.builtin_code)),
                 ];
-                if let Some(at) = field(b, table, OPERATOR_CODE_CUSTOM)? {
-                    fields.push((
-                        OPERATOR_CODE_CUSTOM,
-                        Value::Offset(Target::Old(deref(b, at)?)),
-                    ));
+                if let Some(at) = table.field(OPERATOR_CODE_CUSTOM) {
+                    let name = deref(b, at).ok_or_else(|| missing("a custom code"))?;
+                    fields.push((OPERATOR_CODE_CUSTOM, Value::Offset(Target::Old(name))));
                 }
                 let new_table = f.table(OPERATOR_CODE_FIELDS, &fields);
                 let slot = vec_at + 4 + 4 * i;
@@ -433,5 +440,67 @@ impl Extension {
             f.fixups[pending_data].1 = Target::New(bytes);
         }
         f.finish(patched)
+    }
+}
+
+/// A field re-stamping reads or patches that is not where the validated model said.
+fn missing(what: &'static str) -> Error {
+    DecodeError::OutOfBounds { what }.into()
+}
+
+/// Writes an `int32` in place.
+fn write_i32(b: &mut [u8], at: usize, value: i32) -> Result<(), Error> {
+    b.get_mut(at..at + 4)
+        .ok_or_else(|| missing("a version field"))?
+        .copy_from_slice(&value.to_le_bytes());
+    Ok(())
+}
+
+/// Where a validated model's root table and the vectors re-stamping changes are.
+struct Layout<'b> {
+    root: RawTable<'b>,
+    operator_codes: Option<Span>,
+    buffers: Option<Span>,
+    metadata: Option<Span>,
+}
+
+impl<'b> Layout<'b> {
+    fn read(b: &'b [u8]) -> Result<Self, Error> {
+        let root = RawTable::root(b).ok_or_else(|| missing("the Model table"))?;
+        let list = |id| match root.vector(b, id, 4) {
+            Some(VectorField::At(span)) => Ok(Some(span)),
+            Some(VectorField::Absent) => Ok(None),
+            None => Err(missing("a vector of the Model table")),
+        };
+        Ok(Self {
+            root,
+            operator_codes: list(MODEL_OPERATOR_CODES)?,
+            buffers: list(MODEL_BUFFERS)?,
+            metadata: list(MODEL_METADATA)?,
+        })
+    }
+
+    /// The table of operator code `i`.
+    fn operator_code(&self, b: &'b [u8], i: usize) -> Result<RawTable<'b>, Error> {
+        self.operator_codes
+            .and_then(|span| span.element(i, 4))
+            .and_then(|element| RawTable::at_offset(b, element))
+            .ok_or_else(|| missing("an operator code"))
+    }
+
+    /// Where buffer `index`'s data is, `(start, length)`, when it has any.
+    fn buffer_data(&self, b: &[u8], index: u32) -> Result<Option<(usize, usize)>, Error> {
+        let Some(element) = self
+            .buffers
+            .and_then(|span| span.element(index as usize, 4))
+        else {
+            return Ok(None);
+        };
+        let table = RawTable::at_offset(b, element).ok_or_else(|| missing("a buffer"))?;
+        match table.vector(b, BUFFER_DATA, 1) {
+            Some(VectorField::At(span)) => Ok(Some((span.first, span.len))),
+            Some(VectorField::Absent) => Ok(None),
+            None => Err(missing("a buffer's data")),
+        }
     }
 }

@@ -66,6 +66,20 @@ impl ElementType {
         })
     }
 
+    /// The bits one element takes in a constant tensor's buffer; `None` for types whose data has
+    /// no fixed size (strings, resources, variants) and [`ElementType::NoType`].
+    pub(crate) fn bits(self) -> Option<u8> {
+        Some(match self {
+            Self::Int4 => 4,
+            Self::UInt8 | Self::Int8 | Self::Bool => 8,
+            Self::Int16 | Self::UInt16 | Self::Float16 | Self::BFloat16 => 16,
+            Self::Float32 | Self::Int32 | Self::UInt32 => 32,
+            Self::Int64 | Self::UInt64 | Self::Float64 | Self::Complex64 => 64,
+            Self::Complex128 => 128,
+            Self::String | Self::Resource | Self::Variant | Self::NoType => return None,
+        })
+    }
+
     /// The schema's `TensorType` value, or `None` for [`ElementType::NoType`].
     pub fn to_schema(self) -> Option<i8> {
         (0..=18).find(|&v| Self::from_schema(v) == Some(self))

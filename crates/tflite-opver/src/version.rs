@@ -1,5 +1,6 @@
 //! The op version rules: the lowest version of a builtin operator whose kernel can run a
 
+use std::borrow::Cow;
 use std::fmt;
 
 use crate::operator::BuiltinOperator;
@@ -13,7 +14,7 @@ use crate::tensor::ElementType;
 /// Custom operators and builtin ops without a rule are version 1.
 ///
 /// ```
-/// use tflite_opver::{BuiltinOperator, Params, ElementType, OpSignature, TensorSpec};
+/// use tflite_opver::{BuiltinOperator, ElementType, OpSignature, TensorSpec, params::Params};
 ///
 /// let t = |ty| TensorSpec::new(ty, &[1, 4]);
 /// let relu = |ty| OpSignature::new(BuiltinOperator::RELU, vec![t(ty)], vec![t(ty)], Params::None);
@@ -59,7 +60,9 @@ pub fn op_version(sig: &OpSignature) -> OpVersion {
 /// [`stamp`](crate::stamp)) computes reasons: ask for them when you show them.
 ///
 /// ```
-/// use tflite_opver::{BuiltinOperator, ElementType, OpSignature, Params, TensorSpec, version_reason};
+/// use tflite_opver::{
+///     BuiltinOperator, ElementType, OpSignature, TensorSpec, version_reason, params::Params,
+/// };
 ///
 /// let t = |ty| TensorSpec::new(ty, &[1, 4]);
 /// let relu = OpSignature::new(
@@ -78,17 +81,23 @@ pub fn version_reason(sig: &OpSignature) -> VersionReason {
 }
 
 /// A version and the rule that set it ([`version_reason`]); displays as `v3: int8 input`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// TF's rules give fixed texts; a user-defined rule ([`VersionRules`](crate::VersionRules))
+/// may give its own, made when it judges.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct VersionReason {
     version: OpVersion,
-    rule: &'static str,
+    rule: Cow<'static, str>,
 }
 
 impl VersionReason {
     /// A version set by something other than TF's rules, with a short text saying what set it
-    /// (e.g. a custom op's stored version).
-    pub fn new(version: OpVersion, rule: &'static str) -> Self {
-        VersionReason { version, rule }
+    /// (a custom op's stored version, a user-defined rule's reason).
+    pub fn new(version: OpVersion, rule: impl Into<Cow<'static, str>>) -> Self {
+        VersionReason {
+            version,
+            rule: rule.into(),
+        }
     }
 
     /// The version.
@@ -97,8 +106,8 @@ impl VersionReason {
     }
 
     /// Which rule set it, in a few words: `"int8 input"`, `"dilation ≠ 1"`.
-    pub fn rule(&self) -> &'static str {
-        self.rule
+    pub fn rule(&self) -> &str {
+        &self.rule
     }
 }
 
@@ -140,7 +149,7 @@ impl Verdict for VersionReason {
     fn at(version: i32, why: &'static str) -> Self {
         VersionReason {
             version: OpVersion::new(version),
-            rule: why,
+            rule: Cow::Borrowed(why),
         }
     }
 }

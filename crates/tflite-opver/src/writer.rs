@@ -13,12 +13,16 @@ use crate::tensor::TensorSpec;
 /// [`ModelBuilder`] writes one subgraph whose operators are given as [`OpSignature`]s (or as
 /// tensors and an operator code), with the options tables their [`Params`] describe. The
 /// output is a real TFLite FlatBuffer (identifier `TFL3`, schema version 3) that
-/// [`Model::from_bytes`](crate::Model::from_bytes) and TensorFlow both read. It holds no
-/// weights: a constant tensor gets a 4-byte buffer, enough for TF's "is constant" test.
+/// [`Model::from_bytes`](crate::Model::from_bytes) and TensorFlow both read, and that the
+/// runtimes construct an interpreter from: a constant tensor gets zeros, as many bytes as its
+/// shape and type need (4 bytes where that is not known: strings, resources, variants, an empty
+/// or unknown shape, or more than 64 MiB), and a sparse one a sparsity table with a dense
+/// dimension per axis.
 ///
 /// ```
 /// use tflite_opver::{
-///     BuiltinOperator, ElementType, ModelBuilder, OpSignature, OpVersion, Params, TensorSpec,
+///     BuiltinOperator, ElementType, ModelBuilder, OpSignature, OpVersion, TensorSpec,
+///     params::Params,
 /// };
 ///
 /// let t = TensorSpec::new(ElementType::Int8, &[1, 4]);
@@ -55,7 +59,7 @@ impl ModelBuilder {
         }
         let buffer = if spec.is_const {
             self.buffers.push(fb::Buffer {
-                data: Some(vec![0; 4]),
+                data: Some(vec![0; constant_bytes(spec)]),
                 ..Default::default()
             });
             (self.buffers.len() - 1) as u32
@@ -87,9 +91,13 @@ impl ModelBuilder {
             name: Some(format!("t{}", self.tensors.len())),
             quantization,
             is_variable: spec.is_variable,
-            sparsity: spec
-                .is_sparse
-                .then(|| Box::new(fb::SparsityParameters::default())),
+            sparsity: spec.is_sparse.then(|| {
+                Box::new(fb::SparsityParameters {
+                    traversal_order: Some((0..spec.dims.len() as i32).collect()),
+                    block_map: None,
+                    dim_metadata: Some(vec![fb::DimensionMetadata::default(); spec.dims.len()]),
+                })
+            }),
             shape_signature,
             ..Default::default()
         });
@@ -230,5 +238,26 @@ fn fix_identifier_order(bytes: &mut [u8]) {
         // The offset was counted from position 4; from position 0 it is 4 more.
         bytes[..4].copy_from_slice(&(offset + 4).to_le_bytes());
         bytes[4..8].copy_from_slice(&id);
+    }
+}
+
+/// The bytes of a constant tensor's data: its elements at their size, when that is known and at
+/// most 64 MiB; 4 otherwise (enough for TF's "is constant" test, which wants some data).
+fn constant_bytes(spec: &TensorSpec) -> usize {
+    const MAX: u64 = 64 << 20;
+    let Some(bits) = spec.element_type.bits() else {
+        return 4;
+    };
+    let mut count: u64 = 1;
+    for &d in &spec.dims {
+        match u64::try_from(d).ok().and_then(|d| count.checked_mul(d)) {
+            Some(c) if c <= MAX * 8 => count = c,
+            _ => return 4,
+        }
+    }
+    match (count * u64::from(bits)).div_ceil(8) {
+        0 => 4,
+        bytes if bytes <= MAX => bytes as usize,
+        _ => 4,
     }
 }

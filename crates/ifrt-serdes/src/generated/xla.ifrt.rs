@@ -28,12 +28,14 @@ pub mod d_type_proto {
     pub enum Kind {
         Unspecified = 0,
         Pred = 1,
+        S1 = 32,
         S2 = 26,
         S4 = 21,
         S8 = 2,
         S16 = 3,
         S32 = 4,
         S64 = 5,
+        U1 = 33,
         U2 = 27,
         U4 = 22,
         U8 = 6,
@@ -68,12 +70,14 @@ pub mod d_type_proto {
             match self {
                 Self::Unspecified => "KIND_UNSPECIFIED",
                 Self::Pred => "KIND_PRED",
+                Self::S1 => "KIND_S1",
                 Self::S2 => "KIND_S2",
                 Self::S4 => "KIND_S4",
                 Self::S8 => "KIND_S8",
                 Self::S16 => "KIND_S16",
                 Self::S32 => "KIND_S32",
                 Self::S64 => "KIND_S64",
+                Self::U1 => "KIND_U1",
                 Self::U2 => "KIND_U2",
                 Self::U4 => "KIND_U4",
                 Self::U8 => "KIND_U8",
@@ -105,12 +109,14 @@ pub mod d_type_proto {
             match value {
                 "KIND_UNSPECIFIED" => Some(Self::Unspecified),
                 "KIND_PRED" => Some(Self::Pred),
+                "KIND_S1" => Some(Self::S1),
                 "KIND_S2" => Some(Self::S2),
                 "KIND_S4" => Some(Self::S4),
                 "KIND_S8" => Some(Self::S8),
                 "KIND_S16" => Some(Self::S16),
                 "KIND_S32" => Some(Self::S32),
                 "KIND_S64" => Some(Self::S64),
+                "KIND_U1" => Some(Self::U1),
                 "KIND_U2" => Some(Self::U2),
                 "KIND_U4" => Some(Self::U4),
                 "KIND_U8" => Some(Self::U8),
@@ -161,8 +167,8 @@ pub struct Serialized {
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ShardingParamProto {
-    /// The format this message was written in: 0, or 1 (with `unreduced_axes`) when version 1 or
-    /// later was requested.
+    /// The format this message was written in: 1 when it has `unreduced_axes` (which needs version
+    /// 1 or later), else 0 whatever version was requested (xla/python/ifrt/ir/sharding_param.cc).
     #[prost(int32, tag = "4")]
     pub version_number: i32,
     /// Number of shards along each array dimension.
@@ -173,7 +179,7 @@ pub struct ShardingParamProto {
     pub permutation: ::prost::alloc::vec::Vec<i32>,
     #[prost(int32, repeated, tag = "3")]
     pub axis_sizes: ::prost::alloc::vec::Vec<i32>,
-    /// Mesh axes holding partial results not yet reduced. Written from format 1 on.
+    /// Mesh axes holding partial results not yet reduced. Written only in format 1.
     #[prost(int32, repeated, tag = "5")]
     pub unreduced_axes: ::prost::alloc::vec::Vec<i32>,
 }
@@ -193,68 +199,28 @@ pub struct DeviceListProto {
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct SingleDeviceShardingProto {
-    /// The format this message was written in: 0, or 2 when version 2 or later was requested.
+    /// The format this message was written in: always 0 so far, whatever version was requested.
     #[prost(int32, tag = "3")]
     pub version_number: i32,
     #[prost(int32, tag = "1")]
     pub device_id: i32,
-    /// Format 0: the memory kind's name. Format 2: only a memory kind without an id.
+    /// The memory kind's name; absent for the default memory kind.
     #[prost(string, optional, tag = "2")]
     pub memory_kind: ::core::option::Option<::prost::alloc::string::String>,
-    /// Format 2: the id of a well-known memory kind.
-    #[prost(enumeration = "MemoryKindId", tag = "4")]
-    pub memory_kind_id: i32,
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ShardingParamShardingProto {
-    /// The format this message was written in: 0, or 2 when version 2 or later was requested. Its
-    /// param and device list record their own formats.
+    /// The format this message was written in: always 0 so far. Its param and device list record
+    /// their own formats.
     #[prost(int32, tag = "4")]
     pub version_number: i32,
     #[prost(message, optional, tag = "1")]
     pub sharding_param: ::core::option::Option<ShardingParamProto>,
     #[prost(message, optional, tag = "2")]
     pub devices: ::core::option::Option<DeviceListProto>,
-    /// Format 0: the memory kind's name. Format 2: only a memory kind without an id.
+    /// The memory kind's name; absent for the default memory kind.
     #[prost(string, optional, tag = "3")]
     pub memory_kind: ::core::option::Option<::prost::alloc::string::String>,
-    /// Format 2: the id of a well-known memory kind.
-    #[prost(enumeration = "MemoryKindId", tag = "5")]
-    pub memory_kind_id: i32,
-}
-/// Well-known memory kinds, written as a number from format 2 of the shardings on (requested
-/// version 2 or later). Format 0 writes every memory kind as its name in the string field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum MemoryKindId {
-    Unspecified = 0,
-    Device = 1,
-    PinnedHost = 2,
-    UnpinnedHost = 3,
-}
-impl MemoryKindId {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "MEMORY_KIND_ID_UNSPECIFIED",
-            Self::Device => "MEMORY_KIND_ID_DEVICE",
-            Self::PinnedHost => "MEMORY_KIND_ID_PINNED_HOST",
-            Self::UnpinnedHost => "MEMORY_KIND_ID_UNPINNED_HOST",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "MEMORY_KIND_ID_UNSPECIFIED" => Some(Self::Unspecified),
-            "MEMORY_KIND_ID_DEVICE" => Some(Self::Device),
-            "MEMORY_KIND_ID_PINNED_HOST" => Some(Self::PinnedHost),
-            "MEMORY_KIND_ID_UNPINNED_HOST" => Some(Self::UnpinnedHost),
-            _ => None,
-        }
-    }
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct ArraySpecProto {
@@ -270,4 +236,8 @@ pub struct ArraySpecProto {
     /// read back by the format recorded in its own bytes.
     #[prost(message, optional, tag = "3")]
     pub sharding: ::core::option::Option<ShardingProto>,
+    /// The array's layout, serialized by PjRt (`PjRtLayout::Serialize`); absent for the default
+    /// layout. Carried as opaque bytes.
+    #[prost(bytes = "vec", optional, tag = "4")]
+    pub layout: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
 }

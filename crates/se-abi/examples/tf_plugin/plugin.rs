@@ -3,8 +3,9 @@
 //!
 //! TensorFlow loads the shared library, looks up `SE_InitPlugin` and calls it with structs it
 //! allocated, zero-filled, with its own `struct_size` set. The plugin fills each one with
-//! `se_abi::write_to`, which writes the plugin's own `struct_size` bytes and nothing past them,
-//! so that a plugin built against an older, shorter struct leaves TensorFlow's zeros in place.
+//! `se_abi::fill`, which reads TensorFlow's `struct_size` first and writes no more than both
+//! sides have: a plugin built against an older, shorter struct leaves TensorFlow's zeros in
+//! place, and one built against a newer, longer struct writes nothing past TensorFlow's.
 //!
 //! Streams, events and timers are synchronous: every copy has completed when its call returns,
 //! so every event is complete and waiting is a no-op.
@@ -15,16 +16,19 @@
 //!   a plugin compiled against shorter copies of those structs would write them (see [`older`]).
 //!   The other structs end in a member TensorFlow requires, so they cannot be shorter;
 //! - `tf-plugin-unset`: `SP_Platform.struct_size` left 0, as a plugin that zero-fills its struct
-//!   and forgets the size would: TensorFlow refuses it with its own message.
+//!   and forgets the size would: TensorFlow refuses it with its own message;
+//! - `tf-plugin-newer`: `SP_Platform` and `SP_Device` with a member appended (see [`newer`]), as
+//!   a plugin built against a header newer than TensorFlow's: `se_abi::fill` writes only
+//!   TensorFlow's 35 and 56 bytes, and says so in `struct_size`.
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ffi::{CStr, c_char, c_int, c_void};
-use std::ptr::{self, NonNull};
+use std::ptr;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Instant;
 
 use se_abi::tensorflow::*;
-use se_abi::{Tail, Versioned, copy_from_ptr, write_to};
+use se_abi::{Tail, Versioned, copy_from_ptr};
 
 /// Which struct sizes this build writes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,6 +40,8 @@ pub enum Build {
     Older = 1,
     /// `SP_Platform.struct_size` left 0.
     Unset = 2,
+    /// Longer `SP_Platform` and `SP_Device`, as a plugin built against a newer header would have.
+    Newer = 3,
 }
 
 /// The platform's name and its device type (TensorFlow requires `[A-Z][A-Z_]*` for both).
@@ -46,102 +52,83 @@ const VENDOR: &CStr = c"se-abi";
 /// What `device_memory_usage` reports: 1 GiB, all free.
 const MEMORY: i64 = 1 << 30;
 
-/// Shorter versions of four structs: what a plugin compiled against a header in which these
-/// structs ended earlier declares. TensorFlow accepts them (it validates only a non-zero
-/// `struct_size` and its required function pointers) and reads its own zeros past them.
-pub mod older {
-    use std::ffi::c_char;
+// The shorter and longer struct declarations of the `older` and `newer` builds.
+#[path = "layouts.rs"]
+mod layouts;
+use layouts::{newer, older};
 
-    use se_abi::tensorflow::SP_Device as Device;
-    use se_abi::versioned_struct;
-
-    versioned_struct! {
-        /// `SP_Platform` without `use_bfc_allocator` and `force_memory_growth`: 33 bytes.
-        #[abi(size = SP_PLATFORM_STRUCT_SIZE, sizes = [33])]
-        pub struct SP_Platform {
-            /// As in TensorFlow's.
-            name: *const c_char = nonzero(since 1, at 16..24),
-            /// As in TensorFlow's.
-            r#type: *const c_char = nonzero(since 1, at 24..32),
-            /// As in TensorFlow's.
-            supports_unified_memory: u8 = value(since 1, at 32..33),
-        }
-    }
-
-    versioned_struct! {
-        /// `SP_Device` without the three optional names: 32 bytes.
-        #[abi(size = SP_DEVICE_STRUCT_SIZE, sizes = [32])]
-        pub struct SP_Device {
-            /// As in TensorFlow's.
-            ordinal: i32 = value(since 1, at 16..20),
-            /// As in TensorFlow's.
-            device_handle: *mut core::ffi::c_void = value(since 1, at 24..32),
-        }
-    }
-
-    versioned_struct! {
-        /// `SP_DeviceMemoryBase` without `payload`: 32 bytes.
-        #[abi(size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE, sizes = [32])]
-        pub struct SP_DeviceMemoryBase {
-            /// As in TensorFlow's.
-            opaque: *mut core::ffi::c_void = value(since 1, at 16..24),
-            /// As in TensorFlow's.
-            size: u64 = value(since 1, at 24..32),
-        }
-    }
-
-    versioned_struct! {
-        /// `SP_DeviceFns` with only `get_numa_node`: 24 bytes.
-        #[abi(size = SP_DEVICE_FNS_STRUCT_SIZE, sizes = [24])]
-        pub struct SP_DeviceFns {
-            /// As in TensorFlow's.
-            get_numa_node: Option<unsafe extern "C" fn(*const Device) -> i32> =
-                nonzero(since 1, at 16..24),
-        }
-    }
-}
-
-/// Writes `value` into the struct TensorFlow allocated at `dst`, as a producer does: the
-/// value's `struct_size` bytes. `U` is TensorFlow's type of the struct; `T` may be a shorter
-/// declaration of it. Returns false for a NULL `dst`.
+/// Fills the struct TensorFlow allocated at `dst` with `value`, through `se_abi::fill`: it reads
+/// TensorFlow's `struct_size` first, writes only what fits in it, and sets `struct_size` to the
+/// smaller of TensorFlow's and the value's. `U` is TensorFlow's type of the struct; `T` may be a
+/// shorter declaration of it. Returns false for a NULL `dst` or a size TensorFlow never set.
 ///
 /// # Safety
-/// `dst` must be NULL or point to a writable `U` that TensorFlow allocated, and `T` must be `U`
-/// or a shorter declaration of it (`T::STRUCT_SIZE <= size_of::<U>()`).
+/// `dst` must be NULL or point to a writable `U` that TensorFlow allocated with its `struct_size`
+/// set, and `T` must be `U` or a shorter declaration of it.
 unsafe fn fill<T: Versioned, U>(dst: *mut U, value: &T) -> bool {
-    debug_assert!(T::STRUCT_SIZE <= size_of::<U>());
-    let Some(dst) = NonNull::new(dst.cast::<u8>()) else {
-        return false;
-    };
+    // SAFETY: `se_abi::fill` requires NULL or the other side's struct, its `struct_size` field
+    // initialized and as many bytes writable, not overlapping `value` (see its `# Safety`):
+    // TensorFlow's struct, allocated for us to fill with its size set (caller), and `value` is
+    // our local. `T` declares the same leading members as `U` (caller), so the host's size is
+    // validated against a layout the host's memory really has.
+    let result = unsafe { se_abi::fill(value, dst.cast::<T>()) };
     if std::env::var_os("RUST_HOST_PLUGIN_VERBOSE").is_some() {
-        // SAFETY: `ptr::read` requires `dst` valid for reads and aligned for `usize` (see
-        // <https://doc.rust-lang.org/core/ptr/fn.read.html#safety>): TensorFlow's struct, whose
-        // first member is its `size_t struct_size`, which TensorFlow initialized.
-        let theirs = unsafe { dst.cast::<usize>().read() };
         eprintln!(
-            "RUST_HOST: {}: TensorFlow's struct_size {theirs}, the plugin writes {}",
+            "RUST_HOST: {}: the plugin's struct_size {}, written {result:?}",
             T::NAME,
             se_abi::View::of(value).struct_size(),
         );
     }
-    // SAFETY: `se_abi::write_to` requires `dst` valid for writes of `value`'s `struct_size`
-    // bytes, which is at most `T::STRUCT_SIZE`, and disjoint from `value` (see its `# Safety`).
-    // `dst` is a whole `U` that TensorFlow allocated for us to fill (caller), at least
-    // `T::STRUCT_SIZE` bytes long, and it cannot overlap our local `value`.
-    unsafe { write_to(value, dst) };
-    true
+    result.is_ok()
 }
 
-/// Sets `status` to an error, through TensorFlow's own `TF_SetStatus`, found in the process
-/// (the plugin is loaded into TensorFlow, which exports it). TF_FAILED_PRECONDITION is 9.
+/// glibc's `RTLD_NOLOAD` (`<dlfcn.h>`, `bits/dlfcn.h`): `dlopen` returns a handle on a library
+/// that is already loaded, and loads nothing.
+const RTLD_NOLOAD: c_int = 0x4;
+
+/// The library that exports TensorFlow's C API functions a plugin calls (`TF_SetStatus`,
+/// `TF_NewStatus`, ...) in every release from 2.12 to 2.21 (from the releases' symbol dumps,
+/// `crates/se-abi/releases/`). TensorFlow has loaded it before it loads a plugin.
+const TF_FRAMEWORK: &CStr = c"libtensorflow_framework.so.2";
+
+/// TensorFlow's C function `name`, found in the process.
+///
+/// A global lookup (`dlsym(RTLD_DEFAULT)`) finds it only from TensorFlow 2.19 on: up to 2.18
+/// TensorFlow loads its libraries with `RTLD_LOCAL`, so their symbols are not in the global
+/// scope, and a plugin that does not link against them finds nothing. What those releases allow
+/// is a handle on the library already loaded, by its soname (`dlopen` with `RTLD_NOLOAD`, which
+/// finds a library loaded with `RTLD_LOCAL` too), then `dlsym` on it: tried first, in every
+/// release; the global lookup stays as the fallback.
+///
+/// # Safety
+/// `T` must be the C function's true type.
+unsafe fn tf_function<T: Copy>(name: &CStr) -> Option<T> {
+    use libloading::os::unix::{Library, RTLD_LAZY};
+    // SAFETY: `Library::open` runs the library's initializers when it loads one (see
+    // <https://docs.rs/libloading/latest/libloading/os/unix/struct.Library.html#method.open>);
+    // with `RTLD_NOLOAD` it loads nothing, only returns a handle on TensorFlow's library, which
+    // the process has already initialized (or fails).
+    let framework =
+        unsafe { Library::open(Some(TF_FRAMEWORK.to_str().ok()?), RTLD_NOLOAD | RTLD_LAZY) };
+    let library = match framework {
+        Ok(library) => library,
+        Err(_) => Library::this(),
+    };
+    // SAFETY: `Library::get` requires the symbol's real type to be `T` (see
+    // <https://docs.rs/libloading/latest/libloading/os/unix/struct.Library.html#method.get>):
+    // the caller's contract. The function pointer outlives `library` (dropping a handle from
+    // `RTLD_NOLOAD` only decrements the count TensorFlow's own load keeps above zero).
+    let symbol = unsafe { library.get::<T>(name.to_bytes_with_nul()) }.ok()?;
+    Some(*symbol)
+}
+
+/// Sets `status` to an error, through TensorFlow's own `TF_SetStatus` (see [`tf_function`] for
+/// how it is found in every release). TF_FAILED_PRECONDITION is 9.
 fn fail(status: *mut TF_Status, message: &CStr) {
     type SetStatus = unsafe extern "C" fn(*mut TF_Status, c_int, *const c_char);
-    let this = libloading::os::unix::Library::this();
-    // SAFETY: `Library::get` requires the symbol's real type to be the one given (see
-    // <https://docs.rs/libloading/latest/libloading/os/unix/struct.Library.html#method.get>):
-    // `TF_SetStatus(TF_Status*, TF_Code, const char*)` in `tensorflow/c/tf_status.h`, with
-    // `TF_Code` a C enum (an `int`).
-    if let Ok(set) = unsafe { this.get::<SetStatus>(b"TF_SetStatus\0") } {
+    // SAFETY: `tf_function` requires the real type: `TF_SetStatus(TF_Status*, TF_Code,
+    // const char*)` in `tensorflow/c/tf_status.h`, with `TF_Code` a C enum (an `int`).
+    if let Some(set) = unsafe { tf_function::<SetStatus>(c"TF_SetStatus") } {
         // SAFETY: `TF_SetStatus` requires a live status and a NUL-terminated message:
         // TensorFlow passed `status` for this call, and `message` is a `CStr`.
         unsafe { set(status, 9, message.as_ptr()) };
@@ -167,6 +154,14 @@ pub unsafe fn init(
         );
         return;
     };
+    if std::env::var_os("RUST_HOST_PLUGIN_REFUSE").is_some() {
+        // An error report on request: shows that `TF_SetStatus` is found in every release.
+        fail(
+            status,
+            c"RUST_HOST: refusing to register, as RUST_HOST_PLUGIN_REFUSE asks",
+        );
+        return;
+    }
     type P = SE_PlatformRegistrationParams;
     if registration.get(P::major_version) != Some(SE_MAJOR) {
         fail(
@@ -192,6 +187,16 @@ pub unsafe fn init(
                 .set(SP_Platform::use_bfc_allocator, 0)
                 .set(SP_Platform::force_memory_growth, 0);
             // SAFETY: `platform` is TensorFlow's `SP_Platform` (from its parameters), or NULL.
+            unsafe { fill(platform, &value) }
+        }
+        Build::Newer => {
+            type N = newer::SP_Platform;
+            let mut value = N::new();
+            value
+                .set(N::name, NAME.as_ptr())
+                .set(N::r#type, DEVICE_TYPE.as_ptr())
+                .set(N::future_flag, 1);
+            // SAFETY: as above; `newer::SP_Platform` starts with `SP_Platform`'s members.
             unsafe { fill(platform, &value) }
         }
         Build::Older => {
@@ -243,6 +248,7 @@ fn build() -> Build {
     match BUILD.load(Ordering::Relaxed) {
         1 => Build::Older,
         2 => Build::Unset,
+        3 => Build::Newer,
         _ => Build::Current,
     }
 }
@@ -281,6 +287,17 @@ unsafe extern "C" fn create_device(
         value.set(O::ordinal, ordinal);
         // SAFETY: `device` is TensorFlow's `SP_Device` (from its parameters), or NULL; the older
         // declaration is a shorter `SP_Device`.
+        unsafe { fill(device, &value) }
+    } else if build() == Build::Newer {
+        type N = newer::SP_Device;
+        let mut value = N::new();
+        value
+            .set(N::ordinal, ordinal)
+            .set(N::hardware_name, HARDWARE_NAME.as_ptr())
+            .set(N::device_vendor, VENDOR.as_ptr())
+            .set(N::future_data, ptr::without_provenance_mut(0x40));
+        // SAFETY: `device` is TensorFlow's `SP_Device` (from its parameters), or NULL; the newer
+        // declaration starts with `SP_Device`'s members.
         unsafe { fill(device, &value) }
     } else {
         let mut value = SP_Device::new();
@@ -904,14 +921,13 @@ unsafe extern "C" fn host_callback(
     let Some(callback) = callback else {
         return 0;
     };
-    let this = libloading::os::unix::Library::this();
-    // SAFETY: `Library::get` requires the symbol's real type: `TF_Status* TF_NewStatus(void)`
+    // SAFETY: `tf_function` requires the real type: `TF_Status* TF_NewStatus(void)`
     // (`tensorflow/c/tf_status.h`).
-    let Ok(new_status) = (unsafe { this.get::<NewStatus>(b"TF_NewStatus\0") }) else {
+    let Some(new_status) = (unsafe { tf_function::<NewStatus>(c"TF_NewStatus") }) else {
         return 0;
     };
     // SAFETY: as above: `void TF_DeleteStatus(TF_Status*)`.
-    let Ok(delete_status) = (unsafe { this.get::<DeleteStatus>(b"TF_DeleteStatus\0") }) else {
+    let Some(delete_status) = (unsafe { tf_function::<DeleteStatus>(c"TF_DeleteStatus") }) else {
         return 0;
     };
     // SAFETY: `TF_NewStatus` takes nothing and returns a fresh status.

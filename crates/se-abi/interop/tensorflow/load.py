@@ -1,6 +1,6 @@
 """Loads one build of the RUST_HOST plugin into TensorFlow and checks what TensorFlow does.
 
-    python load.py LIBRARY current|older|unset
+    python load.py LIBRARY current|older|newer|unset
 
 Run by run.sh, once per build, each in a fresh process: TensorFlow registers a platform once
 per process. Exits 0 when TensorFlow did what it should.

@@ -10,6 +10,10 @@
 #                    (33, 32, 24, 32 bytes; the other structs end in a member TF requires):
 #                    accepted and working the same; TensorFlow reads its own zeros past them.
 #   tf-plugin-unset  SP_Platform.struct_size left 0: TensorFlow refuses it with its own message.
+#   tf-plugin-newer  SP_Platform and SP_Device with a member appended (36 and 64 bytes), as a
+#                    plugin built against a newer header: se_abi::fill reads TensorFlow's
+#                    struct_size first and writes only TF's 35 and 56 bytes (the plugin's log
+#                    says so); accepted and working the same.
 #
 # It creates its own venv (in the Cargo target directory, reused by later runs; override with
 # SE_ABI_TF_VENV) and builds the plugin itself. Needs python3 with venv, and network access to
@@ -28,7 +32,8 @@ if ! "$venv/bin/python" -c "import tensorflow" >/dev/null 2>&1; then
 fi
 
 (cd "$repo" && cargo build --quiet -p se-abi \
-  --example tf-plugin --example tf-plugin-older --example tf-plugin-unset)
+  --example tf-plugin --example tf-plugin-older --example tf-plugin-unset \
+  --example tf-plugin-newer)
 lib="$target/debug/examples"
 export RUST_HOST_PLUGIN_VERBOSE=1 TF_CPP_MIN_LOG_LEVEL=2
 
@@ -36,6 +41,22 @@ echo "=== current sizes"
 "$venv/bin/python" "$here/load.py" "$lib/libtf_plugin.so" current
 echo "=== older sizes"
 "$venv/bin/python" "$here/load.py" "$lib/libtf_plugin_older.so" older
+
+echo "=== newer sizes, filled into TensorFlow's shorter structs"
+out="$("$venv/bin/python" "$here/load.py" "$lib/libtf_plugin_newer.so" newer 2>&1)" || {
+  printf '%s\n' "$out"
+  echo "FAIL: TensorFlow did not load the newer build"
+  exit 1
+}
+printf '%s\n' "$out"
+for line in "SP_Platform: the plugin's struct_size 36, written Ok(35)" \
+  "SP_Device: the plugin's struct_size 64, written Ok(56)"; do
+  grep -qF "RUST_HOST: $line" <<<"$out" || {
+    echo "FAIL: expected the plugin to log \"$line\": se_abi::fill must stop at TensorFlow's size"
+    exit 1
+  }
+done
+echo "ok: the newer plugin wrote nothing past TensorFlow's structs"
 
 echo "=== struct_size left unset"
 # TensorFlow's words (TF_VALIDATE_STRUCT_SIZE, tensorflow/c/c_api_macros_internal.h).

@@ -5,7 +5,13 @@
  * -DSE_HOST_UNVALIDATED (version 3 only): the documented hazard, a host that trusts `data` to be
  *   set once struct_size reaches it. Instead of dereferencing NULL it reports the case.
  * -DSE_HOST_OVER_READ (version 5 only): a deliberately broken host that reads `data2` without the
- *   struct_size check; only for proving that valgrind catches an over-read. */
+ *   struct_size check; only for proving that valgrind catches an over-read.
+ *
+ * se_host_fill_and_consume: the host allocates the struct (exactly SE_DEVICE_STRUCT_SIZE bytes,
+ * zero-filled, struct_size set, as TensorFlow does), lets the plugin fill it, then consumes it; a
+ * plugin that writes past the host's struct_size writes outside the block, which valgrind
+ * reports. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "se_device.h"
@@ -64,4 +70,18 @@ int se_host_consume(const SE_Device *device, SE_Observation *out) {
 #endif
 #endif
   return out->status == SE_STATUS_OK ? 0 : 1;
+}
+
+int se_host_fill_and_consume(int (*fill)(SE_Device *), SE_Observation *out) {
+  SE_Device *device = (SE_Device *)malloc(SE_DEVICE_STRUCT_SIZE);
+  if (device == NULL) return -1;
+  memset(device, 0, SE_DEVICE_STRUCT_SIZE);
+  device->struct_size = SE_DEVICE_STRUCT_SIZE;
+  if (fill(device) != 0) {
+    free(device);
+    return -1;
+  }
+  int rc = se_host_consume(device, out);
+  free(device);
+  return rc;
 }

@@ -5,6 +5,9 @@ pub struct Pair([u64; 2]);
 // SAFETY: `AbiMember` requires no padding, no drop glue, and every initialized bit pattern valid:
 // two integers filling the 16 bytes.
 unsafe impl se_abi::AbiMember for Pair {}
+impl se_abi::CType for Pair {
+    const SHAPE: se_abi::Shape = se_abi::Shape::Struct { name: "Pair" };
+}
 
 se_abi::versioned_struct! {
     /// Version 1.

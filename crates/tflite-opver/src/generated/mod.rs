@@ -5,6 +5,9 @@
 
 #![allow(missing_docs, unreachable_pub, clippy::all, clippy::pedantic, rustdoc::all)]
 
+pub mod runtimes {
+    include!("runtimes.rs");
+}
 pub mod schema {
     include!("schema.rs");
 }

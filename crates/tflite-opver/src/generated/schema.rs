@@ -1439,22 +1439,257 @@ impl<'a> ::planus::ReadAsRoot<'a> for QuantizationParametersRef<'a> {
 }
 
     
+/// The table `DimensionMetadata` in the namespace `tflite`
+/// 
+/// Generated from these locations:
+/// * Table `DimensionMetadata` in the file `proto/tflite/schema.fbs:38`
+#[derive(Clone, Debug, PartialEq, PartialOrd,
+Eq, Ord, Hash,
+
+)]
+pub struct DimensionMetadata{
+    }
+
+
+#[allow(clippy::derivable_impls)]
+impl ::core::default::Default for DimensionMetadata {
+    fn default() -> Self {
+        Self {
+        
+        }
+    }
+}
+
+
+impl DimensionMetadata {
+    /// Creates a [DimensionMetadataBuilder] for serializing an instance of this table.
+    #[inline]
+    pub fn builder() -> DimensionMetadataBuilder<()> {
+        DimensionMetadataBuilder(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn create(
+        builder: &mut ::planus::Builder,
+        
+    ) -> ::planus::Offset<Self> {
+
+        let table_writer: ::planus::table_writer::TableWriter::<4> = ::core::default::Default::default();
+        unsafe {
+            table_writer.finish(builder, |_table_writer| {});
+        }builder.current_offset()
+    }
+}
+
+impl ::planus::WriteAs<::planus::Offset<DimensionMetadata>> for DimensionMetadata {
+    type Prepared = ::planus::Offset<Self>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<DimensionMetadata> {
+        ::planus::WriteAsOffset::prepare(self, builder)
+    }
+}
+
+impl ::planus::WriteAsOptional<::planus::Offset<DimensionMetadata>> for DimensionMetadata {
+    type Prepared = ::planus::Offset<Self>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::core::option::Option<::planus::Offset<DimensionMetadata>> {
+        ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+    }
+}
+
+impl ::planus::WriteAsOffset<DimensionMetadata> for DimensionMetadata {
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<DimensionMetadata> {
+        DimensionMetadata::create(
+            builder,
+        
+        )
+    }
+}
+
+/// Builder for serializing an instance of the [DimensionMetadata] type.
+///
+/// Can be created using the [DimensionMetadata::builder] method.
+#[derive(Debug)]
+#[must_use]
+pub struct DimensionMetadataBuilder<State>(State);
+
+
+
+impl<
+    
+> DimensionMetadataBuilder<(
+    
+)> {
+    /// Finish writing the builder to get an [Offset](::planus::Offset) to a serialized [DimensionMetadata].
+    #[inline]
+    pub fn finish(self, builder: &mut ::planus::Builder) -> ::planus::Offset<DimensionMetadata>
+        where Self: ::planus::WriteAsOffset<DimensionMetadata>
+    {
+        ::planus::WriteAsOffset::prepare(&self, builder)
+    }
+}
+
+impl<
+    
+> ::planus::WriteAs<::planus::Offset<DimensionMetadata>> for DimensionMetadataBuilder<(
+    
+)> {
+    type Prepared = ::planus::Offset<DimensionMetadata>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<DimensionMetadata> {
+        ::planus::WriteAsOffset::prepare(self, builder)
+    }
+}
+
+impl<
+    
+> ::planus::WriteAsOptional<::planus::Offset<DimensionMetadata>> for DimensionMetadataBuilder<(
+    
+)> {
+    type Prepared = ::planus::Offset<DimensionMetadata>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::core::option::Option<::planus::Offset<DimensionMetadata>> {
+        ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+    }
+}
+
+impl<
+    
+> ::planus::WriteAsOffset<DimensionMetadata> for DimensionMetadataBuilder<(
+    
+)> {
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<DimensionMetadata> {
+        DimensionMetadata::create(
+            builder,
+            
+        )
+    }
+}
+
+/// Reference to a deserialized [DimensionMetadata].
+#[derive(Copy, Clone)]
+pub struct DimensionMetadataRef<'a>(
+    #[allow(dead_code)]
+    ::planus::table_reader::Table<'a>
+);
+
+impl<'a> DimensionMetadataRef<'a> {
+    
+}
+
+impl<'a> ::core::fmt::Debug for DimensionMetadataRef<'a> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        let mut f = f.debug_struct("DimensionMetadataRef");
+        
+        f.finish()
+    }
+}
+
+impl<'a> ::core::convert::TryFrom<DimensionMetadataRef<'a>> for DimensionMetadata {
+    type Error = ::planus::Error;
+
+
+    fn try_from(_value: DimensionMetadataRef<'a>) -> ::planus::Result<Self> {
+
+        ::core::result::Result::Ok(Self {
+            
+        })
+    }
+}
+
+impl<'a> ::planus::TableRead<'a> for DimensionMetadataRef<'a> {
+    #[inline]
+    fn from_buffer(buffer: ::planus::SliceWithStartOffset<'a>, offset: usize) -> ::core::result::Result<Self, ::planus::errors::ErrorKind> {
+        ::core::result::Result::Ok(Self(::planus::table_reader::Table::from_buffer(buffer, offset)?))
+    }
+}
+
+impl<'a> ::planus::VectorReadInner<'a> for DimensionMetadataRef<'a> {
+    type Error = ::planus::Error;
+    const STRIDE: usize = 4;
+
+    unsafe fn from_buffer(buffer: ::planus::SliceWithStartOffset<'a>, offset: usize) -> ::planus::Result<Self> {
+        ::planus::TableRead::from_buffer(buffer, offset).map_err(|error_kind| error_kind.with_error_location(
+            "[DimensionMetadataRef]",
+            "get",
+            buffer.offset_from_start,
+        ))
+    }
+}
+
+/// # Safety
+/// The planus compiler generates implementations that initialize
+/// the bytes in `write_values`.
+unsafe impl ::planus::VectorWrite<::planus::Offset<DimensionMetadata>> for DimensionMetadata {
+    type Value = ::planus::Offset<DimensionMetadata>;
+    const STRIDE: usize = 4;
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> Self::Value {
+        ::planus::WriteAs::prepare(self, builder)
+    }
+
+    #[inline]
+    unsafe fn write_values(
+        values: &[::planus::Offset<DimensionMetadata>],
+        bytes: *mut ::core::mem::MaybeUninit<u8>,
+        buffer_position: u32,
+    ) {
+        let bytes = bytes as *mut [::core::mem::MaybeUninit<u8>; 4];
+        for (i, v) in ::core::iter::Iterator::enumerate(values.iter()) {
+            ::planus::WriteAsPrimitive::write(
+                v,
+                ::planus::Cursor::new(unsafe { &mut *bytes.add(i) }),
+                buffer_position - (Self::STRIDE * i) as u32,
+            );
+        }
+    }
+}
+
+impl<'a> ::planus::ReadAsRoot<'a> for DimensionMetadataRef<'a> {
+    fn read_as_root(slice: &'a [u8]) -> ::planus::Result<Self> {
+        ::planus::TableRead::from_buffer(::planus::SliceWithStartOffset {
+            buffer: slice,
+            offset_from_start: 0,
+        }, 0).map_err(|error_kind| error_kind.with_error_location(
+            "[DimensionMetadataRef]",
+            "read_as_root",
+            0,
+        ))
+    }
+}
+
+    
 /// The table `SparsityParameters` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SparsityParameters` in the file `proto/tflite/schema.fbs:37`
+/// * Table `SparsityParameters` in the file `proto/tflite/schema.fbs:41`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
 )]
 pub struct SparsityParameters{
-    }
+    
+        /// The field `traversal_order` in the table `SparsityParameters`
+        pub traversal_order: ::core::option::Option<::planus::alloc::vec::Vec<i32>>,
+        /// The field `block_map` in the table `SparsityParameters`
+        pub block_map: ::core::option::Option<::planus::alloc::vec::Vec<i32>>,
+        /// The field `dim_metadata` in the table `SparsityParameters`
+        pub dim_metadata: ::core::option::Option<::planus::alloc::vec::Vec<self::DimensionMetadata>>,}
 
 
 #[allow(clippy::derivable_impls)]
 impl ::core::default::Default for SparsityParameters {
     fn default() -> Self {
         Self {
+        traversal_order: ::core::default::Default::default(),
+        block_map: ::core::default::Default::default(),
+        dim_metadata: ::core::default::Default::default(),
         
         }
     }
@@ -1471,12 +1706,19 @@ impl SparsityParameters {
     #[allow(clippy::too_many_arguments)]
     pub fn create(
         builder: &mut ::planus::Builder,
+        field_traversal_order: impl ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+        field_block_map: impl ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+        field_dim_metadata: impl ::planus::WriteAsOptional<::planus::Offset<[::planus::Offset<self::DimensionMetadata>]>>,
         
-    ) -> ::planus::Offset<Self> {
+    ) -> ::planus::Offset<Self> {let prepared_traversal_order = field_traversal_order.prepare(builder);let prepared_block_map = field_block_map.prepare(builder);let prepared_dim_metadata = field_dim_metadata.prepare(builder);
 
-        let table_writer: ::planus::table_writer::TableWriter::<4> = ::core::default::Default::default();
+        let mut table_writer: ::planus::table_writer::TableWriter::<10> = ::core::default::Default::default();
+        if prepared_traversal_order.is_some() {table_writer.write_entry::<::planus::Offset<[i32]>>(0);}if prepared_block_map.is_some() {table_writer.write_entry::<::planus::Offset<[i32]>>(1);}if prepared_dim_metadata.is_some() {table_writer.write_entry::<::planus::Offset<[::planus::Offset<self::DimensionMetadata>]>>(2);}
+
         unsafe {
-            table_writer.finish(builder, |_table_writer| {});
+            table_writer.finish(builder, |object_writer| {if let ::core::option::Option::Some(prepared_traversal_order) = prepared_traversal_order {object_writer.write::<_, _, 4>(&prepared_traversal_order);}if let ::core::option::Option::Some(prepared_block_map) = prepared_block_map {object_writer.write::<_, _, 4>(&prepared_block_map);}if let ::core::option::Option::Some(prepared_dim_metadata) = prepared_dim_metadata {object_writer.write::<_, _, 4>(&prepared_dim_metadata);}
+                
+            });
         }builder.current_offset()
     }
 }
@@ -1505,6 +1747,18 @@ impl ::planus::WriteAsOffset<SparsityParameters> for SparsityParameters {
         SparsityParameters::create(
             builder,
         
+            
+            &self.traversal_order,
+            
+        
+            
+            &self.block_map,
+            
+        
+            
+            &self.dim_metadata,
+            
+        
         )
     }
 }
@@ -1516,11 +1770,188 @@ impl ::planus::WriteAsOffset<SparsityParameters> for SparsityParameters {
 #[must_use]
 pub struct SparsityParametersBuilder<State>(State);
 
+impl<
+    
+> SparsityParametersBuilder
+<
+    (
+    
+    )
+>
+{
+    /// Setter for the [`traversal_order` field](SparsityParameters#structfield.traversal_order).
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    pub fn traversal_order<T0>(self, value: T0) -> SparsityParametersBuilder<(
+    
+        T0,
+    
+    )>
+    where T0: ::planus::WriteAsOptional<::planus::Offset<[i32]>>
+    {
+        SparsityParametersBuilder((
+            
+            value,
+        ))
+    }
+
+    
+
+    
+    /// Sets the [`traversal_order` field](SparsityParameters#structfield.traversal_order) to null.
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    pub fn traversal_order_as_null(self) -> SparsityParametersBuilder<(
+        
+        (),
+    )>
+    {
+        self.traversal_order(())
+    }
+    
+}
+
+impl<
+    
+        T0,
+    
+> SparsityParametersBuilder
+<
+    (
+    
+        T0,
+    
+    )
+>
+{
+    /// Setter for the [`block_map` field](SparsityParameters#structfield.block_map).
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    pub fn block_map<T1>(self, value: T1) -> SparsityParametersBuilder<(
+    
+        T0,
+    
+        T1,
+    
+    )>
+    where T1: ::planus::WriteAsOptional<::planus::Offset<[i32]>>
+    {
+        
+        let (
+            
+                v0,
+            
+        ) = self.0;SparsityParametersBuilder((
+            
+                v0,
+            
+            value,
+        ))
+    }
+
+    
+
+    
+    /// Sets the [`block_map` field](SparsityParameters#structfield.block_map) to null.
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    pub fn block_map_as_null(self) -> SparsityParametersBuilder<(
+        
+            T0,
+        
+        (),
+    )>
+    {
+        self.block_map(())
+    }
+    
+}
+
+impl<
+    
+        T0,
+    
+        T1,
+    
+> SparsityParametersBuilder
+<
+    (
+    
+        T0,
+    
+        T1,
+    
+    )
+>
+{
+    /// Setter for the [`dim_metadata` field](SparsityParameters#structfield.dim_metadata).
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    pub fn dim_metadata<T2>(self, value: T2) -> SparsityParametersBuilder<(
+    
+        T0,
+    
+        T1,
+    
+        T2,
+    
+    )>
+    where T2: ::planus::WriteAsOptional<::planus::Offset<[::planus::Offset<self::DimensionMetadata>]>>
+    {
+        
+        let (
+            
+                v0,
+            
+                v1,
+            
+        ) = self.0;SparsityParametersBuilder((
+            
+                v0,
+            
+                v1,
+            
+            value,
+        ))
+    }
+
+    
+
+    
+    /// Sets the [`dim_metadata` field](SparsityParameters#structfield.dim_metadata) to null.
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    pub fn dim_metadata_as_null(self) -> SparsityParametersBuilder<(
+        
+            T0,
+        
+            T1,
+        
+        (),
+    )>
+    {
+        self.dim_metadata(())
+    }
+    
+}
+
 
 
 impl<
     
+        T0,
+    
+        T1,
+    
+        T2,
+    
 > SparsityParametersBuilder<(
+    
+        T0,
+    
+        T1,
+    
+        T2,
     
 )> {
     /// Finish writing the builder to get an [Offset](::planus::Offset) to a serialized [SparsityParameters].
@@ -1534,7 +1965,19 @@ impl<
 
 impl<
     
+        T0: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+    
+        T1: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+    
+        T2: ::planus::WriteAsOptional<::planus::Offset<[::planus::Offset<self::DimensionMetadata>]>>,
+    
 > ::planus::WriteAs<::planus::Offset<SparsityParameters>> for SparsityParametersBuilder<(
+    
+        T0,
+    
+        T1,
+    
+        T2,
     
 )> {
     type Prepared = ::planus::Offset<SparsityParameters>;
@@ -1547,7 +1990,19 @@ impl<
 
 impl<
     
+        T0: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+    
+        T1: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+    
+        T2: ::planus::WriteAsOptional<::planus::Offset<[::planus::Offset<self::DimensionMetadata>]>>,
+    
 > ::planus::WriteAsOptional<::planus::Offset<SparsityParameters>> for SparsityParametersBuilder<(
+    
+        T0,
+    
+        T1,
+    
+        T2,
     
 )> {
     type Prepared = ::planus::Offset<SparsityParameters>;
@@ -1560,13 +2015,40 @@ impl<
 
 impl<
     
+        T0: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+    
+        T1: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+    
+        T2: ::planus::WriteAsOptional<::planus::Offset<[::planus::Offset<self::DimensionMetadata>]>>,
+    
 > ::planus::WriteAsOffset<SparsityParameters> for SparsityParametersBuilder<(
+    
+        T0,
+    
+        T1,
+    
+        T2,
     
 )> {
     #[inline]
     fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<SparsityParameters> {
-        SparsityParameters::create(
+        
+        let (
+            
+                v0,
+            
+                v1,
+            
+                v2,
+            
+        ) = &self.0;SparsityParameters::create(
             builder,
+            
+                v0,
+            
+                v1,
+            
+                v2,
             
         )
     }
@@ -1581,12 +2063,57 @@ pub struct SparsityParametersRef<'a>(
 
 impl<'a> SparsityParametersRef<'a> {
     
+        /// Getter for the [`traversal_order` field](SparsityParameters#structfield.traversal_order).
+        #[inline]
+        pub fn traversal_order(&self) -> ::planus::Result<::core::option::Option<::planus::Vector<'a, i32>>> {
+            
+            
+              
+              self.0.access(0, "SparsityParameters", "traversal_order")
+              
+            
+            
+            
+        }
+    
+        /// Getter for the [`block_map` field](SparsityParameters#structfield.block_map).
+        #[inline]
+        pub fn block_map(&self) -> ::planus::Result<::core::option::Option<::planus::Vector<'a, i32>>> {
+            
+            
+              
+              self.0.access(1, "SparsityParameters", "block_map")
+              
+            
+            
+            
+        }
+    
+        /// Getter for the [`dim_metadata` field](SparsityParameters#structfield.dim_metadata).
+        #[inline]
+        pub fn dim_metadata(&self) -> ::planus::Result<::core::option::Option<::planus::Vector<'a, ::planus::Result<self::DimensionMetadataRef<'a>>>>> {
+            
+            
+              
+              self.0.access(2, "SparsityParameters", "dim_metadata")
+              
+            
+            
+            
+        }
+    
 }
 
 impl<'a> ::core::fmt::Debug for SparsityParametersRef<'a> {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         let mut f = f.debug_struct("SparsityParametersRef");
-        
+        if let ::core::option::Option::Some(field_traversal_order) = self.traversal_order().transpose() {
+                f.field("traversal_order", &field_traversal_order);
+            }if let ::core::option::Option::Some(field_block_map) = self.block_map().transpose() {
+                f.field("block_map", &field_block_map);
+            }if let ::core::option::Option::Some(field_dim_metadata) = self.dim_metadata().transpose() {
+                f.field("dim_metadata", &field_dim_metadata);
+            }
         f.finish()
     }
 }
@@ -1595,10 +2122,29 @@ impl<'a> ::core::convert::TryFrom<SparsityParametersRef<'a>> for SparsityParamet
     type Error = ::planus::Error;
 
 
-    fn try_from(_value: SparsityParametersRef<'a>) -> ::planus::Result<Self> {
+    #[allow(unreachable_code)]
+    fn try_from(value: SparsityParametersRef<'a>) -> ::planus::Result<Self> {
 
         ::core::result::Result::Ok(Self {
-            
+            traversal_order: 
+                            if let ::core::option::Option::Some(traversal_order) = value.traversal_order()? {
+                                ::core::option::Option::Some(traversal_order.to_vec()?)
+                            } else {
+                                ::core::option::Option::None
+                            }
+                        ,block_map: 
+                            if let ::core::option::Option::Some(block_map) = value.block_map()? {
+                                ::core::option::Option::Some(block_map.to_vec()?)
+                            } else {
+                                ::core::option::Option::None
+                            }
+                        ,dim_metadata: 
+                            if let ::core::option::Option::Some(dim_metadata) = value.dim_metadata()? {
+                                ::core::option::Option::Some(dim_metadata.to_vec_result()?)
+                            } else {
+                                ::core::option::Option::None
+                            }
+                        ,
         })
     }
 }
@@ -1668,7 +2214,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SparsityParametersRef<'a> {
 /// The table `VariantSubType` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `VariantSubType` in the file `proto/tflite/schema.fbs:40`
+/// * Table `VariantSubType` in the file `proto/tflite/schema.fbs:47`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -1894,7 +2440,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for VariantSubTypeRef<'a> {
 /// The table `Tensor` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Tensor` in the file `proto/tflite/schema.fbs:43`
+/// * Table `Tensor` in the file `proto/tflite/schema.fbs:50`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 
@@ -3559,7 +4105,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for TensorRef<'a> {
 /// The union `BuiltinOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Union `BuiltinOptions` in the file `proto/tflite/schema.fbs:57`
+/// * Union `BuiltinOptions` in the file `proto/tflite/schema.fbs:64`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 )]
@@ -9076,7 +9622,7 @@ impl<'a> ::planus::VectorReadUnion<'a> for BuiltinOptionsRef<'a> {
 /// The union `BuiltinOptions2` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Union `BuiltinOptions2` in the file `proto/tflite/schema.fbs:187`
+/// * Union `BuiltinOptions2` in the file `proto/tflite/schema.fbs:194`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 )]
@@ -9144,6 +9690,12 @@ pub enum BuiltinOptions2{
     
         /// The variant of type `StableHLOCompositeOptions` in the union `BuiltinOptions2`
         StableHloCompositeOptions(::planus::alloc::boxed::Box<self::StableHloCompositeOptions>),
+    
+        /// The variant of type `StablehloShiftLeftOptions` in the union `BuiltinOptions2`
+        StablehloShiftLeftOptions(::planus::alloc::boxed::Box<self::StablehloShiftLeftOptions>),
+    
+        /// The variant of type `StablehloCaseOptions` in the union `BuiltinOptions2`
+        StablehloCaseOptions(::planus::alloc::boxed::Box<self::StablehloCaseOptions>),
     
 }
 
@@ -9323,6 +9875,22 @@ impl BuiltinOptions2 {
         ::planus::UnionOffset::new(21, value.prepare(builder).downcast())
     }
 
+    #[inline]
+    pub fn create_stablehlo_shift_left_options(
+      builder: &mut ::planus::Builder,
+      value: impl ::planus::WriteAsOffset<self::StablehloShiftLeftOptions>,
+    ) -> ::planus::UnionOffset<Self> {
+        ::planus::UnionOffset::new(22, value.prepare(builder).downcast())
+    }
+
+    #[inline]
+    pub fn create_stablehlo_case_options(
+      builder: &mut ::planus::Builder,
+      value: impl ::planus::WriteAsOffset<self::StablehloCaseOptions>,
+    ) -> ::planus::UnionOffset<Self> {
+        ::planus::UnionOffset::new(23, value.prepare(builder).downcast())
+    }
+
     
 }
 
@@ -9353,6 +9921,8 @@ impl ::planus::WriteAsUnion<BuiltinOptions2> for BuiltinOptions2 {
             Self::StablehloRngBitGeneratorOptions(value) => Self::create_stablehlo_rng_bit_generator_options(builder, value),
             Self::ReduceWindowOptions(value) => Self::create_reduce_window_options(builder, value),
             Self::StableHloCompositeOptions(value) => Self::create_stable_hlo_composite_options(builder, value),
+            Self::StablehloShiftLeftOptions(value) => Self::create_stablehlo_shift_left_options(builder, value),
+            Self::StablehloCaseOptions(value) => Self::create_stablehlo_case_options(builder, value),
             
         }
     }
@@ -9581,6 +10151,26 @@ impl BuiltinOptions2Builder<::planus::Uninitialized> {
         value: T,
     ) -> BuiltinOptions2Builder<::planus::Initialized<21, T>>
         where T: ::planus::WriteAsOffset<self::StableHloCompositeOptions> {
+        BuiltinOptions2Builder(::planus::Initialized(value))
+    }
+
+    /// Creates an instance of the [`StablehloShiftLeftOptions` variant](BuiltinOptions2#variant.StablehloShiftLeftOptions).
+    #[inline]
+    pub fn stablehlo_shift_left_options<T>(
+        self,
+        value: T,
+    ) -> BuiltinOptions2Builder<::planus::Initialized<22, T>>
+        where T: ::planus::WriteAsOffset<self::StablehloShiftLeftOptions> {
+        BuiltinOptions2Builder(::planus::Initialized(value))
+    }
+
+    /// Creates an instance of the [`StablehloCaseOptions` variant](BuiltinOptions2#variant.StablehloCaseOptions).
+    #[inline]
+    pub fn stablehlo_case_options<T>(
+        self,
+        value: T,
+    ) -> BuiltinOptions2Builder<::planus::Initialized<23, T>>
+        where T: ::planus::WriteAsOffset<self::StablehloCaseOptions> {
         BuiltinOptions2Builder(::planus::Initialized(value))
     }
 
@@ -9954,6 +10544,40 @@ impl<T> ::planus::WriteAsOptionalUnion<BuiltinOptions2> for BuiltinOptions2Build
         ::core::option::Option::Some(::planus::WriteAsUnion::prepare(self, builder))
     }
 }
+impl<T> ::planus::WriteAsUnion<BuiltinOptions2> for BuiltinOptions2Builder<::planus::Initialized<22, T>>
+    where T: ::planus::WriteAsOffset<self::StablehloShiftLeftOptions>
+{
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::UnionOffset<BuiltinOptions2> {
+        ::planus::UnionOffset::new(22, (self.0).0.prepare(builder).downcast())
+    }
+}
+
+impl<T> ::planus::WriteAsOptionalUnion<BuiltinOptions2> for BuiltinOptions2Builder<::planus::Initialized<22, T>>
+    where T: ::planus::WriteAsOffset<self::StablehloShiftLeftOptions>
+{
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::core::option::Option<::planus::UnionOffset<BuiltinOptions2>> {
+        ::core::option::Option::Some(::planus::WriteAsUnion::prepare(self, builder))
+    }
+}
+impl<T> ::planus::WriteAsUnion<BuiltinOptions2> for BuiltinOptions2Builder<::planus::Initialized<23, T>>
+    where T: ::planus::WriteAsOffset<self::StablehloCaseOptions>
+{
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::UnionOffset<BuiltinOptions2> {
+        ::planus::UnionOffset::new(23, (self.0).0.prepare(builder).downcast())
+    }
+}
+
+impl<T> ::planus::WriteAsOptionalUnion<BuiltinOptions2> for BuiltinOptions2Builder<::planus::Initialized<23, T>>
+    where T: ::planus::WriteAsOffset<self::StablehloCaseOptions>
+{
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::core::option::Option<::planus::UnionOffset<BuiltinOptions2>> {
+        ::core::option::Option::Some(::planus::WriteAsUnion::prepare(self, builder))
+    }
+}
 
 
 /// Reference to a deserialized [BuiltinOptions2].
@@ -9980,6 +10604,8 @@ pub enum BuiltinOptions2Ref<'a>{
     StablehloRngBitGeneratorOptions(self::StablehloRngBitGeneratorOptionsRef<'a>),
     ReduceWindowOptions(self::ReduceWindowOptionsRef<'a>),
     StableHloCompositeOptions(self::StableHloCompositeOptionsRef<'a>),
+    StablehloShiftLeftOptions(self::StablehloShiftLeftOptionsRef<'a>),
+    StablehloCaseOptions(self::StablehloCaseOptionsRef<'a>),
     
 }
 
@@ -10053,6 +10679,12 @@ impl<'a> ::core::convert::TryFrom<BuiltinOptions2Ref<'a>> for BuiltinOptions2 {
                 BuiltinOptions2Ref::StableHloCompositeOptions(value) => Self::StableHloCompositeOptions(::planus::alloc::boxed::Box::new(::core::convert::TryFrom::try_from(value)?)),
                 
             
+                BuiltinOptions2Ref::StablehloShiftLeftOptions(value) => Self::StablehloShiftLeftOptions(::planus::alloc::boxed::Box::new(::core::convert::TryFrom::try_from(value)?)),
+                
+            
+                BuiltinOptions2Ref::StablehloCaseOptions(value) => Self::StablehloCaseOptions(::planus::alloc::boxed::Box::new(::core::convert::TryFrom::try_from(value)?)),
+                
+            
         })
     }
 }
@@ -10062,7 +10694,7 @@ impl<'a> ::core::convert::TryFrom<BuiltinOptions2Ref<'a>> for BuiltinOptions2 {
 impl<'a> ::planus::TableReadUnion<'a> for BuiltinOptions2Ref<'a> {
     fn from_buffer(buffer: ::planus::SliceWithStartOffset<'a>, tag: u8, field_offset: usize) -> ::core::result::Result<Self, ::planus::errors::ErrorKind> {
         match tag {
-            1 => ::core::result::Result::Ok(Self::StablehloConcatenateOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),2 => ::core::result::Result::Ok(Self::StablehloBroadcastInDimOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),3 => ::core::result::Result::Ok(Self::StablehloSliceOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),4 => ::core::result::Result::Ok(Self::StablehloConvolutionOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),5 => ::core::result::Result::Ok(Self::StablehloCustomCallOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),6 => ::core::result::Result::Ok(Self::StablehloReduceOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),7 => ::core::result::Result::Ok(Self::StablehloScatterOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),8 => ::core::result::Result::Ok(Self::StablehloCompareOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),9 => ::core::result::Result::Ok(Self::StablehloDynamicSliceOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),10 => ::core::result::Result::Ok(Self::StablehloPadOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),11 => ::core::result::Result::Ok(Self::StablehloIotaOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),12 => ::core::result::Result::Ok(Self::StablehloDotGeneralOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),13 => ::core::result::Result::Ok(Self::StablehloReduceWindowOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),14 => ::core::result::Result::Ok(Self::StablehloSortOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),15 => ::core::result::Result::Ok(Self::StablehloWhileOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),16 => ::core::result::Result::Ok(Self::StablehloGatherOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),17 => ::core::result::Result::Ok(Self::StablehloTransposeOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),18 => ::core::result::Result::Ok(Self::DilateOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),19 => ::core::result::Result::Ok(Self::StablehloRngBitGeneratorOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),20 => ::core::result::Result::Ok(Self::ReduceWindowOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),21 => ::core::result::Result::Ok(Self::StableHloCompositeOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),_ => ::core::result::Result::Err(::planus::errors::ErrorKind::UnknownUnionTag { tag }),
+            1 => ::core::result::Result::Ok(Self::StablehloConcatenateOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),2 => ::core::result::Result::Ok(Self::StablehloBroadcastInDimOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),3 => ::core::result::Result::Ok(Self::StablehloSliceOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),4 => ::core::result::Result::Ok(Self::StablehloConvolutionOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),5 => ::core::result::Result::Ok(Self::StablehloCustomCallOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),6 => ::core::result::Result::Ok(Self::StablehloReduceOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),7 => ::core::result::Result::Ok(Self::StablehloScatterOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),8 => ::core::result::Result::Ok(Self::StablehloCompareOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),9 => ::core::result::Result::Ok(Self::StablehloDynamicSliceOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),10 => ::core::result::Result::Ok(Self::StablehloPadOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),11 => ::core::result::Result::Ok(Self::StablehloIotaOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),12 => ::core::result::Result::Ok(Self::StablehloDotGeneralOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),13 => ::core::result::Result::Ok(Self::StablehloReduceWindowOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),14 => ::core::result::Result::Ok(Self::StablehloSortOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),15 => ::core::result::Result::Ok(Self::StablehloWhileOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),16 => ::core::result::Result::Ok(Self::StablehloGatherOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),17 => ::core::result::Result::Ok(Self::StablehloTransposeOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),18 => ::core::result::Result::Ok(Self::DilateOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),19 => ::core::result::Result::Ok(Self::StablehloRngBitGeneratorOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),20 => ::core::result::Result::Ok(Self::ReduceWindowOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),21 => ::core::result::Result::Ok(Self::StableHloCompositeOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),22 => ::core::result::Result::Ok(Self::StablehloShiftLeftOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),23 => ::core::result::Result::Ok(Self::StablehloCaseOptions(::planus::TableRead::from_buffer(buffer, field_offset)?)),_ => ::core::result::Result::Err(::planus::errors::ErrorKind::UnknownUnionTag { tag }),
         }
     }
 }
@@ -10078,7 +10710,7 @@ impl<'a> ::planus::VectorReadUnion<'a> for BuiltinOptions2Ref<'a> {
 /// The table `Conv2DOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Conv2DOptions` in the file `proto/tflite/schema.fbs:211`
+/// * Table `Conv2DOptions` in the file `proto/tflite/schema.fbs:220`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -11156,7 +11788,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for Conv2DOptionsRef<'a> {
 /// The table `DepthwiseConv2DOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `DepthwiseConv2DOptions` in the file `proto/tflite/schema.fbs:221`
+/// * Table `DepthwiseConv2DOptions` in the file `proto/tflite/schema.fbs:230`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -12234,7 +12866,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for DepthwiseConv2DOptionsRef<'a> {
 /// The table `ConcatEmbeddingsOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ConcatEmbeddingsOptions` in the file `proto/tflite/schema.fbs:231`
+/// * Table `ConcatEmbeddingsOptions` in the file `proto/tflite/schema.fbs:240`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -12460,7 +13092,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ConcatEmbeddingsOptionsRef<'a> {
 /// The table `LSHProjectionOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LSHProjectionOptions` in the file `proto/tflite/schema.fbs:234`
+/// * Table `LSHProjectionOptions` in the file `proto/tflite/schema.fbs:243`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -12686,7 +13318,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LshProjectionOptionsRef<'a> {
 /// The table `Pool2DOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Pool2DOptions` in the file `proto/tflite/schema.fbs:237`
+/// * Table `Pool2DOptions` in the file `proto/tflite/schema.fbs:246`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -13607,7 +14239,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for Pool2DOptionsRef<'a> {
 /// The table `SVDFOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SVDFOptions` in the file `proto/tflite/schema.fbs:246`
+/// * Table `SVDFOptions` in the file `proto/tflite/schema.fbs:255`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -14129,7 +14761,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SvdfOptionsRef<'a> {
 /// The table `RNNOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `RNNOptions` in the file `proto/tflite/schema.fbs:252`
+/// * Table `RNNOptions` in the file `proto/tflite/schema.fbs:261`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -14542,7 +15174,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for RnnOptionsRef<'a> {
 /// The table `FullyConnectedOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `FullyConnectedOptions` in the file `proto/tflite/schema.fbs:257`
+/// * Table `FullyConnectedOptions` in the file `proto/tflite/schema.fbs:266`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -15318,7 +15950,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for FullyConnectedOptionsRef<'a> {
 /// The table `SoftmaxOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SoftmaxOptions` in the file `proto/tflite/schema.fbs:265`
+/// * Table `SoftmaxOptions` in the file `proto/tflite/schema.fbs:274`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 
@@ -15634,7 +16266,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SoftmaxOptionsRef<'a> {
 /// The table `ConcatenationOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ConcatenationOptions` in the file `proto/tflite/schema.fbs:269`
+/// * Table `ConcatenationOptions` in the file `proto/tflite/schema.fbs:278`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -16047,7 +16679,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ConcatenationOptionsRef<'a> {
 /// The table `AddOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `AddOptions` in the file `proto/tflite/schema.fbs:274`
+/// * Table `AddOptions` in the file `proto/tflite/schema.fbs:283`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -16460,7 +17092,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for AddOptionsRef<'a> {
 /// The table `L2NormOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `L2NormOptions` in the file `proto/tflite/schema.fbs:279`
+/// * Table `L2NormOptions` in the file `proto/tflite/schema.fbs:288`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -16686,7 +17318,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for L2NormOptionsRef<'a> {
 /// The table `LocalResponseNormalizationOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LocalResponseNormalizationOptions` in the file `proto/tflite/schema.fbs:282`
+/// * Table `LocalResponseNormalizationOptions` in the file `proto/tflite/schema.fbs:291`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -16912,7 +17544,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LocalResponseNormalizationOptionsRef<'a> {
 /// The table `LSTMOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LSTMOptions` in the file `proto/tflite/schema.fbs:285`
+/// * Table `LSTMOptions` in the file `proto/tflite/schema.fbs:294`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 
@@ -17688,7 +18320,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LstmOptionsRef<'a> {
 /// The table `ResizeBilinearOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ResizeBilinearOptions` in the file `proto/tflite/schema.fbs:293`
+/// * Table `ResizeBilinearOptions` in the file `proto/tflite/schema.fbs:302`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -18101,7 +18733,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ResizeBilinearOptionsRef<'a> {
 /// The table `CallOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `CallOptions` in the file `proto/tflite/schema.fbs:300`
+/// * Table `CallOptions` in the file `proto/tflite/schema.fbs:309`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -18327,7 +18959,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for CallOptionsRef<'a> {
 /// The table `ReshapeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ReshapeOptions` in the file `proto/tflite/schema.fbs:303`
+/// * Table `ReshapeOptions` in the file `proto/tflite/schema.fbs:312`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -18553,7 +19185,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ReshapeOptionsRef<'a> {
 /// The table `SkipGramOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SkipGramOptions` in the file `proto/tflite/schema.fbs:306`
+/// * Table `SkipGramOptions` in the file `proto/tflite/schema.fbs:315`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -18779,7 +19411,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SkipGramOptionsRef<'a> {
 /// The table `SpaceToDepthOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SpaceToDepthOptions` in the file `proto/tflite/schema.fbs:309`
+/// * Table `SpaceToDepthOptions` in the file `proto/tflite/schema.fbs:318`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -19005,7 +19637,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SpaceToDepthOptionsRef<'a> {
 /// The table `EmbeddingLookupSparseOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `EmbeddingLookupSparseOptions` in the file `proto/tflite/schema.fbs:312`
+/// * Table `EmbeddingLookupSparseOptions` in the file `proto/tflite/schema.fbs:321`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -19231,7 +19863,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for EmbeddingLookupSparseOptionsRef<'a> {
 /// The table `MulOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `MulOptions` in the file `proto/tflite/schema.fbs:315`
+/// * Table `MulOptions` in the file `proto/tflite/schema.fbs:324`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -19547,7 +20179,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for MulOptionsRef<'a> {
 /// The table `PadOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `PadOptions` in the file `proto/tflite/schema.fbs:319`
+/// * Table `PadOptions` in the file `proto/tflite/schema.fbs:328`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -19773,7 +20405,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for PadOptionsRef<'a> {
 /// The table `GatherOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `GatherOptions` in the file `proto/tflite/schema.fbs:322`
+/// * Table `GatherOptions` in the file `proto/tflite/schema.fbs:331`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -20186,7 +20818,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for GatherOptionsRef<'a> {
 /// The table `BatchToSpaceNDOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `BatchToSpaceNDOptions` in the file `proto/tflite/schema.fbs:327`
+/// * Table `BatchToSpaceNDOptions` in the file `proto/tflite/schema.fbs:336`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -20412,7 +21044,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BatchToSpaceNdOptionsRef<'a> {
 /// The table `SpaceToBatchNDOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SpaceToBatchNDOptions` in the file `proto/tflite/schema.fbs:330`
+/// * Table `SpaceToBatchNDOptions` in the file `proto/tflite/schema.fbs:339`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -20638,7 +21270,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SpaceToBatchNdOptionsRef<'a> {
 /// The table `TransposeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `TransposeOptions` in the file `proto/tflite/schema.fbs:333`
+/// * Table `TransposeOptions` in the file `proto/tflite/schema.fbs:342`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -20864,7 +21496,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for TransposeOptionsRef<'a> {
 /// The table `ReducerOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ReducerOptions` in the file `proto/tflite/schema.fbs:336`
+/// * Table `ReducerOptions` in the file `proto/tflite/schema.fbs:345`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -21090,7 +21722,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ReducerOptionsRef<'a> {
 /// The table `SubOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SubOptions` in the file `proto/tflite/schema.fbs:339`
+/// * Table `SubOptions` in the file `proto/tflite/schema.fbs:348`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -21503,7 +22135,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SubOptionsRef<'a> {
 /// The table `DivOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `DivOptions` in the file `proto/tflite/schema.fbs:344`
+/// * Table `DivOptions` in the file `proto/tflite/schema.fbs:353`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -21729,7 +22361,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for DivOptionsRef<'a> {
 /// The table `SqueezeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SqueezeOptions` in the file `proto/tflite/schema.fbs:347`
+/// * Table `SqueezeOptions` in the file `proto/tflite/schema.fbs:356`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -21955,7 +22587,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SqueezeOptionsRef<'a> {
 /// The table `SequenceRNNOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SequenceRNNOptions` in the file `proto/tflite/schema.fbs:350`
+/// * Table `SequenceRNNOptions` in the file `proto/tflite/schema.fbs:359`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -22477,7 +23109,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SequenceRnnOptionsRef<'a> {
 /// The table `StridedSliceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StridedSliceOptions` in the file `proto/tflite/schema.fbs:356`
+/// * Table `StridedSliceOptions` in the file `proto/tflite/schema.fbs:365`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -23398,7 +24030,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StridedSliceOptionsRef<'a> {
 /// The table `ExpOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ExpOptions` in the file `proto/tflite/schema.fbs:365`
+/// * Table `ExpOptions` in the file `proto/tflite/schema.fbs:374`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -23624,7 +24256,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ExpOptionsRef<'a> {
 /// The table `TopKV2Options` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `TopKV2Options` in the file `proto/tflite/schema.fbs:368`
+/// * Table `TopKV2Options` in the file `proto/tflite/schema.fbs:377`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -23850,7 +24482,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for TopKv2OptionsRef<'a> {
 /// The table `SplitOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SplitOptions` in the file `proto/tflite/schema.fbs:371`
+/// * Table `SplitOptions` in the file `proto/tflite/schema.fbs:380`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -24076,7 +24708,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SplitOptionsRef<'a> {
 /// The table `LogSoftmaxOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LogSoftmaxOptions` in the file `proto/tflite/schema.fbs:374`
+/// * Table `LogSoftmaxOptions` in the file `proto/tflite/schema.fbs:383`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -24302,7 +24934,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LogSoftmaxOptionsRef<'a> {
 /// The table `CastOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `CastOptions` in the file `proto/tflite/schema.fbs:377`
+/// * Table `CastOptions` in the file `proto/tflite/schema.fbs:386`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -24528,7 +25160,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for CastOptionsRef<'a> {
 /// The table `DequantizeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `DequantizeOptions` in the file `proto/tflite/schema.fbs:380`
+/// * Table `DequantizeOptions` in the file `proto/tflite/schema.fbs:389`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -24754,7 +25386,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for DequantizeOptionsRef<'a> {
 /// The table `MaximumMinimumOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `MaximumMinimumOptions` in the file `proto/tflite/schema.fbs:383`
+/// * Table `MaximumMinimumOptions` in the file `proto/tflite/schema.fbs:392`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -24980,7 +25612,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for MaximumMinimumOptionsRef<'a> {
 /// The table `ArgMaxOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ArgMaxOptions` in the file `proto/tflite/schema.fbs:386`
+/// * Table `ArgMaxOptions` in the file `proto/tflite/schema.fbs:395`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -25206,7 +25838,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ArgMaxOptionsRef<'a> {
 /// The table `LessOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LessOptions` in the file `proto/tflite/schema.fbs:389`
+/// * Table `LessOptions` in the file `proto/tflite/schema.fbs:398`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -25432,7 +26064,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LessOptionsRef<'a> {
 /// The table `NegOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `NegOptions` in the file `proto/tflite/schema.fbs:392`
+/// * Table `NegOptions` in the file `proto/tflite/schema.fbs:401`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -25658,7 +26290,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for NegOptionsRef<'a> {
 /// The table `PadV2Options` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `PadV2Options` in the file `proto/tflite/schema.fbs:395`
+/// * Table `PadV2Options` in the file `proto/tflite/schema.fbs:404`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -25884,7 +26516,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for PadV2OptionsRef<'a> {
 /// The table `GreaterOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `GreaterOptions` in the file `proto/tflite/schema.fbs:398`
+/// * Table `GreaterOptions` in the file `proto/tflite/schema.fbs:407`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -26110,7 +26742,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for GreaterOptionsRef<'a> {
 /// The table `GreaterEqualOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `GreaterEqualOptions` in the file `proto/tflite/schema.fbs:401`
+/// * Table `GreaterEqualOptions` in the file `proto/tflite/schema.fbs:410`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -26336,7 +26968,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for GreaterEqualOptionsRef<'a> {
 /// The table `LessEqualOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LessEqualOptions` in the file `proto/tflite/schema.fbs:404`
+/// * Table `LessEqualOptions` in the file `proto/tflite/schema.fbs:413`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -26562,7 +27194,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LessEqualOptionsRef<'a> {
 /// The table `SelectOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SelectOptions` in the file `proto/tflite/schema.fbs:407`
+/// * Table `SelectOptions` in the file `proto/tflite/schema.fbs:416`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -26788,7 +27420,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SelectOptionsRef<'a> {
 /// The table `SliceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SliceOptions` in the file `proto/tflite/schema.fbs:410`
+/// * Table `SliceOptions` in the file `proto/tflite/schema.fbs:419`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -27014,7 +27646,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SliceOptionsRef<'a> {
 /// The table `TransposeConvOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `TransposeConvOptions` in the file `proto/tflite/schema.fbs:413`
+/// * Table `TransposeConvOptions` in the file `proto/tflite/schema.fbs:422`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -27790,7 +28422,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for TransposeConvOptionsRef<'a> {
 /// The table `SparseToDenseOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SparseToDenseOptions` in the file `proto/tflite/schema.fbs:421`
+/// * Table `SparseToDenseOptions` in the file `proto/tflite/schema.fbs:430`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -28016,7 +28648,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SparseToDenseOptionsRef<'a> {
 /// The table `TileOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `TileOptions` in the file `proto/tflite/schema.fbs:424`
+/// * Table `TileOptions` in the file `proto/tflite/schema.fbs:433`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -28242,7 +28874,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for TileOptionsRef<'a> {
 /// The table `ExpandDimsOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ExpandDimsOptions` in the file `proto/tflite/schema.fbs:427`
+/// * Table `ExpandDimsOptions` in the file `proto/tflite/schema.fbs:436`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -28468,7 +29100,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ExpandDimsOptionsRef<'a> {
 /// The table `EqualOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `EqualOptions` in the file `proto/tflite/schema.fbs:430`
+/// * Table `EqualOptions` in the file `proto/tflite/schema.fbs:439`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -28694,7 +29326,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for EqualOptionsRef<'a> {
 /// The table `NotEqualOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `NotEqualOptions` in the file `proto/tflite/schema.fbs:433`
+/// * Table `NotEqualOptions` in the file `proto/tflite/schema.fbs:442`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -28920,7 +29552,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for NotEqualOptionsRef<'a> {
 /// The table `ShapeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ShapeOptions` in the file `proto/tflite/schema.fbs:436`
+/// * Table `ShapeOptions` in the file `proto/tflite/schema.fbs:445`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -29146,7 +29778,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ShapeOptionsRef<'a> {
 /// The table `PowOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `PowOptions` in the file `proto/tflite/schema.fbs:439`
+/// * Table `PowOptions` in the file `proto/tflite/schema.fbs:448`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -29372,7 +30004,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for PowOptionsRef<'a> {
 /// The table `ArgMinOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ArgMinOptions` in the file `proto/tflite/schema.fbs:442`
+/// * Table `ArgMinOptions` in the file `proto/tflite/schema.fbs:451`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -29598,7 +30230,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ArgMinOptionsRef<'a> {
 /// The table `FakeQuantOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `FakeQuantOptions` in the file `proto/tflite/schema.fbs:445`
+/// * Table `FakeQuantOptions` in the file `proto/tflite/schema.fbs:454`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 
@@ -30241,7 +30873,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for FakeQuantOptionsRef<'a> {
 /// The table `PackOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `PackOptions` in the file `proto/tflite/schema.fbs:452`
+/// * Table `PackOptions` in the file `proto/tflite/schema.fbs:461`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -30467,7 +31099,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for PackOptionsRef<'a> {
 /// The table `LogicalOrOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LogicalOrOptions` in the file `proto/tflite/schema.fbs:455`
+/// * Table `LogicalOrOptions` in the file `proto/tflite/schema.fbs:464`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -30693,7 +31325,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LogicalOrOptionsRef<'a> {
 /// The table `OneHotOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `OneHotOptions` in the file `proto/tflite/schema.fbs:458`
+/// * Table `OneHotOptions` in the file `proto/tflite/schema.fbs:467`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -30919,7 +31551,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for OneHotOptionsRef<'a> {
 /// The table `LogicalAndOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LogicalAndOptions` in the file `proto/tflite/schema.fbs:461`
+/// * Table `LogicalAndOptions` in the file `proto/tflite/schema.fbs:470`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -31145,7 +31777,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LogicalAndOptionsRef<'a> {
 /// The table `LogicalNotOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LogicalNotOptions` in the file `proto/tflite/schema.fbs:464`
+/// * Table `LogicalNotOptions` in the file `proto/tflite/schema.fbs:473`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -31371,7 +32003,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LogicalNotOptionsRef<'a> {
 /// The table `UnpackOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `UnpackOptions` in the file `proto/tflite/schema.fbs:467`
+/// * Table `UnpackOptions` in the file `proto/tflite/schema.fbs:476`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -31597,7 +32229,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for UnpackOptionsRef<'a> {
 /// The table `FloorDivOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `FloorDivOptions` in the file `proto/tflite/schema.fbs:470`
+/// * Table `FloorDivOptions` in the file `proto/tflite/schema.fbs:479`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -31823,7 +32455,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for FloorDivOptionsRef<'a> {
 /// The table `SquareOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SquareOptions` in the file `proto/tflite/schema.fbs:473`
+/// * Table `SquareOptions` in the file `proto/tflite/schema.fbs:482`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -32049,7 +32681,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SquareOptionsRef<'a> {
 /// The table `ZerosLikeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ZerosLikeOptions` in the file `proto/tflite/schema.fbs:476`
+/// * Table `ZerosLikeOptions` in the file `proto/tflite/schema.fbs:485`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -32275,7 +32907,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ZerosLikeOptionsRef<'a> {
 /// The table `FillOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `FillOptions` in the file `proto/tflite/schema.fbs:479`
+/// * Table `FillOptions` in the file `proto/tflite/schema.fbs:488`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -32501,7 +33133,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for FillOptionsRef<'a> {
 /// The table `BidirectionalSequenceLSTMOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `BidirectionalSequenceLSTMOptions` in the file `proto/tflite/schema.fbs:482`
+/// * Table `BidirectionalSequenceLSTMOptions` in the file `proto/tflite/schema.fbs:491`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 
@@ -33422,7 +34054,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BidirectionalSequenceLstmOptionsRef<'a> {
 /// The table `BidirectionalSequenceRNNOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `BidirectionalSequenceRNNOptions` in the file `proto/tflite/schema.fbs:491`
+/// * Table `BidirectionalSequenceRNNOptions` in the file `proto/tflite/schema.fbs:500`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -34065,7 +34697,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BidirectionalSequenceRnnOptionsRef<'a> {
 /// The table `UnidirectionalSequenceLSTMOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `UnidirectionalSequenceLSTMOptions` in the file `proto/tflite/schema.fbs:498`
+/// * Table `UnidirectionalSequenceLSTMOptions` in the file `proto/tflite/schema.fbs:507`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 
@@ -34986,7 +35618,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for UnidirectionalSequenceLstmOptionsRef<'a> {
 /// The table `FloorModOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `FloorModOptions` in the file `proto/tflite/schema.fbs:507`
+/// * Table `FloorModOptions` in the file `proto/tflite/schema.fbs:516`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -35212,7 +35844,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for FloorModOptionsRef<'a> {
 /// The table `RangeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `RangeOptions` in the file `proto/tflite/schema.fbs:510`
+/// * Table `RangeOptions` in the file `proto/tflite/schema.fbs:519`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -35438,7 +36070,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for RangeOptionsRef<'a> {
 /// The table `ResizeNearestNeighborOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ResizeNearestNeighborOptions` in the file `proto/tflite/schema.fbs:513`
+/// * Table `ResizeNearestNeighborOptions` in the file `proto/tflite/schema.fbs:522`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -35851,7 +36483,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ResizeNearestNeighborOptionsRef<'a> {
 /// The table `LeakyReluOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `LeakyReluOptions` in the file `proto/tflite/schema.fbs:518`
+/// * Table `LeakyReluOptions` in the file `proto/tflite/schema.fbs:527`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -36077,7 +36709,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for LeakyReluOptionsRef<'a> {
 /// The table `SquaredDifferenceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SquaredDifferenceOptions` in the file `proto/tflite/schema.fbs:521`
+/// * Table `SquaredDifferenceOptions` in the file `proto/tflite/schema.fbs:530`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -36303,7 +36935,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SquaredDifferenceOptionsRef<'a> {
 /// The table `MirrorPadOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `MirrorPadOptions` in the file `proto/tflite/schema.fbs:524`
+/// * Table `MirrorPadOptions` in the file `proto/tflite/schema.fbs:533`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -36529,7 +37161,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for MirrorPadOptionsRef<'a> {
 /// The table `AbsOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `AbsOptions` in the file `proto/tflite/schema.fbs:527`
+/// * Table `AbsOptions` in the file `proto/tflite/schema.fbs:536`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -36755,7 +37387,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for AbsOptionsRef<'a> {
 /// The table `SplitVOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SplitVOptions` in the file `proto/tflite/schema.fbs:530`
+/// * Table `SplitVOptions` in the file `proto/tflite/schema.fbs:539`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -36981,7 +37613,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SplitVOptionsRef<'a> {
 /// The table `UniqueOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `UniqueOptions` in the file `proto/tflite/schema.fbs:533`
+/// * Table `UniqueOptions` in the file `proto/tflite/schema.fbs:542`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -37207,7 +37839,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for UniqueOptionsRef<'a> {
 /// The table `ReverseV2Options` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ReverseV2Options` in the file `proto/tflite/schema.fbs:536`
+/// * Table `ReverseV2Options` in the file `proto/tflite/schema.fbs:545`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -37433,7 +38065,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ReverseV2OptionsRef<'a> {
 /// The table `AddNOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `AddNOptions` in the file `proto/tflite/schema.fbs:539`
+/// * Table `AddNOptions` in the file `proto/tflite/schema.fbs:548`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -37659,7 +38291,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for AddNOptionsRef<'a> {
 /// The table `GatherNdOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `GatherNdOptions` in the file `proto/tflite/schema.fbs:542`
+/// * Table `GatherNdOptions` in the file `proto/tflite/schema.fbs:551`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -37885,7 +38517,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for GatherNdOptionsRef<'a> {
 /// The table `CosOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `CosOptions` in the file `proto/tflite/schema.fbs:545`
+/// * Table `CosOptions` in the file `proto/tflite/schema.fbs:554`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -38111,7 +38743,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for CosOptionsRef<'a> {
 /// The table `WhereOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `WhereOptions` in the file `proto/tflite/schema.fbs:548`
+/// * Table `WhereOptions` in the file `proto/tflite/schema.fbs:557`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -38337,7 +38969,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for WhereOptionsRef<'a> {
 /// The table `RankOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `RankOptions` in the file `proto/tflite/schema.fbs:551`
+/// * Table `RankOptions` in the file `proto/tflite/schema.fbs:560`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -38563,7 +39195,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for RankOptionsRef<'a> {
 /// The table `ReverseSequenceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ReverseSequenceOptions` in the file `proto/tflite/schema.fbs:554`
+/// * Table `ReverseSequenceOptions` in the file `proto/tflite/schema.fbs:563`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -38789,7 +39421,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ReverseSequenceOptionsRef<'a> {
 /// The table `MatrixDiagOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `MatrixDiagOptions` in the file `proto/tflite/schema.fbs:557`
+/// * Table `MatrixDiagOptions` in the file `proto/tflite/schema.fbs:566`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -39015,7 +39647,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for MatrixDiagOptionsRef<'a> {
 /// The table `QuantizeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `QuantizeOptions` in the file `proto/tflite/schema.fbs:560`
+/// * Table `QuantizeOptions` in the file `proto/tflite/schema.fbs:569`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -39241,7 +39873,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for QuantizeOptionsRef<'a> {
 /// The table `MatrixSetDiagOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `MatrixSetDiagOptions` in the file `proto/tflite/schema.fbs:563`
+/// * Table `MatrixSetDiagOptions` in the file `proto/tflite/schema.fbs:572`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -39467,7 +40099,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for MatrixSetDiagOptionsRef<'a> {
 /// The table `HardSwishOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `HardSwishOptions` in the file `proto/tflite/schema.fbs:566`
+/// * Table `HardSwishOptions` in the file `proto/tflite/schema.fbs:575`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -39693,7 +40325,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for HardSwishOptionsRef<'a> {
 /// The table `IfOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `IfOptions` in the file `proto/tflite/schema.fbs:569`
+/// * Table `IfOptions` in the file `proto/tflite/schema.fbs:578`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -39919,7 +40551,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for IfOptionsRef<'a> {
 /// The table `WhileOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `WhileOptions` in the file `proto/tflite/schema.fbs:572`
+/// * Table `WhileOptions` in the file `proto/tflite/schema.fbs:581`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -40145,7 +40777,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for WhileOptionsRef<'a> {
 /// The table `DepthToSpaceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `DepthToSpaceOptions` in the file `proto/tflite/schema.fbs:575`
+/// * Table `DepthToSpaceOptions` in the file `proto/tflite/schema.fbs:584`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -40371,7 +41003,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for DepthToSpaceOptionsRef<'a> {
 /// The table `NonMaxSuppressionV4Options` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `NonMaxSuppressionV4Options` in the file `proto/tflite/schema.fbs:578`
+/// * Table `NonMaxSuppressionV4Options` in the file `proto/tflite/schema.fbs:587`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -40597,7 +41229,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for NonMaxSuppressionV4OptionsRef<'a> {
 /// The table `NonMaxSuppressionV5Options` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `NonMaxSuppressionV5Options` in the file `proto/tflite/schema.fbs:581`
+/// * Table `NonMaxSuppressionV5Options` in the file `proto/tflite/schema.fbs:590`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -40823,7 +41455,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for NonMaxSuppressionV5OptionsRef<'a> {
 /// The table `ScatterNdOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ScatterNdOptions` in the file `proto/tflite/schema.fbs:584`
+/// * Table `ScatterNdOptions` in the file `proto/tflite/schema.fbs:593`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -41049,7 +41681,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ScatterNdOptionsRef<'a> {
 /// The table `SelectV2Options` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SelectV2Options` in the file `proto/tflite/schema.fbs:587`
+/// * Table `SelectV2Options` in the file `proto/tflite/schema.fbs:596`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -41275,7 +41907,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SelectV2OptionsRef<'a> {
 /// The table `DensifyOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `DensifyOptions` in the file `proto/tflite/schema.fbs:590`
+/// * Table `DensifyOptions` in the file `proto/tflite/schema.fbs:599`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -41501,7 +42133,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for DensifyOptionsRef<'a> {
 /// The table `SegmentSumOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SegmentSumOptions` in the file `proto/tflite/schema.fbs:593`
+/// * Table `SegmentSumOptions` in the file `proto/tflite/schema.fbs:602`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -41727,7 +42359,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SegmentSumOptionsRef<'a> {
 /// The table `BatchMatMulOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `BatchMatMulOptions` in the file `proto/tflite/schema.fbs:596`
+/// * Table `BatchMatMulOptions` in the file `proto/tflite/schema.fbs:605`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -42249,7 +42881,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BatchMatMulOptionsRef<'a> {
 /// The table `CumsumOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `CumsumOptions` in the file `proto/tflite/schema.fbs:602`
+/// * Table `CumsumOptions` in the file `proto/tflite/schema.fbs:611`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -42475,7 +43107,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for CumsumOptionsRef<'a> {
 /// The table `CallOnceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `CallOnceOptions` in the file `proto/tflite/schema.fbs:605`
+/// * Table `CallOnceOptions` in the file `proto/tflite/schema.fbs:614`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -42701,7 +43333,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for CallOnceOptionsRef<'a> {
 /// The table `BroadcastToOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `BroadcastToOptions` in the file `proto/tflite/schema.fbs:608`
+/// * Table `BroadcastToOptions` in the file `proto/tflite/schema.fbs:617`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -42927,7 +43559,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BroadcastToOptionsRef<'a> {
 /// The table `Rfft2dOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Rfft2dOptions` in the file `proto/tflite/schema.fbs:611`
+/// * Table `Rfft2dOptions` in the file `proto/tflite/schema.fbs:620`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -43153,7 +43785,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for Rfft2dOptionsRef<'a> {
 /// The table `Conv3DOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Conv3DOptions` in the file `proto/tflite/schema.fbs:614`
+/// * Table `Conv3DOptions` in the file `proto/tflite/schema.fbs:623`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -44400,7 +45032,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for Conv3DOptionsRef<'a> {
 /// The table `HashtableOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `HashtableOptions` in the file `proto/tflite/schema.fbs:625`
+/// * Table `HashtableOptions` in the file `proto/tflite/schema.fbs:634`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -44626,7 +45258,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for HashtableOptionsRef<'a> {
 /// The table `HashtableFindOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `HashtableFindOptions` in the file `proto/tflite/schema.fbs:628`
+/// * Table `HashtableFindOptions` in the file `proto/tflite/schema.fbs:637`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -44852,7 +45484,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for HashtableFindOptionsRef<'a> {
 /// The table `HashtableImportOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `HashtableImportOptions` in the file `proto/tflite/schema.fbs:631`
+/// * Table `HashtableImportOptions` in the file `proto/tflite/schema.fbs:640`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -45078,7 +45710,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for HashtableImportOptionsRef<'a> {
 /// The table `HashtableSizeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `HashtableSizeOptions` in the file `proto/tflite/schema.fbs:634`
+/// * Table `HashtableSizeOptions` in the file `proto/tflite/schema.fbs:643`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -45304,7 +45936,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for HashtableSizeOptionsRef<'a> {
 /// The table `VarHandleOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `VarHandleOptions` in the file `proto/tflite/schema.fbs:637`
+/// * Table `VarHandleOptions` in the file `proto/tflite/schema.fbs:646`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -45530,7 +46162,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for VarHandleOptionsRef<'a> {
 /// The table `ReadVariableOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ReadVariableOptions` in the file `proto/tflite/schema.fbs:640`
+/// * Table `ReadVariableOptions` in the file `proto/tflite/schema.fbs:649`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -45756,7 +46388,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ReadVariableOptionsRef<'a> {
 /// The table `AssignVariableOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `AssignVariableOptions` in the file `proto/tflite/schema.fbs:643`
+/// * Table `AssignVariableOptions` in the file `proto/tflite/schema.fbs:652`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -45982,7 +46614,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for AssignVariableOptionsRef<'a> {
 /// The table `RandomOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `RandomOptions` in the file `proto/tflite/schema.fbs:646`
+/// * Table `RandomOptions` in the file `proto/tflite/schema.fbs:655`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -46208,7 +46840,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for RandomOptionsRef<'a> {
 /// The table `BucketizeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `BucketizeOptions` in the file `proto/tflite/schema.fbs:649`
+/// * Table `BucketizeOptions` in the file `proto/tflite/schema.fbs:658`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -46434,7 +47066,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BucketizeOptionsRef<'a> {
 /// The table `GeluOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `GeluOptions` in the file `proto/tflite/schema.fbs:652`
+/// * Table `GeluOptions` in the file `proto/tflite/schema.fbs:661`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -46660,7 +47292,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for GeluOptionsRef<'a> {
 /// The table `DynamicUpdateSliceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `DynamicUpdateSliceOptions` in the file `proto/tflite/schema.fbs:655`
+/// * Table `DynamicUpdateSliceOptions` in the file `proto/tflite/schema.fbs:664`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -46886,7 +47518,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for DynamicUpdateSliceOptionsRef<'a> {
 /// The table `UnsortedSegmentProdOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `UnsortedSegmentProdOptions` in the file `proto/tflite/schema.fbs:658`
+/// * Table `UnsortedSegmentProdOptions` in the file `proto/tflite/schema.fbs:667`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -47112,7 +47744,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for UnsortedSegmentProdOptionsRef<'a> {
 /// The table `UnsortedSegmentMaxOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `UnsortedSegmentMaxOptions` in the file `proto/tflite/schema.fbs:661`
+/// * Table `UnsortedSegmentMaxOptions` in the file `proto/tflite/schema.fbs:670`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -47338,7 +47970,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for UnsortedSegmentMaxOptionsRef<'a> {
 /// The table `UnsortedSegmentMinOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `UnsortedSegmentMinOptions` in the file `proto/tflite/schema.fbs:664`
+/// * Table `UnsortedSegmentMinOptions` in the file `proto/tflite/schema.fbs:673`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -47564,7 +48196,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for UnsortedSegmentMinOptionsRef<'a> {
 /// The table `UnsortedSegmentSumOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `UnsortedSegmentSumOptions` in the file `proto/tflite/schema.fbs:667`
+/// * Table `UnsortedSegmentSumOptions` in the file `proto/tflite/schema.fbs:676`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -47790,7 +48422,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for UnsortedSegmentSumOptionsRef<'a> {
 /// The table `ATan2Options` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ATan2Options` in the file `proto/tflite/schema.fbs:670`
+/// * Table `ATan2Options` in the file `proto/tflite/schema.fbs:679`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -48016,7 +48648,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ATan2OptionsRef<'a> {
 /// The table `SignOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SignOptions` in the file `proto/tflite/schema.fbs:673`
+/// * Table `SignOptions` in the file `proto/tflite/schema.fbs:682`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -48242,7 +48874,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SignOptionsRef<'a> {
 /// The table `BitcastOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `BitcastOptions` in the file `proto/tflite/schema.fbs:676`
+/// * Table `BitcastOptions` in the file `proto/tflite/schema.fbs:685`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -48468,7 +49100,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BitcastOptionsRef<'a> {
 /// The table `BitwiseXorOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `BitwiseXorOptions` in the file `proto/tflite/schema.fbs:679`
+/// * Table `BitwiseXorOptions` in the file `proto/tflite/schema.fbs:688`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -48694,7 +49326,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BitwiseXorOptionsRef<'a> {
 /// The table `RightShiftOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `RightShiftOptions` in the file `proto/tflite/schema.fbs:682`
+/// * Table `RightShiftOptions` in the file `proto/tflite/schema.fbs:691`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -48920,7 +49552,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for RightShiftOptionsRef<'a> {
 /// The table `StablehloConcatenateOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloConcatenateOptions` in the file `proto/tflite/schema.fbs:685`
+/// * Table `StablehloConcatenateOptions` in the file `proto/tflite/schema.fbs:694`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -49146,7 +49778,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloConcatenateOptionsRef<'a> {
 /// The table `StablehloBroadcastInDimOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloBroadcastInDimOptions` in the file `proto/tflite/schema.fbs:688`
+/// * Table `StablehloBroadcastInDimOptions` in the file `proto/tflite/schema.fbs:697`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -49372,7 +50004,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloBroadcastInDimOptionsRef<'a> {
 /// The table `StablehloSliceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloSliceOptions` in the file `proto/tflite/schema.fbs:691`
+/// * Table `StablehloSliceOptions` in the file `proto/tflite/schema.fbs:700`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -49598,7 +50230,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloSliceOptionsRef<'a> {
 /// The table `StablehloConvolutionOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloConvolutionOptions` in the file `proto/tflite/schema.fbs:694`
+/// * Table `StablehloConvolutionOptions` in the file `proto/tflite/schema.fbs:703`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -49824,7 +50456,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloConvolutionOptionsRef<'a> {
 /// The table `StablehloCustomCallOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloCustomCallOptions` in the file `proto/tflite/schema.fbs:697`
+/// * Table `StablehloCustomCallOptions` in the file `proto/tflite/schema.fbs:706`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -50050,7 +50682,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloCustomCallOptionsRef<'a> {
 /// The table `StablehloReduceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloReduceOptions` in the file `proto/tflite/schema.fbs:700`
+/// * Table `StablehloReduceOptions` in the file `proto/tflite/schema.fbs:709`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -50276,7 +50908,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloReduceOptionsRef<'a> {
 /// The table `StablehloScatterOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloScatterOptions` in the file `proto/tflite/schema.fbs:703`
+/// * Table `StablehloScatterOptions` in the file `proto/tflite/schema.fbs:712`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -50502,7 +51134,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloScatterOptionsRef<'a> {
 /// The table `StablehloCompareOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloCompareOptions` in the file `proto/tflite/schema.fbs:706`
+/// * Table `StablehloCompareOptions` in the file `proto/tflite/schema.fbs:715`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -50728,7 +51360,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloCompareOptionsRef<'a> {
 /// The table `StablehloDynamicSliceOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloDynamicSliceOptions` in the file `proto/tflite/schema.fbs:709`
+/// * Table `StablehloDynamicSliceOptions` in the file `proto/tflite/schema.fbs:718`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -50954,7 +51586,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloDynamicSliceOptionsRef<'a> {
 /// The table `StablehloPadOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloPadOptions` in the file `proto/tflite/schema.fbs:712`
+/// * Table `StablehloPadOptions` in the file `proto/tflite/schema.fbs:721`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -51180,7 +51812,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloPadOptionsRef<'a> {
 /// The table `StablehloIotaOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloIotaOptions` in the file `proto/tflite/schema.fbs:715`
+/// * Table `StablehloIotaOptions` in the file `proto/tflite/schema.fbs:724`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -51406,7 +52038,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloIotaOptionsRef<'a> {
 /// The table `StablehloDotGeneralOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloDotGeneralOptions` in the file `proto/tflite/schema.fbs:718`
+/// * Table `StablehloDotGeneralOptions` in the file `proto/tflite/schema.fbs:727`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -51632,7 +52264,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloDotGeneralOptionsRef<'a> {
 /// The table `StablehloReduceWindowOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloReduceWindowOptions` in the file `proto/tflite/schema.fbs:721`
+/// * Table `StablehloReduceWindowOptions` in the file `proto/tflite/schema.fbs:730`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -51858,7 +52490,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloReduceWindowOptionsRef<'a> {
 /// The table `StablehloSortOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloSortOptions` in the file `proto/tflite/schema.fbs:724`
+/// * Table `StablehloSortOptions` in the file `proto/tflite/schema.fbs:733`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -52084,7 +52716,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloSortOptionsRef<'a> {
 /// The table `StablehloWhileOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloWhileOptions` in the file `proto/tflite/schema.fbs:727`
+/// * Table `StablehloWhileOptions` in the file `proto/tflite/schema.fbs:736`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -52310,7 +52942,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloWhileOptionsRef<'a> {
 /// The table `StablehloGatherOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloGatherOptions` in the file `proto/tflite/schema.fbs:730`
+/// * Table `StablehloGatherOptions` in the file `proto/tflite/schema.fbs:739`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -52536,7 +53168,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloGatherOptionsRef<'a> {
 /// The table `StablehloTransposeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloTransposeOptions` in the file `proto/tflite/schema.fbs:733`
+/// * Table `StablehloTransposeOptions` in the file `proto/tflite/schema.fbs:742`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -52762,7 +53394,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloTransposeOptionsRef<'a> {
 /// The table `DilateOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `DilateOptions` in the file `proto/tflite/schema.fbs:736`
+/// * Table `DilateOptions` in the file `proto/tflite/schema.fbs:745`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -52988,7 +53620,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for DilateOptionsRef<'a> {
 /// The table `StablehloRngBitGeneratorOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StablehloRngBitGeneratorOptions` in the file `proto/tflite/schema.fbs:739`
+/// * Table `StablehloRngBitGeneratorOptions` in the file `proto/tflite/schema.fbs:748`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -53214,7 +53846,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for StablehloRngBitGeneratorOptionsRef<'a> {
 /// The table `ReduceWindowOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `ReduceWindowOptions` in the file `proto/tflite/schema.fbs:742`
+/// * Table `ReduceWindowOptions` in the file `proto/tflite/schema.fbs:751`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -53440,7 +54072,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for ReduceWindowOptionsRef<'a> {
 /// The table `StableHLOCompositeOptions` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `StableHLOCompositeOptions` in the file `proto/tflite/schema.fbs:745`
+/// * Table `StableHLOCompositeOptions` in the file `proto/tflite/schema.fbs:754`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -53663,10 +54295,462 @@ impl<'a> ::planus::ReadAsRoot<'a> for StableHloCompositeOptionsRef<'a> {
 }
 
     
+/// The table `StablehloShiftLeftOptions` in the namespace `tflite`
+/// 
+/// Generated from these locations:
+/// * Table `StablehloShiftLeftOptions` in the file `proto/tflite/schema.fbs:757`
+#[derive(Clone, Debug, PartialEq, PartialOrd,
+Eq, Ord, Hash,
+
+)]
+pub struct StablehloShiftLeftOptions{
+    }
+
+
+#[allow(clippy::derivable_impls)]
+impl ::core::default::Default for StablehloShiftLeftOptions {
+    fn default() -> Self {
+        Self {
+        
+        }
+    }
+}
+
+
+impl StablehloShiftLeftOptions {
+    /// Creates a [StablehloShiftLeftOptionsBuilder] for serializing an instance of this table.
+    #[inline]
+    pub fn builder() -> StablehloShiftLeftOptionsBuilder<()> {
+        StablehloShiftLeftOptionsBuilder(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn create(
+        builder: &mut ::planus::Builder,
+        
+    ) -> ::planus::Offset<Self> {
+
+        let table_writer: ::planus::table_writer::TableWriter::<4> = ::core::default::Default::default();
+        unsafe {
+            table_writer.finish(builder, |_table_writer| {});
+        }builder.current_offset()
+    }
+}
+
+impl ::planus::WriteAs<::planus::Offset<StablehloShiftLeftOptions>> for StablehloShiftLeftOptions {
+    type Prepared = ::planus::Offset<Self>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloShiftLeftOptions> {
+        ::planus::WriteAsOffset::prepare(self, builder)
+    }
+}
+
+impl ::planus::WriteAsOptional<::planus::Offset<StablehloShiftLeftOptions>> for StablehloShiftLeftOptions {
+    type Prepared = ::planus::Offset<Self>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::core::option::Option<::planus::Offset<StablehloShiftLeftOptions>> {
+        ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+    }
+}
+
+impl ::planus::WriteAsOffset<StablehloShiftLeftOptions> for StablehloShiftLeftOptions {
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloShiftLeftOptions> {
+        StablehloShiftLeftOptions::create(
+            builder,
+        
+        )
+    }
+}
+
+/// Builder for serializing an instance of the [StablehloShiftLeftOptions] type.
+///
+/// Can be created using the [StablehloShiftLeftOptions::builder] method.
+#[derive(Debug)]
+#[must_use]
+pub struct StablehloShiftLeftOptionsBuilder<State>(State);
+
+
+
+impl<
+    
+> StablehloShiftLeftOptionsBuilder<(
+    
+)> {
+    /// Finish writing the builder to get an [Offset](::planus::Offset) to a serialized [StablehloShiftLeftOptions].
+    #[inline]
+    pub fn finish(self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloShiftLeftOptions>
+        where Self: ::planus::WriteAsOffset<StablehloShiftLeftOptions>
+    {
+        ::planus::WriteAsOffset::prepare(&self, builder)
+    }
+}
+
+impl<
+    
+> ::planus::WriteAs<::planus::Offset<StablehloShiftLeftOptions>> for StablehloShiftLeftOptionsBuilder<(
+    
+)> {
+    type Prepared = ::planus::Offset<StablehloShiftLeftOptions>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloShiftLeftOptions> {
+        ::planus::WriteAsOffset::prepare(self, builder)
+    }
+}
+
+impl<
+    
+> ::planus::WriteAsOptional<::planus::Offset<StablehloShiftLeftOptions>> for StablehloShiftLeftOptionsBuilder<(
+    
+)> {
+    type Prepared = ::planus::Offset<StablehloShiftLeftOptions>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::core::option::Option<::planus::Offset<StablehloShiftLeftOptions>> {
+        ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+    }
+}
+
+impl<
+    
+> ::planus::WriteAsOffset<StablehloShiftLeftOptions> for StablehloShiftLeftOptionsBuilder<(
+    
+)> {
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloShiftLeftOptions> {
+        StablehloShiftLeftOptions::create(
+            builder,
+            
+        )
+    }
+}
+
+/// Reference to a deserialized [StablehloShiftLeftOptions].
+#[derive(Copy, Clone)]
+pub struct StablehloShiftLeftOptionsRef<'a>(
+    #[allow(dead_code)]
+    ::planus::table_reader::Table<'a>
+);
+
+impl<'a> StablehloShiftLeftOptionsRef<'a> {
+    
+}
+
+impl<'a> ::core::fmt::Debug for StablehloShiftLeftOptionsRef<'a> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        let mut f = f.debug_struct("StablehloShiftLeftOptionsRef");
+        
+        f.finish()
+    }
+}
+
+impl<'a> ::core::convert::TryFrom<StablehloShiftLeftOptionsRef<'a>> for StablehloShiftLeftOptions {
+    type Error = ::planus::Error;
+
+
+    fn try_from(_value: StablehloShiftLeftOptionsRef<'a>) -> ::planus::Result<Self> {
+
+        ::core::result::Result::Ok(Self {
+            
+        })
+    }
+}
+
+impl<'a> ::planus::TableRead<'a> for StablehloShiftLeftOptionsRef<'a> {
+    #[inline]
+    fn from_buffer(buffer: ::planus::SliceWithStartOffset<'a>, offset: usize) -> ::core::result::Result<Self, ::planus::errors::ErrorKind> {
+        ::core::result::Result::Ok(Self(::planus::table_reader::Table::from_buffer(buffer, offset)?))
+    }
+}
+
+impl<'a> ::planus::VectorReadInner<'a> for StablehloShiftLeftOptionsRef<'a> {
+    type Error = ::planus::Error;
+    const STRIDE: usize = 4;
+
+    unsafe fn from_buffer(buffer: ::planus::SliceWithStartOffset<'a>, offset: usize) -> ::planus::Result<Self> {
+        ::planus::TableRead::from_buffer(buffer, offset).map_err(|error_kind| error_kind.with_error_location(
+            "[StablehloShiftLeftOptionsRef]",
+            "get",
+            buffer.offset_from_start,
+        ))
+    }
+}
+
+/// # Safety
+/// The planus compiler generates implementations that initialize
+/// the bytes in `write_values`.
+unsafe impl ::planus::VectorWrite<::planus::Offset<StablehloShiftLeftOptions>> for StablehloShiftLeftOptions {
+    type Value = ::planus::Offset<StablehloShiftLeftOptions>;
+    const STRIDE: usize = 4;
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> Self::Value {
+        ::planus::WriteAs::prepare(self, builder)
+    }
+
+    #[inline]
+    unsafe fn write_values(
+        values: &[::planus::Offset<StablehloShiftLeftOptions>],
+        bytes: *mut ::core::mem::MaybeUninit<u8>,
+        buffer_position: u32,
+    ) {
+        let bytes = bytes as *mut [::core::mem::MaybeUninit<u8>; 4];
+        for (i, v) in ::core::iter::Iterator::enumerate(values.iter()) {
+            ::planus::WriteAsPrimitive::write(
+                v,
+                ::planus::Cursor::new(unsafe { &mut *bytes.add(i) }),
+                buffer_position - (Self::STRIDE * i) as u32,
+            );
+        }
+    }
+}
+
+impl<'a> ::planus::ReadAsRoot<'a> for StablehloShiftLeftOptionsRef<'a> {
+    fn read_as_root(slice: &'a [u8]) -> ::planus::Result<Self> {
+        ::planus::TableRead::from_buffer(::planus::SliceWithStartOffset {
+            buffer: slice,
+            offset_from_start: 0,
+        }, 0).map_err(|error_kind| error_kind.with_error_location(
+            "[StablehloShiftLeftOptionsRef]",
+            "read_as_root",
+            0,
+        ))
+    }
+}
+
+    
+/// The table `StablehloCaseOptions` in the namespace `tflite`
+/// 
+/// Generated from these locations:
+/// * Table `StablehloCaseOptions` in the file `proto/tflite/schema.fbs:760`
+#[derive(Clone, Debug, PartialEq, PartialOrd,
+Eq, Ord, Hash,
+
+)]
+pub struct StablehloCaseOptions{
+    }
+
+
+#[allow(clippy::derivable_impls)]
+impl ::core::default::Default for StablehloCaseOptions {
+    fn default() -> Self {
+        Self {
+        
+        }
+    }
+}
+
+
+impl StablehloCaseOptions {
+    /// Creates a [StablehloCaseOptionsBuilder] for serializing an instance of this table.
+    #[inline]
+    pub fn builder() -> StablehloCaseOptionsBuilder<()> {
+        StablehloCaseOptionsBuilder(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn create(
+        builder: &mut ::planus::Builder,
+        
+    ) -> ::planus::Offset<Self> {
+
+        let table_writer: ::planus::table_writer::TableWriter::<4> = ::core::default::Default::default();
+        unsafe {
+            table_writer.finish(builder, |_table_writer| {});
+        }builder.current_offset()
+    }
+}
+
+impl ::planus::WriteAs<::planus::Offset<StablehloCaseOptions>> for StablehloCaseOptions {
+    type Prepared = ::planus::Offset<Self>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloCaseOptions> {
+        ::planus::WriteAsOffset::prepare(self, builder)
+    }
+}
+
+impl ::planus::WriteAsOptional<::planus::Offset<StablehloCaseOptions>> for StablehloCaseOptions {
+    type Prepared = ::planus::Offset<Self>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::core::option::Option<::planus::Offset<StablehloCaseOptions>> {
+        ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+    }
+}
+
+impl ::planus::WriteAsOffset<StablehloCaseOptions> for StablehloCaseOptions {
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloCaseOptions> {
+        StablehloCaseOptions::create(
+            builder,
+        
+        )
+    }
+}
+
+/// Builder for serializing an instance of the [StablehloCaseOptions] type.
+///
+/// Can be created using the [StablehloCaseOptions::builder] method.
+#[derive(Debug)]
+#[must_use]
+pub struct StablehloCaseOptionsBuilder<State>(State);
+
+
+
+impl<
+    
+> StablehloCaseOptionsBuilder<(
+    
+)> {
+    /// Finish writing the builder to get an [Offset](::planus::Offset) to a serialized [StablehloCaseOptions].
+    #[inline]
+    pub fn finish(self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloCaseOptions>
+        where Self: ::planus::WriteAsOffset<StablehloCaseOptions>
+    {
+        ::planus::WriteAsOffset::prepare(&self, builder)
+    }
+}
+
+impl<
+    
+> ::planus::WriteAs<::planus::Offset<StablehloCaseOptions>> for StablehloCaseOptionsBuilder<(
+    
+)> {
+    type Prepared = ::planus::Offset<StablehloCaseOptions>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloCaseOptions> {
+        ::planus::WriteAsOffset::prepare(self, builder)
+    }
+}
+
+impl<
+    
+> ::planus::WriteAsOptional<::planus::Offset<StablehloCaseOptions>> for StablehloCaseOptionsBuilder<(
+    
+)> {
+    type Prepared = ::planus::Offset<StablehloCaseOptions>;
+
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::core::option::Option<::planus::Offset<StablehloCaseOptions>> {
+        ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+    }
+}
+
+impl<
+    
+> ::planus::WriteAsOffset<StablehloCaseOptions> for StablehloCaseOptionsBuilder<(
+    
+)> {
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<StablehloCaseOptions> {
+        StablehloCaseOptions::create(
+            builder,
+            
+        )
+    }
+}
+
+/// Reference to a deserialized [StablehloCaseOptions].
+#[derive(Copy, Clone)]
+pub struct StablehloCaseOptionsRef<'a>(
+    #[allow(dead_code)]
+    ::planus::table_reader::Table<'a>
+);
+
+impl<'a> StablehloCaseOptionsRef<'a> {
+    
+}
+
+impl<'a> ::core::fmt::Debug for StablehloCaseOptionsRef<'a> {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        let mut f = f.debug_struct("StablehloCaseOptionsRef");
+        
+        f.finish()
+    }
+}
+
+impl<'a> ::core::convert::TryFrom<StablehloCaseOptionsRef<'a>> for StablehloCaseOptions {
+    type Error = ::planus::Error;
+
+
+    fn try_from(_value: StablehloCaseOptionsRef<'a>) -> ::planus::Result<Self> {
+
+        ::core::result::Result::Ok(Self {
+            
+        })
+    }
+}
+
+impl<'a> ::planus::TableRead<'a> for StablehloCaseOptionsRef<'a> {
+    #[inline]
+    fn from_buffer(buffer: ::planus::SliceWithStartOffset<'a>, offset: usize) -> ::core::result::Result<Self, ::planus::errors::ErrorKind> {
+        ::core::result::Result::Ok(Self(::planus::table_reader::Table::from_buffer(buffer, offset)?))
+    }
+}
+
+impl<'a> ::planus::VectorReadInner<'a> for StablehloCaseOptionsRef<'a> {
+    type Error = ::planus::Error;
+    const STRIDE: usize = 4;
+
+    unsafe fn from_buffer(buffer: ::planus::SliceWithStartOffset<'a>, offset: usize) -> ::planus::Result<Self> {
+        ::planus::TableRead::from_buffer(buffer, offset).map_err(|error_kind| error_kind.with_error_location(
+            "[StablehloCaseOptionsRef]",
+            "get",
+            buffer.offset_from_start,
+        ))
+    }
+}
+
+/// # Safety
+/// The planus compiler generates implementations that initialize
+/// the bytes in `write_values`.
+unsafe impl ::planus::VectorWrite<::planus::Offset<StablehloCaseOptions>> for StablehloCaseOptions {
+    type Value = ::planus::Offset<StablehloCaseOptions>;
+    const STRIDE: usize = 4;
+    #[inline]
+    fn prepare(&self, builder: &mut ::planus::Builder) -> Self::Value {
+        ::planus::WriteAs::prepare(self, builder)
+    }
+
+    #[inline]
+    unsafe fn write_values(
+        values: &[::planus::Offset<StablehloCaseOptions>],
+        bytes: *mut ::core::mem::MaybeUninit<u8>,
+        buffer_position: u32,
+    ) {
+        let bytes = bytes as *mut [::core::mem::MaybeUninit<u8>; 4];
+        for (i, v) in ::core::iter::Iterator::enumerate(values.iter()) {
+            ::planus::WriteAsPrimitive::write(
+                v,
+                ::planus::Cursor::new(unsafe { &mut *bytes.add(i) }),
+                buffer_position - (Self::STRIDE * i) as u32,
+            );
+        }
+    }
+}
+
+impl<'a> ::planus::ReadAsRoot<'a> for StablehloCaseOptionsRef<'a> {
+    fn read_as_root(slice: &'a [u8]) -> ::planus::Result<Self> {
+        ::planus::TableRead::from_buffer(::planus::SliceWithStartOffset {
+            buffer: slice,
+            offset_from_start: 0,
+        }, 0).map_err(|error_kind| error_kind.with_error_location(
+            "[StablehloCaseOptionsRef]",
+            "read_as_root",
+            0,
+        ))
+    }
+}
+
+    
 /// The table `OperatorCode` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `OperatorCode` in the file `proto/tflite/schema.fbs:748`
+/// * Table `OperatorCode` in the file `proto/tflite/schema.fbs:763`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -54313,7 +55397,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for OperatorCodeRef<'a> {
 /// The table `Operator` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Operator` in the file `proto/tflite/schema.fbs:755`
+/// * Table `Operator` in the file `proto/tflite/schema.fbs:770`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 
@@ -56189,7 +57273,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for OperatorRef<'a> {
 /// The table `SubGraph` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SubGraph` in the file `proto/tflite/schema.fbs:769`
+/// * Table `SubGraph` in the file `proto/tflite/schema.fbs:784`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 
@@ -57001,7 +58085,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SubGraphRef<'a> {
 /// The table `Buffer` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Buffer` in the file `proto/tflite/schema.fbs:777`
+/// * Table `Buffer` in the file `proto/tflite/schema.fbs:792`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -57525,7 +58609,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for BufferRef<'a> {
 /// The table `Metadata` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Metadata` in the file `proto/tflite/schema.fbs:783`
+/// * Table `Metadata` in the file `proto/tflite/schema.fbs:798`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -57942,7 +59026,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for MetadataRef<'a> {
 /// The table `TensorMap` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `TensorMap` in the file `proto/tflite/schema.fbs:788`
+/// * Table `TensorMap` in the file `proto/tflite/schema.fbs:803`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -58359,7 +59443,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for TensorMapRef<'a> {
 /// The table `SignatureDef` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `SignatureDef` in the file `proto/tflite/schema.fbs:793`
+/// * Table `SignatureDef` in the file `proto/tflite/schema.fbs:808`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 Eq, Ord, Hash,
 
@@ -59022,7 +60106,7 @@ impl<'a> ::planus::ReadAsRoot<'a> for SignatureDefRef<'a> {
 /// The table `Model` in the namespace `tflite`
 /// 
 /// Generated from these locations:
-/// * Table `Model` in the file `proto/tflite/schema.fbs:801`
+/// * Table `Model` in the file `proto/tflite/schema.fbs:816`
 #[derive(Clone, Debug, PartialEq, PartialOrd,
 
 

@@ -29,23 +29,19 @@ impl Deref for Input {
 /// Opens `path` and maps its bytes, refusing (before mapping anything) a file longer than `max`,
 /// a directory, or anything else that is not a regular file (a pipe or a device cannot be
 /// mapped).
+///
+/// The path's type is checked *before* it is opened: opening a named pipe that no process
+/// writes to blocks forever, so a FIFO is refused without being opened.
 pub(crate) fn read_input(path: &Path, max: u64) -> Result<Input, CliError> {
     let cannot_read = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
+    check_is_file(path, &std::fs::metadata(path).map_err(cannot_read)?)?;
     let file = File::open(path).map_err(cannot_read)?;
+    // Checked again on the opened file: the path may have been replaced in between.
     let metadata = file.metadata().map_err(cannot_read)?;
-    if !metadata.is_file() {
-        return Err(CliError::NotAFile {
-            path: path.to_owned(),
-            what: if metadata.is_dir() {
-                "a directory"
-            } else {
-                "a pipe, socket or device"
-            },
-        });
-    }
+    check_is_file(path, &metadata)?;
     let len = metadata.len();
     if len > max {
         return Err(CliError::TooLarge {
@@ -74,4 +70,19 @@ pub(crate) fn read_input(path: &Path, max: u64) -> Result<Input, CliError> {
     #[allow(unsafe_code)]
     let map = unsafe { MmapOptions::new().len(map_len).map(&file) }.map_err(cannot_read)?;
     Ok(Input { map: Some(map) })
+}
+
+/// Refuses a directory, a pipe, a socket or a device: only a regular file is read.
+fn check_is_file(path: &Path, metadata: &std::fs::Metadata) -> Result<(), CliError> {
+    if metadata.is_file() {
+        return Ok(());
+    }
+    Err(CliError::NotAFile {
+        path: path.to_owned(),
+        what: if metadata.is_dir() {
+            "a directory"
+        } else {
+            "a pipe, socket or device"
+        },
+    })
 }

@@ -20,8 +20,8 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand};
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    CivilDate, Clock, DeserializeOptions, Error, RecordedFormat, Registry, Serializable,
-    SystemClock, VersionRange, negotiate,
+    Clock, Date, DeserializeOptions, Error, RecordedFormat, Registry, Serializable, SystemClock,
+    VersionRange, negotiate,
 };
 use serde_json::{Value, json};
 
@@ -55,9 +55,10 @@ enum Command {
 
 #[derive(Args)]
 struct HistoryArgs {
-    /// Compute week-4-old as of this day instead of today (UTC).
-    #[arg(long, value_name = "YYYY-MM-DD", value_parser = CivilDate::from_str)]
-    today: Option<CivilDate>,
+    /// Compute week-4-old as of this day instead of today (UTC). IFRT keeps its week-4-old
+    /// version by hand, so for IFRT's history the answer is the same on every day.
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = Date::from_str)]
+    today: Option<Date>,
     /// Print one JSON object instead of text (its keys are listed in the crate's README).
     #[arg(long)]
     json: bool,
@@ -132,6 +133,23 @@ enum CliError {
         path.display()
     )]
     NotAFile { path: PathBuf, what: &'static str },
+    /// The file holds no bytes at all.
+    #[error(
+        "{} is empty: a serialized IFRT value is a `Serialized` envelope holding at least its \
+         type name; give the file the serialized bytes",
+        path.display()
+    )]
+    Empty { path: PathBuf },
+    /// A version range given on the command line is not a range of version numbers.
+    #[error(
+        "the {side}'s range [{}, {}] is not a range of versions: {why}",
+        range.min.value(), range.max.value()
+    )]
+    BadRange {
+        side: &'static str,
+        range: VersionRange,
+        why: &'static str,
+    },
     /// The bytes are not a serialized value this build can read.
     #[error("cannot read {} as a serialized IFRT value", path.display())]
     Input {
@@ -201,9 +219,9 @@ fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
             .iter()
             .map(|entry| {
                 json!({
-                    "number": entry.number.value(),
-                    "introduced": entry.introduced.to_string(),
-                    "change": entry.change,
+                    "number": entry.number().value(),
+                    "introduced": entry.introduced().to_string(),
+                    "change": entry.change(),
                 })
             })
             .collect();
@@ -219,9 +237,9 @@ fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
         for entry in HISTORY {
             text.push_str(&format!(
                 "{:>3}  {}  {}\n",
-                entry.number.value(),
-                entry.introduced,
-                entry.change
+                entry.number().value(),
+                entry.introduced(),
+                entry.change()
             ));
         }
         let week_4_old = match &week_4_old {
@@ -278,7 +296,7 @@ fn readable_in(
     values: &[RecordedFormat],
     newest: SerDesVersionNumber,
 ) -> Option<(SerDesVersionNumber, SerDesVersionNumber)> {
-    let from = values.iter().map(|v| v.format).max()?;
+    let from = values.iter().map(|v| v.readable_in().0).max()?;
     let to = values
         .iter()
         .filter_map(|v| v.readable_in().1)
@@ -309,6 +327,17 @@ impl Failure {
 fn read_file(path: &Path, reader: SupportedVersions) -> Report {
     let options = DeserializeOptions::default();
     let bytes = match read_input(path, DeserializeOptions::DEFAULT_MAX_BYTES as u64) {
+        // Empty bytes decode as an envelope with no type name; say what is wrong instead.
+        Ok(bytes) if bytes.is_empty() => {
+            return Report {
+                type_name: None,
+                result: Err(Failure::Unreadable(CliError::Empty {
+                    path: path.to_owned(),
+                })),
+                values: Vec::new(),
+                complete: false,
+            };
+        }
         Ok(bytes) => bytes,
         Err(error) => {
             return Report {
@@ -319,7 +348,7 @@ fn read_file(path: &Path, reader: SupportedVersions) -> Report {
             };
         }
     };
-    let whole_history = SupportedVersions::new(HISTORY[0].number, built_in_current())
+    let whole_history = SupportedVersions::new(HISTORY[0].number(), built_in_current())
         .map_or(SupportedVersions::BUILT_IN, |range| range);
     let (read, values) =
         Registry::with_builtin_types(whole_history).inspect_bytes(&bytes, &options);
@@ -355,7 +384,7 @@ impl Report {
         let values: Vec<Value> = self
             .values
             .iter()
-            .map(|v| json!({ "type": v.what(), "format": v.format.value() }))
+            .map(|v| json!({ "type": v.what(), "format": v.recorded.value() }))
             .collect();
         let readable_in = self
             .complete
@@ -377,7 +406,8 @@ impl Report {
                 "current": reader.current().number().value(),
             },
             "type_name": self.type_name,
-            "readable": self.result.is_ok(),
+            "unreadable": matches!(self.result, Err(Failure::Unreadable(_))),
+            "refused": matches!(self.result, Err(Failure::Refused(_))),
             "value": self.result.as_ref().ok().map(|value| format!("{value:?}")),
             "error": self.result.as_ref().err().map(Failure::message),
         })
@@ -396,7 +426,7 @@ impl Report {
             values.push_str(&format!(
                 "  {} format {}\n",
                 value.what(),
-                value.format.value()
+                value.recorded.value()
             ));
         }
         let readable_in = match self
@@ -422,6 +452,19 @@ impl Report {
     }
 }
 
+/// Refuses a range no build announces: a negative end, or a minimum above the maximum. That is
+/// a usage error (exit 2), not two builds that disagree (exit 1).
+fn check_range(side: &'static str, range: VersionRange) -> Result<(), CliError> {
+    let why = if range.min.value() < 0 || range.max.value() < 0 {
+        "version numbers are never negative (the first version is 0)"
+    } else if range.min > range.max {
+        "its minimum is above its maximum; give the minimum first"
+    } else {
+        return Ok(());
+    };
+    Err(CliError::BadRange { side, range, why })
+}
+
 fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
     let client = VersionRange {
         min: args.client_min,
@@ -431,6 +474,8 @@ fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
         min: args.server_min,
         max: args.server_max,
     };
+    check_range("client", client)?;
+    check_range("server", server)?;
     let agreed = negotiate(client, server);
     if args.json {
         let range = |r: VersionRange| json!({ "min": r.min.value(), "max": r.max.value() });
@@ -444,7 +489,7 @@ fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
     match agreed {
         Ok(version) => {
             if !args.json {
-                print(&format!("agreed: {version}\n"))?;
+                print(&format!("agreed: IFRT SerDes version {version}\n"))?;
             }
             Ok(Outcome::Accepted)
         }

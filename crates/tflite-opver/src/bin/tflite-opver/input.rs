@@ -26,28 +26,23 @@ impl Deref for Input {
     }
 }
 
-/// Opens `path` and maps its bytes, refusing (before mapping anything) a file longer than `max`,
-/// a directory, or anything else that is not a regular file (a pipe or a device cannot be
-/// mapped).
+/// Maps the bytes of the file at `path`, refusing (before opening or mapping anything) a
+/// directory or anything else that is not a regular file (a pipe or a device cannot be mapped),
+/// and a file longer than `max`.
+///
+/// The file's type is read from the path first: opening a named pipe that no process writes to
+/// blocks until one does, so the tool would hang instead of refusing it.
 pub(crate) fn read_input(path: &Path, max: u64) -> Result<Input, CliError> {
     let cannot_read = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
+    refuse_non_file(path, &std::fs::metadata(path).map_err(cannot_read)?)?;
     let file = File::open(path).map_err(cannot_read)?;
+    // What was opened is checked again: another process may have put something else at the
+    // path since.
     let metadata = file.metadata().map_err(cannot_read)?;
-    if metadata.is_dir() {
-        return Err(CliError::NotAFile {
-            path: path.to_owned(),
-            what: "a directory",
-        });
-    }
-    if !metadata.is_file() {
-        return Err(CliError::NotAFile {
-            path: path.to_owned(),
-            what: "a pipe, socket or device",
-        });
-    }
+    refuse_non_file(path, &metadata)?;
     let len = metadata.len();
     if len > max {
         return Err(CliError::TooLarge {
@@ -78,4 +73,21 @@ pub(crate) fn read_input(path: &Path, max: u64) -> Result<Input, CliError> {
     #[allow(unsafe_code)]
     let map = unsafe { MmapOptions::new().len(map_len).map(&file) }.map_err(cannot_read)?;
     Ok(Input { map: Some(map) })
+}
+
+/// Refuses a directory, a pipe, a socket or a device.
+fn refuse_non_file(path: &Path, metadata: &std::fs::Metadata) -> Result<(), CliError> {
+    if metadata.is_dir() {
+        return Err(CliError::NotAFile {
+            path: path.to_owned(),
+            what: "a directory",
+        });
+    }
+    if !metadata.is_file() {
+        return Err(CliError::NotAFile {
+            path: path.to_owned(),
+            what: "a pipe, socket or device",
+        });
+    }
+    Ok(())
 }

@@ -15,7 +15,7 @@ pub(crate) fn warnings_json(limits: &LoaderLimits) -> Value {
         .map(|warning| {
             let (limit, value, max) = match *warning {
                 LimitWarning::TooManyTables { tables, max } => ("max_tables", tables, max),
-                LimitWarning::TooLarge { len, max } => ("max_buffer_size", len, max),
+                LimitWarning::TooLarge { len, max, .. } => ("max_buffer_size", len, max),
             };
             json!({
                 "limit": limit,

@@ -4,16 +4,19 @@
 //! tflite-opver inspect MODEL [--json]
 //! tflite-opver check MODEL --runtime VERSION [--custom NAME]... [--json]
 //! tflite-opver check MODEL --delegate gpu|nnapi|xnnpack [--json]
+//! tflite-opver runtimes MODEL [--require "ai-edge-litert 1.4.0"]... [--json]
 //! tflite-opver stamp MODEL -o OUT [--minimize]
 //! ```
 //!
 //! Exit status: 0 done (the model runs), 1 the model does not run on the runtime (or the
-//! delegate refuses a node on version grounds), 2 the input
-//! could not be read or the usage is wrong. Every message on stderr starts with `tflite-opver: `.
+//! delegate refuses a node on version grounds; or no runtime loads it, or a `--require`d one
+//! refuses it), 2 the input could not be read or the usage is wrong. Every message on stderr
+//! starts with `tflite-opver: `.
 
 mod delegate;
 mod input;
 mod limits;
+mod runtimes;
 mod warnings;
 
 use std::fmt::Write as _;
@@ -25,8 +28,8 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 use tflite_opver::{
-    Error, MinRuntimeCause, Model, OpVersion, OperatorKind, Resolver, RuntimeVersion, StampMode,
-    StampWarning, VersionReason, stamp,
+    Error, MinRuntimeCause, Model, OpVersion, OperatorKind, Resolver, Runtime, RuntimeVersion,
+    StampMode, StampWarning, VersionReason, stamp,
 };
 
 use crate::input::{Input, read_input};
@@ -40,8 +43,8 @@ const TOOL: &str = "tflite-opver";
     version,
     about = "TensorFlow Lite op versions: inspect, check and re-stamp .tflite models",
     after_help = "Exit status: 0 done (the model runs), 1 the model does not run on the runtime \
-                  or the delegate refuses a node on version grounds, 2 unreadable input or bad \
-                  usage."
+                  or the delegate refuses a node on version grounds (runtimes: no runtime \
+                  loads it, or a required one refuses it), 2 unreadable input or bad usage."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -55,8 +58,24 @@ enum Command {
     /// Will the model run on a TFLite release (every operator code it lacks), or which nodes
     /// would a delegate refuse on version grounds?
     Check(CheckArgs),
+    /// Which real TensorFlow Lite runtimes (tensorflow-cpu, tflite-runtime, ai-edge-litert)
+    /// load the model, and in what words the others refuse it.
+    Runtimes(RuntimesArgs),
     /// Re-stamp operator code versions and the min_runtime_version metadata.
     Stamp(StampArgs),
+}
+
+#[derive(Args)]
+struct RuntimesArgs {
+    /// The .tflite model.
+    model: PathBuf,
+    /// A runtime the deploy needs, as "ai-edge-litert 1.4.0" (repeatable): exit 1 when one
+    /// refuses the model.
+    #[arg(long = "require", value_name = "RUNTIME", value_parser = Runtime::from_str)]
+    required: Vec<Runtime>,
+    /// Print one JSON object instead of text (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -157,6 +176,7 @@ fn run(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {
         Command::Inspect(args) => inspect(&args),
         Command::Check(args) => check(&args),
+        Command::Runtimes(args) => runtimes(&args),
         Command::Stamp(args) => restamp(&args),
     }
 }
@@ -484,6 +504,14 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     } else {
         Outcome::Rejected
     })
+}
+
+fn runtimes(args: &RuntimesArgs) -> Result<Outcome, CliError> {
+    let path = &args.model;
+    let bytes = read_model_file(path).map_err(|e| report_unreadable(path, args.json, e))?;
+    let model = open(path, &bytes).map_err(|e| report_unreadable(path, args.json, e))?;
+    let warnings = model.stamp_warnings();
+    runtimes::judge(path, &model, &args.required, args.json, &warnings)
 }
 
 fn restamp(args: &StampArgs) -> Result<Outcome, CliError> {

@@ -1,0 +1,95 @@
+//! IFRT's types, registered together: [`Registry::with_builtin_types`].
+//!
+//! Kept out of `registry.rs`, so that the registry knows no concrete type (and the types, which
+//! serialize their nested values through a registry, do not sit in an import cycle with it).
+
+use crate::array_spec::ArraySpec;
+use crate::dtype::DType;
+use crate::registry::{Codecs, Registry, names_are_distinct};
+use crate::shape::Shape;
+use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
+use crate::version::SupportedVersions;
+
+/// IFRT's types, in the order [`Registry::with_builtin_types`] registers them.
+const BUILT_IN: [Codecs; 5] = [
+    Codecs::of::<DType>(),
+    Codecs::of::<Shape>(),
+    Codecs::sharding::<SingleDeviceSharding>(),
+    Codecs::sharding::<ShardingParamSharding>(),
+    Codecs::of::<ArraySpec>(),
+];
+
+// Registering the built-in types can fail only if two of them share a name (a type's name is
+// its identity on the wire, so two entries for one type share it too): checked here, when the
+// crate is compiled, rather than when a registry is made.
+const _: () = assert!(
+    names_are_distinct(&BUILT_IN),
+    "two built-in types share a TYPE_NAME"
+);
+
+impl Registry {
+    /// A registry for `supported` with IFRT's types registered: `DType`, `Shape`, the
+    /// shardings `SingleDeviceSharding` and `ShardingParamSharding`, and `ArraySpec`. Their
+    /// formats are IFRT's, so `supported` is normally a range of
+    /// [`IFRT`](crate::version::IFRT)'s history.
+    ///
+    /// This cannot fail: the built-in types' names are distinct, which the crate checks when it
+    /// is compiled.
+    pub fn with_builtin_types(supported: SupportedVersions) -> Self {
+        Registry::with_distinct(supported, &BUILT_IN)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The built-in list, registered one by one through the public, checked path, gives the
+    /// same registry as `with_builtin_types`.
+    #[test]
+    fn the_built_in_types_register_through_the_checked_path_too() {
+        let supported = SupportedVersions::BUILT_IN;
+        let mut checked = Registry::new(supported);
+        checked.register::<DType>().unwrap();
+        checked.register::<Shape>().unwrap();
+        checked.register_sharding::<SingleDeviceSharding>().unwrap();
+        checked
+            .register_sharding::<ShardingParamSharding>()
+            .unwrap();
+        checked.register::<ArraySpec>().unwrap();
+        let built_in = Registry::with_builtin_types(supported);
+        assert_eq!(format!("{checked:?}"), format!("{built_in:?}"));
+        let kinds = |registry: &Registry| -> Vec<_> {
+            registry
+                .registered()
+                .map(|(name, formats)| (name, formats, registry.is_sharding(name)))
+                .collect()
+        };
+        assert_eq!(kinds(&checked), kinds(&built_in));
+    }
+
+    /// The registry knows no concrete type: only this module names IFRT's types beside it, so
+    /// the types (which reach their nested values through a registry) and the registry are in
+    /// no import cycle.
+    #[test]
+    fn the_registry_names_no_concrete_type() {
+        let registry = include_str!("registry.rs");
+        for module in ["array_spec", "dtype", "shape", "sharding::", "builtin"] {
+            assert!(
+                !registry.contains(&format!("crate::{module}")),
+                "registry.rs uses crate::{module}"
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_compared_in_const_context() {
+        assert!(names_are_distinct(&BUILT_IN));
+        let twice = [
+            Codecs::of::<DType>(),
+            Codecs::of::<Shape>(),
+            Codecs::of::<DType>(),
+        ];
+        assert!(!names_are_distinct(&twice));
+    }
+}

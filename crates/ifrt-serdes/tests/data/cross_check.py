@@ -1,0 +1,192 @@
+"""Cross-checks the golden bytes of ifrt-serdes against an independent encoder.
+
+The schemas are IFRT's own, as compiled into jaxlib: this script finds the serialized
+FileDescriptorProto of each IFRT .proto embedded in jaxlib's C++ library, loads them into a
+protobuf descriptor pool, builds each golden's message with Python protobuf following IFRT's
+ToProto rules (xla/python/ifrt/dtype.cc, shape.cc, array_spec.cc, the sharding serializers and
+ir/sharding_param.cc: every message records version 0, except a ShardingParam with unreduced axes,
+which records 1), and compares the bytes with tests/data/golden/*.pb.
+
+Run it from anywhere; it makes its own venv (jaxlib, protobuf) under $IFRT_CROSS_CHECK_VENV or
+./.venv-ifrt-cross-check:
+
+    python3 crates/ifrt-serdes/tests/data/cross_check.py
+
+It prints one line per golden file and exits 1 if any differs.
+"""
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import venv
+
+HERE = pathlib.Path(__file__).resolve().parent
+GOLDEN = HERE / "golden"
+PROTOS = [
+    "xla/python/ifrt/serdes.proto",
+    "xla/python/ifrt/dtype.proto",
+    "xla/python/ifrt/shape.proto",
+    "xla/python/ifrt/device.proto",
+    "xla/python/ifrt/ir/sharding_param.proto",
+    "xla/python/ifrt/sharding.proto",
+    "xla/python/ifrt/sharding_serdes.proto",
+    "xla/python/ifrt/array_spec.proto",
+]
+
+
+def ensure_venv():
+    """Re-runs this script inside a venv that has jaxlib and protobuf."""
+    if os.environ.get("IFRT_CROSS_CHECK_INSIDE") == "1":
+        return
+    env_dir = pathlib.Path(os.environ.get("IFRT_CROSS_CHECK_VENV", ".venv-ifrt-cross-check"))
+    python = env_dir / "bin" / "python"
+    if not python.exists():
+        venv.create(env_dir, with_pip=True)
+        subprocess.check_call([python, "-m", "pip", "install", "-q", "jaxlib", "protobuf"])
+    env = dict(os.environ, IFRT_CROSS_CHECK_INSIDE="1")
+    sys.exit(subprocess.call([python, __file__, *sys.argv[1:]], env=env))
+
+
+def varint(buf, i):
+    shift = value = 0
+    while True:
+        byte = buf[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, i
+
+
+def descriptor_end(buf, start):
+    """Where the FileDescriptorProto starting at `start` ends: at the first key no
+    FileDescriptorProto field (1 to 14, varint or length-delimited) has."""
+    i = start
+    while i < len(buf):
+        key, j = varint(buf, i)
+        field, wire = key >> 3, key & 7
+        if not 1 <= field <= 14 or wire not in (0, 2):
+            break
+        if wire == 0:
+            _, j = varint(buf, j)
+        else:
+            n, j = varint(buf, j)
+            j += n
+        if j > len(buf):
+            break
+        i = j
+    return i
+
+
+def load_pool():
+    import jaxlib
+    from google.protobuf import descriptor_pb2, descriptor_pool
+
+    library = next(pathlib.Path(jaxlib.__file__).parent.glob("libjax_common.so"))
+    data = library.read_bytes()
+    pool = descriptor_pool.DescriptorPool()
+    for name in PROTOS:
+        needle = bytes([0x0A, len(name)]) + name.encode()
+        for match in re.finditer(re.escape(needle), data):
+            proto = descriptor_pb2.FileDescriptorProto()
+            try:
+                proto.ParseFromString(data[match.start() : descriptor_end(data, match.start())])
+            except Exception:
+                continue
+            if proto.message_type:
+                pool.Add(proto)
+                break
+        else:
+            sys.exit(f"no descriptor of {name} in {library}")
+    return pool, getattr(jaxlib, "__version__", "?")
+
+
+def main():
+    ensure_venv()
+    from google.protobuf import message_factory
+
+    pool, version = load_pool()
+
+    def new(name):
+        return message_factory.GetMessageClass(pool.FindMessageTypeByName("xla.ifrt." + name))()
+
+    def envelope(type_name, message):
+        serialized = new("Serialized")
+        serialized.type_name = type_name
+        serialized.data = message.SerializeToString()
+        return serialized
+
+    def dtype(kind):
+        proto = new("DTypeProto")
+        proto.version_number = 0
+        proto.kind = kind
+        return proto
+
+    def shape(dims):
+        proto = new("ShapeProto")
+        proto.version_number = 0
+        proto.dims.extend(dims)
+        return proto
+
+    def param_sharding(unreduced):
+        proto = new("ShardingParamShardingProto")
+        proto.version_number = 0
+        param = proto.sharding_param
+        # sharding_param.cc: 1 only when there are unreduced axes.
+        param.version_number = 1 if unreduced else 0
+        param.dim_shards.extend([2, 1])
+        param.permutation.extend([1, 0])
+        param.axis_sizes.extend([2, 2])
+        param.unreduced_axes.extend(unreduced)
+        proto.devices.version_number = 0
+        proto.devices.device_ids.extend([0, 1, 2, 3])
+        proto.memory_kind = "device"
+        return proto
+
+    def array_spec(unreduced):
+        proto = new("ArraySpecProto")
+        proto.version_number = 0
+        proto.dtype.CopyFrom(dtype(11))  # F32
+        proto.shape.CopyFrom(shape([16, 4]))
+        sharding = envelope("xla::ifrt::ShardingParamSharding", param_sharding(unreduced))
+        proto.sharding.serialized_sharding.CopyFrom(sharding)
+        return proto
+
+    single = new("SingleDeviceShardingProto")
+    single.version_number = 0
+    single.device_id = 3
+    single.memory_kind = "pinned_host"
+
+    expected = {
+        "dtype_v0.pb": envelope("xla::ifrt::DType", dtype(16)),  # BF16
+        "shape_v0.pb": envelope("xla::ifrt::Shape", shape([16, 128])),
+        "single_device_sharding_v0.pb": envelope("xla::ifrt::SingleDeviceSharding", single),
+        "sharding_param_sharding_v0.pb": envelope(
+            "xla::ifrt::ShardingParamSharding", param_sharding([])
+        ),
+        "sharding_param_sharding_v1.pb": envelope(
+            "xla::ifrt::ShardingParamSharding", param_sharding([1])
+        ),
+        "array_spec_v0.pb": envelope("xla::ifrt::ArraySpec", array_spec([])),
+        "array_spec_v1.pb": envelope("xla::ifrt::ArraySpec", array_spec([1])),
+    }
+    on_disk = sorted(p.name for p in GOLDEN.glob("*.pb"))
+    failed = sorted(set(on_disk) ^ set(expected))
+    for name in failed:
+        print(f"{name}: on disk or expected, not both")
+    for name, message in sorted(expected.items()):
+        path = GOLDEN / name
+        if not path.exists():
+            continue
+        same = path.read_bytes() == message.SerializeToString()
+        print(f"{name}: {'same bytes' if same else 'DIFFERENT'}")
+        if not same:
+            failed.append(name)
+    print(f"schemas from jaxlib {version}; {len(expected) - len(failed)} of {len(expected)} agree")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,458 @@
+//! Golden bytes: the bytes real IFRT writes, one committed file per type and format,
+//! `<type>_v<F>.pb`, made from IFRT's rules (xla/python/ifrt/dtype.cc, shape.cc, array_spec.cc,
+//! the sharding serializers, ir/sharding_param.cc) with IFRT's schemas, and checked byte for byte
+//! against an independent encoder (Python protobuf over the schemas compiled into jaxlib; see
+//! tests/data/README.md).
+//!
+//! A type's bytes change only where its own format, or a nested value's, changed
+//! (`common::golden_formats`): `dtype`, `shape` and `single_device_sharding` have one file, the
+//! nested `sharding_param_sharding` and `array_spec` two (their param without and with
+//! unreduced axes).
+//!
+//! - Today's code writes every type at every requested version byte for byte as the golden of
+//!   the format its value needs, whatever the version requested (IFRT's rule: the oldest format
+//!   that holds the value).
+//! - Every golden is read by every build whose range covers its format, and refused, naming
+//!   the part and its format, by exactly the builds the format rule says.
+//! - `tests/data/golden/CHECKSUMS` (FNV-1a 64) pins every file: an existing file is never
+//!   rewritten. A new format adds files and lines; run `IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p
+//!   ifrt-serdes --test ifrt golden` to write the missing ones (it refuses to overwrite a file).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use crate::common::{
+    self, GOLDEN_DIR, GOLDEN_TYPES, all_builds, all_goldens, assert_refused, build, built_in,
+    expected_read, fnv1a64, golden_for, golden_formats, golden_name, parts, versions, written,
+};
+use ifrt_serdes::version::{HISTORY, SerDesVersionNumber};
+use ifrt_serdes::{DType, DeserializeOptions, ShardingParam};
+use prost::Message;
+
+const CHECKSUMS: &str = "CHECKSUMS";
+
+fn read_checksums() -> BTreeMap<String, u64> {
+    let path = Path::new(GOLDEN_DIR).join(CHECKSUMS);
+    let text = fs::read_to_string(&path).unwrap_or_default();
+    text.lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let (sum, name) = line
+                .split_once("  ")
+                .unwrap_or_else(|| panic!("bad CHECKSUMS line {line:?}"));
+            let sum =
+                u64::from_str_radix(sum, 16).unwrap_or_else(|_| panic!("bad checksum in {line:?}"));
+            (name.to_string(), sum)
+        })
+        .collect()
+}
+
+fn read_golden(name: &str) -> Vec<u8> {
+    fs::read(Path::new(GOLDEN_DIR).join(name)).unwrap_or_else(|_| {
+        panic!("missing golden file {name}; write it with IFRT_SERDES_WRITE_GOLDEN=1")
+    })
+}
+
+/// Every test starts here, so in write mode the files exist before any test reads them.
+fn goldens() {
+    static WRITE: std::sync::Once = std::sync::Once::new();
+    WRITE.call_once(write_missing_goldens);
+}
+
+/// Writes missing golden files when `IFRT_SERDES_WRITE_GOLDEN=1`, never overwriting one.
+fn write_missing_goldens() {
+    if std::env::var("IFRT_SERDES_WRITE_GOLDEN").as_deref() != Ok("1") {
+        return;
+    }
+    let registry = built_in();
+    let mut sums = read_checksums();
+    let mut appended = String::new();
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let path = Path::new(GOLDEN_DIR).join(&name);
+        if path.exists() {
+            // Refuse to overwrite: a golden file is history.
+            continue;
+        }
+        assert!(
+            !sums.contains_key(&name),
+            "{name} is listed in CHECKSUMS but missing; restore it from git, never rewrite it"
+        );
+        let version = registry
+            .supported()
+            .version(SerDesVersionNumber::new(format))
+            .unwrap();
+        let bytes = common::serialize_sample(&registry, short, version).unwrap();
+        fs::write(&path, &bytes).unwrap();
+        appended.push_str(&format!("{:016x}  {name}\n", fnv1a64(&bytes)));
+        sums.insert(name, fnv1a64(&bytes));
+    }
+    if !appended.is_empty() {
+        let path = Path::new(GOLDEN_DIR).join(CHECKSUMS);
+        let mut text = fs::read_to_string(&path).unwrap_or_else(|_| {
+            "# FNV-1a 64 of each golden file, one per (type, format). Lines are only ever added.\n"
+                .to_string()
+        });
+        text.push_str(&appended);
+        fs::write(&path, text).unwrap();
+    }
+}
+
+#[test]
+fn every_type_and_format_has_a_pinned_golden_file() {
+    goldens();
+    let sums = read_checksums();
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let bytes = read_golden(&name);
+        let sum = sums
+            .get(&name)
+            .unwrap_or_else(|| panic!("{name} has no line in tests/data/golden/CHECKSUMS"));
+        assert_eq!(
+            fnv1a64(&bytes),
+            *sum,
+            "{name} changed: golden files are never rewritten; restore it from git"
+        );
+    }
+}
+
+#[test]
+fn every_checksum_line_names_an_unchanged_file_and_nothing_else_is_there() {
+    goldens();
+    let sums = read_checksums();
+    assert!(
+        !sums.is_empty(),
+        "tests/data/golden/CHECKSUMS is missing or empty"
+    );
+    for (name, sum) in &sums {
+        let bytes = read_golden(name);
+        assert_eq!(fnv1a64(&bytes), *sum, "{name} changed");
+    }
+    let mut on_disk: Vec<String> = fs::read_dir(GOLDEN_DIR)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".pb"))
+        .collect();
+    on_disk.sort();
+    let mut wanted: Vec<String> = all_goldens()
+        .into_iter()
+        .map(|(short, format)| golden_name(short, format))
+        .collect();
+    wanted.sort();
+    // One file per (type, format): no file for a version at which the type did not change.
+    assert_eq!(on_disk, wanted);
+    assert_eq!(sums.keys().cloned().collect::<Vec<_>>(), wanted);
+}
+
+#[test]
+fn dtype_has_exactly_one_golden_per_format_it_ever_had() {
+    goldens();
+    let dtype_files: Vec<String> = fs::read_dir(GOLDEN_DIR)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("dtype_"))
+        .collect();
+    let formats: Vec<i32> = <DType as ifrt_serdes::Codec>::FORMATS
+        .versions()
+        .iter()
+        .map(|f| f.value())
+        .collect();
+    assert_eq!(formats, [0]);
+    assert_eq!(dtype_files, ["dtype_v0.pb"]);
+}
+
+#[test]
+fn every_type_at_every_requested_version_writes_the_golden_of_its_newest_format() {
+    goldens();
+    let registry = built_in();
+    let mut checked = 0;
+    for (short, _) in GOLDEN_TYPES {
+        for version in versions() {
+            let name = golden_for(short, version.number().value());
+            let written = common::serialize_sample(&registry, short, version).unwrap();
+            assert_eq!(
+                written,
+                read_golden(&name),
+                "{short} requested at {version}: expected the bytes of {name}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, GOLDEN_TYPES.len() * HISTORY.len());
+    // DType written at every version is the same bytes, and so is a sharding.
+    assert_eq!(golden_for("dtype", 2), "dtype_v0.pb");
+    assert_eq!(
+        golden_for("single_device_sharding", 2),
+        "single_device_sharding_v0.pb"
+    );
+    assert_eq!(
+        golden_for("sharding_param_sharding", 2),
+        "sharding_param_sharding_v1.pb"
+    );
+}
+
+/// IFRT's `ShardingParam::ToProto` records 1 only for a param with unreduced axes: a param
+/// without any, requested at 1 or 2, records 0 and is the bytes of the format-0 golden, which a
+/// build that knows only format 0 reads.
+#[test]
+fn a_value_records_the_oldest_format_that_holds_it_not_the_requested_version() {
+    goldens();
+    let registry = built_in();
+    let v0_sharding = common::sample_param_sharding(SerDesVersionNumber::new(0));
+    let v0_spec = common::sample_array_spec(SerDesVersionNumber::new(0));
+    let only_format_0 = build(0, 0);
+    for version in versions() {
+        let options = common::options(version);
+        let sharding = registry.serialize_to_bytes(&v0_sharding, &options).unwrap();
+        assert_eq!(
+            sharding,
+            read_golden("sharding_param_sharding_v0.pb"),
+            "{version}"
+        );
+        let spec = registry.serialize_to_bytes(&v0_spec, &options).unwrap();
+        assert_eq!(spec, read_golden("array_spec_v0.pb"), "{version}");
+        let (read, formats) = only_format_0.inspect_bytes(&spec, &DeserializeOptions::default());
+        assert!(read.is_ok(), "{version}: {read:?}");
+        assert!(
+            formats.iter().all(|f| f.recorded.value() == 0),
+            "{formats:?}"
+        );
+    }
+}
+
+/// Real IFRT's `ShardingParam::FromProto` reads a recorded 2 (written by mistake for 1) with
+/// its unreduced axes, and any negative number as format 0; it refuses 3 and above. The crate
+/// reads what IFRT reads, and every refusal's message agrees with the range it prints.
+#[test]
+fn sharding_param_numbers_ifrt_accepts_are_read() {
+    use ifrt_serdes::schema::{Serialized, ShardingParamProto, ShardingParamShardingProto};
+    let with_param_recorded = |recorded: i32| {
+        let golden =
+            Serialized::decode(read_golden("sharding_param_sharding_v1.pb").as_slice()).unwrap();
+        let mut proto = ShardingParamShardingProto::decode(golden.data.as_slice()).unwrap();
+        let param: &mut ShardingParamProto = proto.sharding_param.as_mut().unwrap();
+        param.version_number = recorded;
+        Serialized {
+            type_name: golden.type_name,
+            data: proto.encode_to_vec(),
+        }
+        .encode_to_vec()
+    };
+    goldens();
+    let o = DeserializeOptions::default();
+    let with_unreduced = common::sample_param_sharding(SerDesVersionNumber::new(1));
+    let without = common::sample_param_sharding(SerDesVersionNumber::new(0));
+    let now = build(0, 2);
+    let read = |registry: &ifrt_serdes::Registry, recorded| {
+        registry.deserialize_from_bytes::<ifrt_serdes::ShardingParamSharding>(
+            &with_param_recorded(recorded),
+            &o,
+        )
+    };
+    assert_eq!(read(&now, 2).unwrap(), with_unreduced, "2 reads as 1");
+    assert_eq!(read(&now, 1).unwrap(), with_unreduced);
+    // Format 0 and below have no unreduced axes: IFRT ignores the field there.
+    assert_eq!(read(&now, 0).unwrap(), without);
+    assert_eq!(read(&now, -7).unwrap(), without);
+    let too_new = read(&now, 3).unwrap_err().to_string();
+    assert_eq!(
+        too_new,
+        "Unsupported IFRT SerDes version 3 for ShardingParam deserialization: this build reads \
+         IFRT SerDes versions [0, 2], and 3 is newer, written by a newer build; the writer must \
+         request a version both builds support (negotiate one)"
+    );
+    // A build of version 1 does not know the number 2 yet.
+    let older = build(0, 1);
+    let error = read(&older, 2).unwrap_err().to_string();
+    assert!(
+        error.starts_with(
+            "Unsupported IFRT SerDes version 2 for ShardingParam deserialization: this build \
+             reads IFRT SerDes versions [0, 1], and 2 is newer"
+        ),
+        "{error}"
+    );
+    // A build whose minimum is 1 reads 2 (format 1) but not 0 or -7 (format 0, removed).
+    let raised = build(1, 2);
+    assert_eq!(read(&raised, 2).unwrap(), with_unreduced);
+    for (removed, read_as) in [(0, ""), (-7, " (which version -7 is read as)")] {
+        let error = read(&raised, removed).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "Unsupported IFRT SerDes version {removed} for ShardingParam deserialization: \
+                 this build reads IFRT SerDes versions [1, 2], and ShardingParam format \
+                 0{read_as} was superseded by format 1 at or before this build's minimum, so its \
+                 reader was removed; the writer must request a version both builds support \
+                 (negotiate one)"
+            )
+        );
+    }
+    // The shardings themselves have one format: IFRT refuses any other number, so does the
+    // crate, saying the type has no such format.
+    let golden =
+        Serialized::decode(read_golden("single_device_sharding_v0.pb").as_slice()).unwrap();
+    let mut proto =
+        ifrt_serdes::schema::SingleDeviceShardingProto::decode(golden.data.as_slice()).unwrap();
+    proto.version_number = 2;
+    let bytes = Serialized {
+        type_name: golden.type_name,
+        data: proto.encode_to_vec(),
+    }
+    .encode_to_vec();
+    let error = now
+        .deserialize_from_bytes::<ifrt_serdes::SingleDeviceSharding>(&bytes, &o)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "Unsupported IFRT SerDes version 2 for SingleDeviceSharding deserialization: \
+         SingleDeviceSharding has no format 2 (this build reads IFRT SerDes versions [0, 2]): \
+         the data is damaged or was not written by a codec of SingleDeviceSharding"
+    );
+}
+
+#[test]
+fn every_golden_records_its_format_and_decodes_to_its_sample() {
+    goldens();
+    let registry = built_in();
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let bytes = read_golden(&name);
+        let envelope = registry
+            .envelope_from_bytes(&bytes, &DeserializeOptions::default())
+            .unwrap();
+        let type_name = GOLDEN_TYPES.iter().find(|(s, _)| *s == short).unwrap().1;
+        assert_eq!(envelope.type_name, type_name, "{name}");
+        // The outer message records its own format, not the version it was requested at.
+        let (_, own) = parts(short)[0];
+        assert_eq!(
+            recorded_version(short, &envelope.data),
+            written(own, format),
+            "{name}"
+        );
+        assert!(
+            common::decodes_to_sample(&registry, short, SerDesVersionNumber::new(format), &bytes)
+                .unwrap_or_else(|e| panic!("{name}: {e}")),
+            "{name} does not decode to its sample"
+        );
+    }
+}
+
+#[test]
+fn every_golden_is_read_by_every_build_whose_range_covers_it() {
+    goldens();
+    let mut read = 0;
+    let mut refused = 0;
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let bytes = read_golden(&name);
+        for (min, max) in all_builds() {
+            let reader = build(min, max);
+            let result =
+                common::decodes_to_sample(&reader, short, SerDesVersionNumber::new(format), &bytes);
+            if (min..=max).contains(&format) {
+                assert_eq!(result, Ok(true), "{name} by [{min}, {max}]");
+            }
+            match expected_read(short, format, (min, max)) {
+                Ok(()) => {
+                    assert_eq!(result, Ok(true), "{name} by [{min}, {max}]");
+                    read += 1;
+                }
+                Err((what, recorded)) => {
+                    assert_refused(result, what, recorded, (min, max), &name);
+                    refused += 1;
+                }
+            }
+        }
+    }
+    assert!(read > 0 && refused > 0);
+}
+
+#[test]
+fn the_library_declares_the_formats_the_tests_state() {
+    let registry = built_in();
+    let declared = |name: &str| {
+        registry
+            .formats_of(name)
+            .unwrap()
+            .versions()
+            .iter()
+            .map(|f| f.value())
+            .collect::<Vec<_>>()
+    };
+    for (short, type_name) in GOLDEN_TYPES {
+        let (what, own) = parts(short)[0];
+        assert_eq!(declared(type_name), own, "{short}");
+        assert_eq!(registry.formats_of(type_name).unwrap().what(), what);
+    }
+    let param: Vec<i32> = ShardingParam::FORMATS
+        .versions()
+        .iter()
+        .map(|f| f.value())
+        .collect();
+    assert_eq!(param, [0, 1]);
+    // Every format is a version of the history. Not every version introduced a format of
+    // these types: IFRT's version 2 concerns StableHLO programs, which the crate does not model.
+    let mut all: Vec<i32> = GOLDEN_TYPES
+        .iter()
+        .flat_map(|(short, _)| golden_formats(short))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let history: Vec<i32> = HISTORY.iter().map(|e| e.number().value()).collect();
+    assert_eq!(all, [0, 1]);
+    assert!(all.iter().all(|f| history.contains(f)));
+}
+
+#[test]
+fn formats_that_changed_changed_their_bytes() {
+    goldens();
+    // Sanity check that the goldens really differ where the formats changed: format 1 of the
+    // param adds unreduced axes.
+    assert_ne!(
+        strip(&read_golden("sharding_param_sharding_v0.pb")),
+        strip(&read_golden("sharding_param_sharding_v1.pb"))
+    );
+}
+
+/// The envelope's data with its version fields zeroed, to compare formats.
+fn strip(bytes: &[u8]) -> Vec<u8> {
+    use ifrt_serdes::schema::*;
+    let envelope = Serialized::decode(bytes).unwrap();
+    match envelope.type_name.as_str() {
+        "xla::ifrt::SingleDeviceSharding" => {
+            let mut p = SingleDeviceShardingProto::decode(envelope.data.as_slice()).unwrap();
+            p.version_number = 0;
+            p.encode_to_vec()
+        }
+        "xla::ifrt::ShardingParamSharding" => {
+            let mut p = ShardingParamShardingProto::decode(envelope.data.as_slice()).unwrap();
+            p.version_number = 0;
+            p.sharding_param.as_mut().unwrap().version_number = 0;
+            p.devices.as_mut().unwrap().version_number = 0;
+            p.encode_to_vec()
+        }
+        other => panic!("{other}"),
+    }
+}
+
+fn recorded_version(short: &str, data: &[u8]) -> i32 {
+    use ifrt_serdes::schema::*;
+    match short {
+        "dtype" => DTypeProto::decode(data).unwrap().version_number,
+        "shape" => ShapeProto::decode(data).unwrap().version_number,
+        "single_device_sharding" => {
+            SingleDeviceShardingProto::decode(data)
+                .unwrap()
+                .version_number
+        }
+        "sharding_param_sharding" => {
+            ShardingParamShardingProto::decode(data)
+                .unwrap()
+                .version_number
+        }
+        "array_spec" => ArraySpecProto::decode(data).unwrap().version_number,
+        other => panic!("{other}"),
+    }
+}

@@ -1,0 +1,230 @@
+//! Hostile bytes: truncated, unknown type names, future versions, huge lengths, garbage. Every
+//! one gives a typed error, never a panic.
+
+use std::fs;
+use std::path::Path;
+
+use crate::common::{self, GOLDEN_DIR, GOLDEN_TYPES, all_goldens, built_in, golden_name};
+use ifrt_serdes::schema::{ArraySpecProto, DTypeProto, Serialized, ShardingProto};
+use ifrt_serdes::version::SerDesVersionNumber;
+use ifrt_serdes::{ArraySpec, DType, DecodeError, DeserializeOptions, Error, RegistryError};
+use proptest::prelude::*;
+use prost::Message;
+
+fn envelope(type_name: &str, data: Vec<u8>) -> Vec<u8> {
+    Serialized {
+        type_name: type_name.to_string(),
+        data,
+    }
+    .encode_to_vec()
+}
+
+#[test]
+fn every_truncation_of_every_golden_file_is_refused_or_different() {
+    let registry = built_in();
+    for (short, format) in all_goldens() {
+        let name = golden_name(short, format);
+        let bytes = fs::read(Path::new(GOLDEN_DIR).join(&name)).unwrap();
+        let version = SerDesVersionNumber::new(format);
+        let mut refused = 0;
+        for len in 0..bytes.len() {
+            match common::decodes_to_sample(&registry, short, version, &bytes[..len]) {
+                Err(_) => refused += 1,
+                Ok(same) => assert!(!same, "{name} truncated to {len} still decodes equal"),
+            }
+        }
+        assert!(refused > 0, "{name}");
+    }
+}
+
+#[test]
+fn unknown_type_names_are_refused_in_ifrts_words() {
+    let registry = built_in();
+    let bytes = envelope("xla::ifrt::Nope", vec![1, 2, 3]);
+    let error = registry
+        .deserialize_dyn_from_bytes(&bytes, &DeserializeOptions::default())
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Deserialize call failed. Serializable has no associated SerDes implementation. \
+         type_name: xla::ifrt::Nope"
+    );
+}
+
+#[test]
+fn future_and_negative_versions_are_refused() {
+    let registry = built_in();
+    // DType has one format, 0: 1 and 2 are versions of the history but not DType formats.
+    for version in [1, 2, 3, 99, i32::MAX, -1, i32::MIN] {
+        let data = DTypeProto {
+            version_number: version,
+            kind: 11,
+        }
+        .encode_to_vec();
+        let error = registry
+            .deserialize_from_bytes::<DType>(
+                &envelope(DType::TYPE_NAME_FOR_TESTS, data),
+                &DeserializeOptions::default(),
+            )
+            .unwrap_err();
+        // Above the build's current version: newer; else no format of DType (its only one
+        // is 0).
+        let why = if version > 2 {
+            format!(
+                "this build reads IFRT SerDes versions [0, 2], and {version} is newer, written \
+                 by a newer build; the writer must request a version both builds support \
+                 (negotiate one)"
+            )
+        } else {
+            format!(
+                "DType has no format {version} (this build reads IFRT SerDes versions [0, 2]): \
+                 the data is damaged or was not written by a codec of DType"
+            )
+        };
+        assert_eq!(
+            error.to_string(),
+            format!("Unsupported IFRT SerDes version {version} for DType deserialization: {why}")
+        );
+    }
+}
+
+/// `DType::TYPE_NAME` through the trait, spelled once.
+trait TypeNameForTests {
+    const TYPE_NAME_FOR_TESTS: &'static str;
+}
+impl<T: ifrt_serdes::Codec> TypeNameForTests for T {
+    const TYPE_NAME_FOR_TESTS: &'static str = T::TYPE_NAME;
+}
+
+#[test]
+fn huge_lengths_are_refused_before_allocating() {
+    let registry = built_in();
+    let o = DeserializeOptions::default();
+    // Field 2 (data), length-delimited, claiming 2^62 bytes.
+    let mut bytes = vec![0x12];
+    let mut len: u64 = 1 << 62;
+    while len >= 0x80 {
+        bytes.push((len as u8) | 0x80);
+        len >>= 7;
+    }
+    bytes.push(len as u8);
+    assert!(matches!(
+        registry.deserialize_dyn_from_bytes(&bytes, &o),
+        Err(Error::Decode(DecodeError::Truncated {
+            what: "Serialized",
+            field: 2,
+            len: 0x4000_0000_0000_0000,
+            ..
+        }))
+    ));
+    // A packed `dims` field claiming more elements than the input holds.
+    let mut data = vec![0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f];
+    data.extend([1u8; 16]);
+    let error = registry
+        .deserialize_dyn_from_bytes(&envelope(ifrt_serdes::Shape::TYPE_NAME_FOR_TESTS, data), &o)
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Decode(DecodeError::Malformed {
+                what: "ShapeProto",
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+    // Inputs over the caller's limit are refused unread.
+    let small = DeserializeOptions { max_bytes: 8 };
+    let bytes = envelope(DType::TYPE_NAME_FOR_TESTS, vec![0; 16]);
+    assert_eq!(
+        registry
+            .deserialize_dyn_from_bytes(&bytes, &small)
+            .unwrap_err(),
+        Error::Decode(DecodeError::TooLarge {
+            len: bytes.len(),
+            limit: 8
+        })
+    );
+}
+
+#[test]
+fn structurally_wrong_messages_are_refused() {
+    let registry = built_in();
+    let o = DeserializeOptions::default();
+    // An ArraySpec without its parts.
+    let empty = envelope(ArraySpec::TYPE_NAME_FOR_TESTS, vec![]);
+    assert_eq!(
+        registry.deserialize_dyn_from_bytes(&empty, &o).unwrap_err(),
+        Error::Decode(DecodeError::MissingField {
+            what: "ArraySpec",
+            field: "dtype"
+        })
+    );
+    // An ArraySpec whose "sharding" is a DType, or names itself: no recursion, a typed error.
+    for inner in [DType::TYPE_NAME_FOR_TESTS, ArraySpec::TYPE_NAME_FOR_TESTS] {
+        let proto = ArraySpecProto {
+            version_number: 0,
+            dtype: Some(DTypeProto {
+                version_number: 0,
+                kind: 11,
+            }),
+            shape: Some(Default::default()),
+            sharding: Some(ShardingProto {
+                serialized_sharding: Some(Serialized {
+                    type_name: inner.to_string(),
+                    data: vec![],
+                }),
+            }),
+            layout: None,
+        };
+        let bytes = envelope(ArraySpec::TYPE_NAME_FOR_TESTS, proto.encode_to_vec());
+        assert!(matches!(
+            registry.deserialize_dyn_from_bytes(&bytes, &o),
+            Err(Error::Registry(RegistryError::NotASharding { .. }))
+        ));
+    }
+    // An unknown dtype kind.
+    let bad_kind = DTypeProto {
+        version_number: 0,
+        kind: 1000,
+    };
+    assert!(matches!(
+        registry.deserialize_dyn_from_bytes(
+            &envelope(DType::TYPE_NAME_FOR_TESTS, bad_kind.encode_to_vec()),
+            &o
+        ),
+        Err(Error::Decode(DecodeError::UnknownDType { kind: 1000 }))
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        let registry = built_in();
+        let _ = registry.deserialize_dyn_from_bytes(&bytes, &DeserializeOptions::default());
+    }
+
+    #[test]
+    fn garbage_data_under_every_type_name_never_panics(
+        pick in 0usize..5,
+        data in proptest::collection::vec(any::<u8>(), 0..128),
+    ) {
+        let registry = built_in();
+        let bytes = envelope(GOLDEN_TYPES[pick].1, data);
+        let _ = registry.deserialize_dyn_from_bytes(&bytes, &DeserializeOptions::default());
+    }
+
+    #[test]
+    fn flipped_bytes_in_goldens_never_panic(pick in any::<usize>(), at in any::<usize>(), to in any::<u8>()) {
+        let registry = built_in();
+        let goldens = all_goldens();
+        let (short, format) = goldens[pick % goldens.len()];
+        let name = golden_name(short, format);
+        let mut bytes = fs::read(Path::new(GOLDEN_DIR).join(name)).unwrap();
+        let at = at % bytes.len();
+        bytes[at] = to;
+        let _ = registry.deserialize_dyn_from_bytes(&bytes, &DeserializeOptions::default());
+    }
+}

@@ -1,0 +1,85 @@
+//! Compiles the C plugins and hosts of `tests/c/` with the system C compiler (`$CC`, else `cc`)
+//! into shared libraries, once per test process, builds the `rust_plugin` example (a `cdylib`),
+//! and loads them all with `libloading` (`dlopen`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use libloading::Library;
+
+/// The C sources.
+pub fn c_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("c")
+}
+
+/// A private output directory for this test process (several may run at once).
+pub fn out_dir() -> PathBuf {
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("se-abi-c-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create the C output directory");
+    dir
+}
+
+/// Compiles `source` with `defines` into the shared library `name` and loads it.
+pub fn build_and_load(source: &str, name: &str, defines: &[&str]) -> Library {
+    let out = out_dir().join(format!("lib{name}.so"));
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let output = Command::new(&compiler)
+        .args(["-shared", "-fPIC", "-std=c11", "-O1", "-g"])
+        .args(["-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(c_dir())
+        .args(defines)
+        .arg(c_dir().join(source))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run the C compiler `{compiler}`: {e}. se-abi's C-interop tests build C \
+                 plugins and hosts: install a C compiler (gcc or clang), or name one in $CC"
+            )
+        });
+    assert!(
+        output.status.success(),
+        "compiling {source} {defines:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // SAFETY: `Library::new` runs the library's initialization routines, and unloading runs its
+    // termination routines, either of which may impose arbitrary requirements (see
+    // <https://docs.rs/libloading/0.9/libloading/struct.Library.html#method.new>).
+    // The library is this test's own C code, built just above, with no such routines.
+    unsafe { Library::new(&out) }.unwrap_or_else(|e| panic!("dlopen {}: {e}", out.display()))
+}
+
+/// Builds the crate's `rust_plugin` example, a `cdylib`, with the Cargo running the tests (in a
+/// target directory of its own, shared with the other example builds of the tests, so it does
+/// not wait on the one running them) and loads it.
+pub fn build_and_load_rust_plugin() -> Library {
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("se-abi-examples");
+    let output = Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["build", "--quiet", "--offline", "--package", "se-abi"])
+        .args(["--example", "rust_plugin", "--target-dir"])
+        .arg(&target_dir)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cargo to build the rust_plugin example: {e}"));
+    assert!(
+        output.status.success(),
+        "building the rust_plugin example failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let library = target_dir
+        .join("debug")
+        .join("examples")
+        .join("librust_plugin.so");
+    // SAFETY: `Library::new` runs the library's initialization routines, and unloading runs its
+    // termination routines, either of which may impose arbitrary requirements (see
+    // <https://docs.rs/libloading/0.9/libloading/struct.Library.html#method.new>).
+    // The library is this crate's own `rust_plugin` example, which has no such routines.
+    unsafe { Library::new(&library) }
+        .unwrap_or_else(|e| panic!("dlopen {}: {e}", library.display()))
+}

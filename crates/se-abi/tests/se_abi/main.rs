@@ -1,0 +1,26 @@
+//! se-abi's integration tests, in one test binary (one link instead of one per file):
+//!
+//! - `layout`: the worked example's numbers, the member tables, the size at every version;
+//! - `copy`: versioned copies, views and fills against an independent model of the rules;
+//! - `matrix`: C and Rust hosts x plugins of every header version through `dlopen`, the plugin
+//!   allocating the struct and the host allocating it (valgrind runs `matrix::` and `copy::` in
+//!   `.ci/run`);
+//! - `oracle`: TensorFlow's real layouts, release by release;
+//! - `ui`: the layout lock's compile errors, pinned by their messages;
+//! - `cli`: the `se-abi` tool's input handling, output and exit codes;
+//! - `verdicts`: `se-abi plugin-check` against real TensorFlow loading the plugins.
+
+mod common;
+
+// The tool's tests need its binary: `cargo test` builds it (the crate's self dev-dependency
+// turns `cli` on); a packaged copy of the crate, which has no such dev-dependency, runs them with
+// `cargo test --features cli`.
+#[cfg(feature = "cli")]
+mod cli;
+mod copy;
+mod layout;
+mod matrix;
+mod oracle;
+mod ui;
+#[cfg(feature = "cli")]
+mod verdicts;
