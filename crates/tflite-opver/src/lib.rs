@@ -103,13 +103,13 @@ mod delegate;
 mod delegate_presets;
 mod error;
 mod findings;
+mod forms;
 mod front;
 #[rustfmt::skip]
 #[allow(unsafe_code)]
 mod generated;
 mod limits;
 mod loading;
-mod memo;
 mod model;
 mod operator;
 mod options;

@@ -3,7 +3,6 @@
 
 use crate::error::Error;
 use crate::loading::LoadFacts;
-use crate::memo::Memo;
 use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::params::Params;
 use crate::rules::{Judge, TfRules, VersionRules};
@@ -189,7 +188,8 @@ impl<'a> Model<'a> {
 
     /// The operator code index of the operator at `at`.
     pub fn opcode_index(&self, at: OperatorLocation) -> Result<usize, Error> {
-        Ok(self.operator(at)?.opcode_index())
+        let operator = self.operator(at)?;
+        Ok(self.subgraphs[at.subgraph].opcode_index(operator))
     }
 
     /// The `min_runtime_version` metadata entry, if the model has one.
@@ -247,7 +247,7 @@ impl<'a> Model<'a> {
         spare: &mut Vec<TensorSpec>,
     ) {
         // The opcode index was validated when the model was read.
-        let code = self.codes[operator.opcode_index()];
+        let code = self.codes[subgraph.opcode_index(operator)];
         sig.op = code.builtin;
         if code.is_custom() {
             sig.custom_name = code.custom_code.map(str::to_owned);
@@ -262,7 +262,7 @@ impl<'a> Model<'a> {
             subgraph,
         );
         sig.params = subgraph.params(operator);
-        sig.options_present = operator.options_present;
+        sig.options_present = subgraph.options_present(operator);
         sig.facts = SignatureFacts::derive(sig.op, &sig.inputs, &sig.outputs);
     }
 
@@ -286,16 +286,16 @@ impl<'a> Model<'a> {
     }
 
     /// Each operator's version by `judge`, with its location and opcode index. Monomorphized:
-    /// TF's rules alone ([`TfRules`]) cost no lookups. Without `every` operator, and with TF's
-    /// rules, only the operators that do not repeat the one before them of their code
-    /// (`Subgraph::fresh`): the others have that one's version.
+    /// TF's rules alone ([`TfRules`]) cost no lookups. TF's rules see only what an operator's
+    /// form holds ([`forms`](crate::forms)), so they judge one operator of each form and give
+    /// its version to the others; without `every` operator, only that one is visited. User
+    /// rules might see more (the tensor indices), so they judge every operator.
     fn for_each_version<J: Judge>(
         &self,
         judge: &J,
         every: bool,
         mut f: impl FnMut(OperatorLocation, usize, OpVersion),
     ) {
-        let fresh_only = !every && J::SEES_ONLY_TENSOR_FACTS;
         let mut sig = OpSignature::new(
             BuiltinOperator::CUSTOM,
             Vec::new(),
@@ -303,56 +303,72 @@ impl<'a> Model<'a> {
             Params::None,
         );
         let mut spare = Vec::new();
-        // Per operator code, the last operator judged: its subgraph, tensor indices (inputs,
-        // then outputs), input count, params, options presence, and version. An operator
-        // whose tensors and options read the same is not judged again: TF's rules see
-        // nothing else (not even the tensor indices). User rules might, so they judge every
-        // operator.
-        let mut memos: Vec<Memo> = vec![Memo::default(); self.codes.len()];
         for (s, subgraph) in self.subgraphs.iter().enumerate() {
-            let count = if fresh_only {
-                subgraph.fresh.len()
-            } else {
-                subgraph.operators.len()
+            let at = |operator| OperatorLocation {
+                subgraph: s,
+                operator,
             };
-            for k in 0..count {
-                let o = if fresh_only {
-                    subgraph.fresh.get(k).map_or(usize::MAX, |&o| o as usize)
-                } else {
-                    k
-                };
-                let Some(operator) = subgraph.operators.get(o) else {
-                    continue;
-                };
-                let at = OperatorLocation {
-                    subgraph: s,
-                    operator: o,
-                };
-                let index = operator.opcode_index();
-                let code = &self.codes[index];
-                let version = if code.is_custom() && !judge.judges_custom(code.custom_code) {
-                    code.version
-                } else if J::SEES_ONLY_TENSOR_FACTS {
-                    // The opcode index was validated when the model was read.
-                    let memo = &mut memos[index];
-                    // The operator before it of this code (in this subgraph) was judged or
-                    // matched the memo just now, and this one reads exactly like it.
-                    if memo.judged && (operator.repeats || memo.same(&self.subgraphs, s, operator))
-                    {
-                        memo.version
-                    } else {
-                        self.fill_signature(subgraph, operator, &mut sig, &mut spare);
-                        let version = judge.version(&sig);
-                        memo.remember(s, subgraph, operator, version);
-                        version
+            if !J::SEES_ONLY_TENSOR_FACTS {
+                for (o, operator) in subgraph.operators.iter().enumerate() {
+                    let version = self.version_by(judge, subgraph, operator, &mut sig, &mut spare);
+                    f(at(o), subgraph.opcode_index(operator), version);
+                }
+                continue;
+            }
+            // Each form's first operator, and its version.
+            let judged: Vec<(usize, &OperatorFacts, OpVersion)> = subgraph
+                .forms
+                .iter()
+                .filter_map(|form| {
+                    let o = form.first as usize;
+                    let operator = subgraph.operators.get(o)?;
+                    let version = self.version_by(judge, subgraph, operator, &mut sig, &mut spare);
+                    Some((o, operator, version))
+                })
+                .collect();
+            if every {
+                for (o, operator) in subgraph.operators.iter().enumerate() {
+                    if let Some(&(_, _, version)) = judged.get(operator.form as usize) {
+                        f(at(o), subgraph.opcode_index(operator), version);
                     }
-                } else {
-                    self.fill_signature(subgraph, operator, &mut sig, &mut spare);
-                    judge.version(&sig)
-                };
-                f(at, index, version);
+                }
+            } else {
+                for (o, operator, version) in judged {
+                    f(at(o), subgraph.opcode_index(operator), version);
+                }
             }
         }
+    }
+
+    /// The version of `operator` (of `subgraph`) by `judge`: a custom operator no rule judges
+    /// keeps its code's stored version.
+    fn version_by<J: Judge>(
+        &self,
+        judge: &J,
+        subgraph: &Subgraph,
+        operator: &OperatorFacts,
+        sig: &mut OpSignature,
+        spare: &mut Vec<TensorSpec>,
+    ) -> OpVersion {
+        // The opcode index was validated when the model was read.
+        let code = &self.codes[subgraph.opcode_index(operator)];
+        if code.is_custom() && !judge.judges_custom(code.custom_code) {
+            code.version
+        } else {
+            self.fill_signature(subgraph, operator, sig, spare);
+            judge.version(sig)
+        }
+    }
+
+    /// Per operator code, whether some operator uses it.
+    fn used_codes(&self) -> Vec<bool> {
+        let mut used = vec![false; self.codes.len()];
+        for subgraph in &self.subgraphs {
+            for form in &subgraph.forms {
+                used[form.opcode_index as usize] = true;
+            }
+        }
+        used
     }
 
     /// The version each operator code needs: the maximum over the operators that use it
@@ -381,8 +397,8 @@ impl<'a> Model<'a> {
                 }
             })
             .collect();
-        // An operator that repeats the one before it of its code has that one's version, and
-        // raises nothing: only the others are visited.
+        // The operators of one form have one version: with TF's rules, one operator of each
+        // form is visited.
         self.for_each_version(judge, false, |_, code, version| {
             if let Some(slot) = required.get_mut(code)
                 && version > *slot
@@ -398,12 +414,7 @@ impl<'a> Model<'a> {
     /// operators, each at its code's version. `None` when no operator has a table entry (TF
     /// then writes an empty string).
     pub fn min_runtime_version_with(&self, versions: &[OpVersion]) -> Option<RuntimeVersion> {
-        let mut used = vec![false; self.codes.len()];
-        for subgraph in &self.subgraphs {
-            for operator in &subgraph.operators {
-                used[operator.opcode_index()] = true;
-            }
-        }
+        let used = self.used_codes();
         runtime::min_runtime_version_for_model(
             self.codes
                 .iter()
@@ -424,12 +435,7 @@ impl<'a> Model<'a> {
     /// used code, in `operator_codes` order, whose `(op, version)` has the largest minimum
     /// runtime.
     pub fn min_runtime_cause_with(&self, versions: &[OpVersion]) -> Option<MinRuntimeCause> {
-        let mut used = vec![false; self.codes.len()];
-        for subgraph in &self.subgraphs {
-            for operator in &subgraph.operators {
-                used[operator.opcode_index()] = true;
-            }
-        }
+        let used = self.used_codes();
         let mut cause: Option<MinRuntimeCause> = None;
         for (code, ((c, &version), _)) in self
             .codes

@@ -385,61 +385,6 @@ impl<'a> RawOperator<'a> {
     }
 }
 
-/// An options table's bytes: its vtable, and the table after its offset to the vtable, up to 8
-/// bytes past its last field. Two options tables with equal bytes, read by planus' generated
-/// readers (which read scalars only, at most 8 bytes each, through the vtable), give equal
-/// values; where each sits, and so its offset to its vtable, does not matter.
-#[derive(Clone, Copy)]
-pub(crate) struct OptionsBytes<'b> {
-    /// The vtable's position: FlatBuffer writers share vtables, so a table that uses the same
-    /// one as an earlier table has the same extent.
-    pub(crate) vtable_at: usize,
-    pub(crate) vtable: &'b [u8],
-    pub(crate) table: &'b [u8],
-}
-
-impl<'b> OptionsBytes<'b> {
-    /// The bytes of the options table the union `at` points to (`None` when any of it is
-    /// outside the buffer). `known`: bytes an earlier call found, whose extent is reused when
-    /// the table uses the same vtable.
-    #[inline]
-    pub(crate) fn read(b: &'b [u8], at: UnionAt, known: Option<OptionsBytes<'b>>) -> Option<Self> {
-        let field = at.table.checked_add(at.slot)?;
-        let table = field.checked_add(u32_at(b, field)? as usize)?;
-        let relative = u32_at(b, table)? as i32;
-        let vtable_at = usize::try_from((table as i64).checked_sub(i64::from(relative))?).ok()?;
-        if let Some(known) = known
-            && known.vtable_at == vtable_at
-        {
-            let len = known.table.len();
-            let bytes = b.get(table.checked_add(4)?..table.checked_add(4 + len)?)?;
-            return Some(Self {
-                table: bytes,
-                ..known
-            });
-        }
-        let vtable_size = usize::from(u16_at(b, vtable_at)?);
-        if vtable_size < 4 || vtable_size % 2 != 0 {
-            return None;
-        }
-        let vtable = b.get(vtable_at..vtable_at.checked_add(vtable_size)?)?;
-        // A loop, not an iterator chain: its `reduce` was not inlined (perf, bench model).
-        let mut end = 4;
-        for o in vtable[4..].chunks_exact(2) {
-            let o = usize::from(u16::from_le_bytes([o[0], o[1]]));
-            if o != 0 {
-                end = end.max(o + 8);
-            }
-        }
-        let bytes = b.get(table.checked_add(4)?..table.checked_add(end)?)?;
-        Some(Self {
-            vtable_at,
-            vtable,
-            table: bytes,
-        })
-    }
-}
-
 /// A tensor's `quantization` table, as read.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct RawQuantization {

@@ -16,42 +16,36 @@ use planus::ReadAsRoot;
 
 use crate::classes::{Dims, TensorClasses, TensorFacts, pack_key};
 use crate::error::{DecodeError, Error, malformed};
+use crate::forms::{FormKey, FormTable};
 use crate::generated::schema::tflite as fb;
 use crate::loading::{
     LoadFacts, MissingOptions, OPTIONS_NEEDED, OddTensor, QuantizationCounts, has_needed_options,
     is_odd,
 };
-use crate::memo::{IndicesMemo, OptionsMemo};
 use crate::model::{FILE_IDENTIFIER, Model, OperatorCode, OperatorLocation, RuntimeMetadata};
 use crate::operator::{BuiltinOperator, OpVersion};
 use crate::options;
 use crate::params::{OptionsKind, Params};
 use crate::raw::{
-    Data, OptionsBytes, RawBuffer, RawOperator, RawTensor, Span, SparsityFields, VectorField,
-    buffers_vector, i32s, operators_vector, tensors_vector, union_value,
+    Data, RawBuffer, RawOperator, RawTensor, Span, SparsityFields, VectorField, buffers_vector,
+    i32s, operators_vector, tensors_vector, union_value,
 };
 use crate::runtime::RuntimeVersion;
 use crate::subgraph::{OperatorFacts, Subgraph};
 use crate::tensor::{ElementType, Quantization};
 
 /// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
-/// the params, interned: an operator whose params equal those of the last operator of its
-/// code shares that entry.
+/// their forms ([`forms`](crate::forms)).
 pub(crate) struct Digested<'p, 'b> {
     /// The subgraph's tensor classes ([`Subgraph::tensors`]).
     classes: &'p [u32],
     operators: &'p mut Vec<OperatorFacts>,
-    fresh: &'p mut Vec<u32>,
     pool: &'p mut Vec<i32>,
-    params: &'p mut Vec<Params>,
-    /// Per operator code, the params entry of its last operator (`u32::MAX`: none yet).
-    last: Vec<u32>,
-    /// Per operator code, its last operator (`u32::MAX`: none yet), for
-    /// [`OperatorFacts::repeats`].
-    last_operator: Vec<u32>,
-    /// Per operator code, the options table of its last operator read by hand: an operator
-    /// whose options table has the same bytes has the same params, without reading them.
-    last_options: Vec<Option<OptionsMemo<'b>>>,
+    forms: FormTable,
+    /// The key of the operator being read.
+    key: FormKey,
+    /// The options its operators read so far.
+    options: OptionsEntries,
     /// The FlatBuffer tables of the operators read: each operator and its options tables
     /// ([`Model::flatbuffer_tables`]).
     tables: usize,
@@ -60,73 +54,112 @@ pub(crate) struct Digested<'p, 'b> {
     /// (already validated) indices, and shares that range instead of appending a copy.
     last_indices: Vec<Option<IndicesMemo<'b>>>,
     /// Per operator code, the options its operators read ([`OptionsKind::of`]), looked up
-    /// once per code rather than once per operator (perf: the lookup per operator showed in
-    /// profiles of the bench model).
+    /// once per code rather than once per operator.
     kinds: Vec<OptionsKind>,
 }
 
-impl Digested<'_, '_> {
-    #[inline(always)] // into the digest functions, for the reason given at `digest_operator`
-    fn intern(&mut self, code: usize, params: Params) -> Result<u32, Error> {
-        if let Some(&last) = self.last.get(code)
-            && let Some(found) = self.params.get(last as usize)
-            // No options (most ops without options tables): no call to the derived `==`.
-            && (matches!((found, &params), (Params::None, Params::None)) || *found == params)
-        {
-            return Ok(last);
+/// An operator's input and output index bytes, as the hand reader found them, and the range of
+/// the pool ([`OperatorFacts::tensors`]) that holds them, validated.
+#[derive(Clone, Copy)]
+struct IndicesMemo<'b> {
+    inputs: &'b [u8],
+    outputs: &'b [u8],
+    range: [u32; 3],
+}
+
+/// What an operator's options read as: its params and whether its options table is there,
+/// numbered (an options entry) so that operators of one form can be recognised.
+#[derive(Clone, Copy)]
+struct ReadOptions {
+    entry: u32,
+    params: Params,
+    options_present: bool,
+}
+
+/// The options entries of a subgraph's operators: per operator code, the distinct options its
+/// operators read, in the order met. A converter gives the operators of one code a few distinct
+/// options, whatever their number.
+struct OptionsEntries {
+    /// Per operator code, its distinct options (at most [`OptionsEntries::KEPT`]).
+    distinct: Vec<Vec<ReadOptions>>,
+    /// The next entry.
+    next: u32,
+}
+
+impl OptionsEntries {
+    /// The distinct options kept per operator code: options beyond them (a NaN in each, or a
+    /// hostile model) get an entry each, so a search stays short.
+    const KEPT: usize = 64;
+
+    fn new(codes: usize) -> Self {
+        Self {
+            distinct: vec![Vec::new(); codes],
+            next: 0,
         }
-        let entry = pool_mark(self.params.len())?;
-        self.params.push(params);
-        if let Some(slot) = self.last.get_mut(code) {
-            *slot = entry;
-        }
-        Ok(entry)
     }
 
-    /// Appends an operator's facts, noting whether it repeats the last operator of its code
-    /// ([`OperatorFacts::repeats`]).
-    #[inline(always)] // into the digest functions
-    fn push(&mut self, mut facts: OperatorFacts) {
-        let code = facts.opcode_index as usize;
-        let position = self.operators.len();
-        if let Some(slot) = self.last_operator.get_mut(code) {
-            if let Some(last) = self.operators.get(*slot as usize) {
-                let [start, split, end] = facts.tensors;
-                let [then_start, then_split, then_end] = last.tensors;
-                facts.repeats = last.params == facts.params
-                    && last.options_present == facts.options_present
-                    // The same pool range (shared by the hand reader): the same tensors.
-                    && (facts.tensors == last.tensors
-                        || (split - start == then_split - then_start
-                            && same_classes(
-                                self.classes,
-                                self.pool.get(then_start as usize..then_end as usize),
-                                self.pool.get(start as usize..end as usize),
-                            )));
-            }
-            // Below `u32::MAX`: operators are counted by a FlatBuffer vector's `u32` length.
-            *slot = u32::try_from(position).unwrap_or(u32::MAX);
+    /// The entry of options `params` and `options_present` of an operator of code
+    /// `opcode_index`: the entry of equal options met before, or a new one.
+    #[inline(always)]
+    fn entry(
+        &mut self,
+        opcode_index: u32,
+        params: Params,
+        options_present: bool,
+    ) -> Result<ReadOptions, Error> {
+        let distinct = self.distinct.get_mut(opcode_index as usize);
+        if let Some(found) = distinct.as_ref().and_then(|d| {
+            d.iter()
+                .find(|r| r.options_present == options_present && r.params == params)
+        }) {
+            return Ok(*found);
         }
-        if !facts.repeats {
-            self.fresh.push(u32::try_from(position).unwrap_or(u32::MAX));
+        let read = ReadOptions {
+            entry: self.next,
+            params,
+            options_present,
+        };
+        self.next = self.next.checked_add(1).ok_or_else(too_many_indices)?;
+        if let Some(distinct) = distinct
+            && distinct.len() < Self::KEPT
+        {
+            distinct.push(read);
         }
-        self.operators.push(facts);
+        Ok(read)
     }
 }
 
-impl<'b> Digested<'_, 'b> {
-    /// [`Digested::push`] for an operator read by hand, remembering its index bytes and
-    /// pool range for the next operator of its code.
-    #[inline(always)] // into `digest_raw_operator`
-    fn push_raw(&mut self, raw: &RawOperator<'b>, facts: OperatorFacts) {
-        if let Some(slot) = self.last_indices.get_mut(facts.opcode_index as usize) {
-            *slot = Some(IndicesMemo {
-                inputs: raw.inputs,
-                outputs: raw.outputs,
-                range: facts.tensors,
-            });
-        }
-        self.push(facts);
+impl Digested<'_, '_> {
+    /// The operator code of the last operator read.
+    fn opcode_index_of_last(&self) -> usize {
+        let last = self.operators.last().map(|o| o.form as usize);
+        last.and_then(|form| self.forms.forms.get(form))
+            .map_or(0, |form| form.opcode_index as usize)
+    }
+
+    /// Appends an operator's facts: its code, its tensor indices at `tensors` in the pool, and
+    /// its form, found from its options `read` and its tensors' classes.
+    #[inline(always)] // into the digest functions
+    fn push(
+        &mut self,
+        opcode_index: u32,
+        tensors: [u32; 3],
+        read: ReadOptions,
+    ) -> Result<(), Error> {
+        let [start, split, end] = tensors;
+        let inputs = self.pool.get(start as usize..split as usize).unwrap_or(&[]);
+        let outputs = self.pool.get(split as usize..end as usize).unwrap_or(&[]);
+        self.key.start(opcode_index, read.entry, split - start);
+        self.key.tensors(self.classes, inputs);
+        self.key.tensors(self.classes, outputs);
+        let form = self.forms.form_of(&self.key, self.operators.len(), || {
+            (read.params, read.options_present)
+        })?;
+        self.operators.push(OperatorFacts {
+            form,
+            tensors: start,
+        });
+        Ok(())
     }
 }
 
@@ -155,12 +188,10 @@ impl Subgraph {
         let mut out = Digested {
             classes: &self.tensors,
             operators: &mut self.operators,
-            fresh: &mut self.fresh,
             pool: &mut self.indices,
-            params: &mut self.params,
-            last: vec![u32::MAX; codes.len()],
-            last_operator: vec![u32::MAX; codes.len()],
-            last_options: vec![None; codes.len()],
+            forms: FormTable::default(),
+            key: FormKey::new(),
+            options: OptionsEntries::new(codes.len()),
             tables: 0,
             last_indices: vec![None; codes.len()],
             kinds: codes.iter().map(|c| OptionsKind::of(c.builtin)).collect(),
@@ -195,7 +226,7 @@ impl Subgraph {
             external_from = earliest(external_from, external);
             // The few operators that need their options: read by planus, whichever reader
             // read the rest.
-            let code = out.operators.last().map_or(0, OperatorFacts::opcode_index);
+            let code = out.opcode_index_of_last();
             if needs_options.get(code).copied().unwrap_or(false) {
                 // `o` is below the vector's length, and the operator was read.
                 let operator = list.get(o).ok_or_else(|| missing("an operator"))?;
@@ -212,7 +243,9 @@ impl Subgraph {
                 }
             }
         }
-        Ok((external_from, out.tables))
+        let tables = out.tables;
+        self.forms = out.forms.forms;
+        Ok((external_from, tables))
     }
 }
 
@@ -905,7 +938,7 @@ fn digest_raw_operator<'b>(
     let pool = &mut *out.pool;
     // Nothing to undo below when the range is shared: the pool ends here either way.
     let start = pool.len();
-    let [start_mark, split, end] = match out.last_indices.get(opcode_index as usize) {
+    let range = match out.last_indices.get(opcode_index as usize) {
         Some(&Some(memo))
             if same_bytes(memo.inputs, raw.inputs) && same_bytes(memo.outputs, raw.outputs) =>
         {
@@ -928,39 +961,6 @@ fn digest_raw_operator<'b>(
     let mut tables = 1 + raw.options_2.map_or(0, |at| {
         usize::from(union_value::<fb::BuiltinOptions2Ref<'_>>(bytes, at).is_ok())
     });
-    // An options table with the same bytes as the last one of this code reads the same.
-    let memo = out
-        .last_options
-        .get(opcode_index as usize)
-        .copied()
-        .flatten();
-    let located = raw.options.and_then(|at| {
-        Some((
-            at.tag,
-            OptionsBytes::read(bytes, at, memo.map(|m| m.bytes))?,
-        ))
-    });
-    if let (Some((tag, found)), Some(memo)) = (located, memo)
-        && memo.tag == tag
-        && same_bytes(memo.bytes.vtable, found.vtable)
-        && same_bytes(memo.bytes.table, found.table)
-        && !code.is_custom()
-        && kind != OptionsKind::None
-    {
-        out.tables += tables + usize::from(memo.counted);
-        out.push_raw(
-            raw,
-            OperatorFacts {
-                opcode_index,
-                tensors: [start_mark, split, end],
-                params: memo.params,
-                options_present: memo.options_present,
-                repeats: false,
-            },
-        );
-        return Ok(HandRead::Read { external: None });
-    }
-    let mut counted = false;
     let (params, options_present) = if code.is_custom() || kind == OptionsKind::None {
         tables += raw.options.map_or(0, |at| {
             usize::from(union_value::<fb::BuiltinOptionsRef<'_>>(bytes, at).is_ok())
@@ -977,8 +977,7 @@ fn digest_raw_operator<'b>(
                 return Ok(HandRead::GaveUp);
             }
         };
-        counted = options.is_some();
-        tables += usize::from(counted);
+        tables += usize::from(options.is_some());
         options::read(code.builtin, kind, options)?
     };
     // Only custom options live outside the FlatBuffer in large models.
@@ -993,57 +992,17 @@ fn digest_raw_operator<'b>(
     } else {
         None
     };
-    let params = out.intern(opcode_index as usize, params)?;
-    if let (Some((tag, bytes)), Some(slot)) =
-        (located, out.last_options.get_mut(opcode_index as usize))
-        && !code.is_custom()
-        && kind != OptionsKind::None
-    {
-        *slot = Some(OptionsMemo {
-            tag,
-            bytes,
-            params,
-            options_present,
-            counted,
+    out.tables += tables;
+    if let Some(slot) = out.last_indices.get_mut(opcode_index as usize) {
+        *slot = Some(IndicesMemo {
+            inputs: raw.inputs,
+            outputs: raw.outputs,
+            range,
         });
     }
-    out.tables += tables;
-    out.push_raw(
-        raw,
-        OperatorFacts {
-            opcode_index,
-            tensors: [start_mark, split, end],
-            params,
-            options_present,
-            repeats: false,
-        },
-    );
+    let read = out.options.entry(opcode_index, params, options_present)?;
+    out.push(opcode_index, range, read)?;
     Ok(HandRead::Read { external })
-}
-
-/// Whether two operators' tensors (indices `a` and `b`, validated) are of the same classes
-/// (`classes`: each tensor's), in an explicit loop (a call to `memcmp` per operator cost
-/// more, perf).
-#[inline(always)]
-fn same_classes(classes: &[u32], a: Option<&[i32]>, b: Option<&[i32]>) -> bool {
-    let (Some(a), Some(b)) = (a, b) else {
-        return false;
-    };
-    if a.len() != b.len() {
-        return false;
-    }
-    let class = |index: i32| {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| classes.get(i))
-            .map_or(u32::MAX, |&c| c)
-    };
-    for (&x, &y) in a.iter().zip(b) {
-        if x != y && class(x) != class(y) {
-            return false;
-        }
-    }
-    true
 }
 
 /// Whether two short byte strings (an options table's vtable or fields) are equal: the same
@@ -1141,15 +1100,9 @@ fn digest_operator(
     } else {
         None
     };
-    let params = out.intern(opcode_index as usize, params)?;
     out.tables += 1 + present(operator.builtin_options()) + present(operator.builtin_options_2());
-    out.push(OperatorFacts {
-        opcode_index,
-        tensors: [start, split, end],
-        params,
-        options_present,
-        repeats: false,
-    });
+    let read = out.options.entry(opcode_index, params, options_present)?;
+    out.push(opcode_index, [start, split, end], read)?;
     Ok(external)
 }
 

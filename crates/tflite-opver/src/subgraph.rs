@@ -2,41 +2,26 @@
 //! facts, with their tensor indices in one pool and their params shared where equal.
 
 use crate::classes::TensorFacts;
+use crate::forms::Form;
 use crate::params::Params;
 
-/// An operator digested into what signatures need.
-#[derive(Clone, Debug, PartialEq)]
+/// An operator digested into what signatures need: its form, which holds its code, params and
+/// tensor counts, and where its tensor indices start in `Subgraph::indices`. One pool per
+/// subgraph instead of two vectors per operator, and forms shared by the operators that read
+/// alike, keep a model of a million operators to a few allocations of 8 bytes per operator.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct OperatorFacts {
-    /// Index into the model's operator codes (validated).
-    pub(crate) opcode_index: u32,
-    /// Where its tensor indices sit in `Subgraph::indices`: inputs at `tensors[0]..tensors[1]`,
-    /// outputs at `tensors[1]..tensors[2]` (-1 for absent inputs; validated). One pool per
-    /// subgraph instead of two vectors per operator keeps a model of a million operators to
-    /// a few allocations.
-    pub(crate) tensors: [u32; 3],
-    /// Its params: an index into `Subgraph::params`, where operators of one code with the
-    /// same options share an entry (most do), which keeps the facts of an operator to 20
-    /// bytes.
-    pub(crate) params: u32,
-    pub(crate) options_present: bool,
-    /// Whether it reads exactly like the operator before it of the same code in its
-    /// subgraph: tensors of the same classes ([`TensorClasses`]), the same params entry and
-    /// options presence. TF's rules then
-    /// give it that operator's version, and [`Model::for_each_version`] does not look again.
-    pub(crate) repeats: bool,
+    /// An index into `Subgraph::forms` ([`forms`](crate::forms)).
+    pub(crate) form: u32,
+    /// Where its inputs start in `Subgraph::indices`; its outputs follow them (-1 for absent
+    /// inputs; validated).
+    pub(crate) tensors: u32,
 }
 
-impl OperatorFacts {
-    pub(crate) fn opcode_index(&self) -> usize {
-        // Widening: the field is the schema's `uint32`, checked against the codes on reading.
-        self.opcode_index as usize
-    }
-}
-
-/// A subgraph's tensors and operators, digested. Which params entry an operator points at
-/// depends on how it was read (entries are shared where the reader noticed equal params),
-/// and so does which class a tensor is, so two subgraphs compare by
-/// [`Subgraph::reads_the_same`], not field by field.
+/// A subgraph's tensors and operators, digested. Which form an operator points at depends on
+/// how it was read (forms are shared where the reader noticed operators read alike), and so
+/// does which class a tensor is, so two subgraphs compare by [`Subgraph::reads_the_same`], not
+/// field by field.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Subgraph {
     /// Each tensor's class: an index into `classes`.
@@ -44,11 +29,8 @@ pub(crate) struct Subgraph {
     pub(crate) classes: Vec<TensorFacts>,
     pub(crate) operators: Vec<OperatorFacts>,
     pub(crate) indices: Vec<i32>,
-    pub(crate) params: Vec<Params>,
-    /// The operators that do not repeat the one before them of their code
-    /// ([`OperatorFacts::repeats`]): the only ones whose versions can raise a code's
-    /// required version.
-    pub(crate) fresh: Vec<u32>,
+    /// The distinct ways its operators read to TF's rules ([`forms`](crate::forms)).
+    pub(crate) forms: Vec<Form>,
 }
 
 impl Subgraph {
@@ -74,11 +56,11 @@ impl Subgraph {
     ) -> impl Iterator<Item = (u32, &[i32], &[i32], Params, bool)> + '_ {
         self.operators.iter().map(|o| {
             (
-                o.opcode_index,
+                self.opcode_index(o) as u32,
                 self.inputs(o),
                 self.outputs(o),
                 self.params(o),
-                o.options_present,
+                self.options_present(o),
             )
         })
     }
@@ -100,28 +82,36 @@ impl Subgraph {
                 .all(|(a, b)| a == b || format!("{a:?}") == format!("{b:?}"))
     }
 
-    /// The params of `operator` (interned when the model was read).
-    pub(crate) fn params(&self, operator: &OperatorFacts) -> Params {
-        self.params
-            .get(operator.params as usize)
-            .copied()
-            .unwrap_or_default()
+    /// The form of `operator`.
+    pub(crate) fn form(&self, operator: &OperatorFacts) -> Option<&Form> {
+        self.forms.get(operator.form as usize)
     }
 
-    /// Tensor `index`'s class; `u32::MAX` for -1 (an absent input; indices were validated).
-    #[inline(always)]
-    pub(crate) fn class(&self, index: i32) -> u32 {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| self.tensors.get(i))
-            .map_or(u32::MAX, |&c| c)
+    /// The index of `operator`'s code in the model's operator codes (validated when read).
+    pub(crate) fn opcode_index(&self, operator: &OperatorFacts) -> usize {
+        self.form(operator).map_or(0, |f| f.opcode_index as usize)
+    }
+
+    /// The params of `operator`.
+    pub(crate) fn params(&self, operator: &OperatorFacts) -> Params {
+        self.form(operator).map(|f| f.params).unwrap_or_default()
+    }
+
+    /// Whether `operator` has its options table.
+    pub(crate) fn options_present(&self, operator: &OperatorFacts) -> bool {
+        self.form(operator).is_some_and(|f| f.options_present)
     }
 
     pub(crate) fn inputs(&self, operator: &OperatorFacts) -> &[i32] {
-        self.slice(operator.tensors[0], operator.tensors[1])
+        let inputs = self.form(operator).map_or(0, |f| f.inputs);
+        self.slice(operator.tensors, operator.tensors.saturating_add(inputs))
     }
 
     pub(crate) fn outputs(&self, operator: &OperatorFacts) -> &[i32] {
-        self.slice(operator.tensors[1], operator.tensors[2])
+        let (inputs, outputs) = self
+            .form(operator)
+            .map_or((0, 0), |f| (f.inputs, f.outputs));
+        let start = operator.tensors.saturating_add(inputs);
+        self.slice(start, start.saturating_add(outputs))
     }
 }
