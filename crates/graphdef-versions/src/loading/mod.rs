@@ -387,8 +387,9 @@ impl ReleaseJudge {
     /// graph imported in turn.
     fn load_functions(&self, graph: &GraphDef, release: TfRelease) -> Result<(), Failure> {
         let library = graph.library.as_ref();
-        let importer = Importer::new(release, &self.host, library);
+        let importer = Importer::new(release, &self.host, library).for_function_bodies();
         let current = release.graph_def().current.get();
+        let mut library_added = false;
         for function in load_order(library) {
             let body = GraphDef {
                 node: importer.function_graph(function)?,
@@ -396,7 +397,15 @@ impl ReleaseJudge {
             };
             let bytes = body.encode_to_vec();
             let read = Graph::read(&bytes, body.node.len()).ok_or_else(invalid_graph_def)?;
-            importer.import(&read, Some(current))?;
+            if let Some(refusal) = read.refusal() {
+                return Err(refusal.clone());
+            }
+            // The library is the same for every body: it is added (and refused) once.
+            if !library_added {
+                importer.add_function_library()?;
+                library_added = true;
+            }
+            importer.import_body(&read, Some(current))?;
         }
         Ok(())
     }

@@ -19,3 +19,4 @@ mod playbooks;
 mod policy;
 mod release_cases;
 mod releases;
+mod saved_models;
