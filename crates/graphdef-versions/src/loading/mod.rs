@@ -43,28 +43,38 @@ mod edges;
 mod fingerprint;
 mod forms;
 mod functions;
+mod graph;
 mod import;
 mod index;
 mod node;
 mod printing;
+mod prune;
+mod restore;
+mod revive;
+mod saved_model;
 mod scan;
+mod shape_fns;
+mod shapes;
 mod validate;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
+use std::path::Path;
 
 use prost::Message;
 
 use crate::error::Error;
 use crate::policy::ReleaseNumber;
 use crate::releases::{OpDefId, TfRelease};
-use crate::schema::{FunctionDefLibrary, GraphDef};
+use crate::schema::{FunctionDefLibrary, GraphDef, SavedObjectGraph};
 use crate::version::Scheme;
 use crate::wire::check_size;
 use crate::{Artifact, Kind};
 use functions::load_order;
 use import::Importer;
 use printing::Dialect;
+use restore::Checkpoint;
+use saved_model::decode_saved_model;
 use scan::Graph;
 
 /// How TensorFlow is asked to load the file.
@@ -258,17 +268,44 @@ impl ReleaseJudge {
         {
             return Ok(self.import_in_each_release(&graph));
         }
-        let artifact = Artifact::open_as(kind, bytes)?;
-        let first = artifact.graphs().first();
-        let graph = first.map(|g| g.decode()).transpose()?.unwrap_or_default();
-        let object_graph = first
-            .and_then(|g| g.meta_graph.as_ref())
-            .is_some_and(|info| info.has_object_graph);
-        Ok(if object_graph {
-            self.judge_saved_model_graph(&graph)
-        } else {
-            self.judge_graph_def(&graph)
-        })
+        // A SavedModel is decoded whole, as TensorFlow's loader decodes it.
+        Artifact::open_as(kind, bytes)?;
+        let model = decode_saved_model(bytes)?;
+        Ok(self.load_in_each_release(&model, None))
+    }
+
+    /// Judges a SavedModel as `tf.saved_model.load(dir)` loads it: `saved_model` is the bytes
+    /// of `dir/saved_model.pb`, and the variables the SavedModel restores are checked against
+    /// the checkpoint in `dir/variables/` (its `.index` file is read, and the data shards are
+    /// looked for; no tensor is read). Messages name the checkpoint as
+    /// `dir/variables/variables`, with `dir` as given.
+    ///
+    /// ```no_run
+    /// use graphdef_versions::ReleaseJudge;
+    /// use std::path::Path;
+    ///
+    /// let dir = Path::new("exported_model");
+    /// let bytes = std::fs::read(dir.join("saved_model.pb"))?;
+    /// let report = ReleaseJudge::new().judge_saved_model(&bytes, dir)?;
+    /// println!("{:?}", report.oldest_release().map(|release| release.name()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn judge_saved_model(
+        &self,
+        saved_model: &[u8],
+        dir: &Path,
+    ) -> Result<ReleaseReport, Error> {
+        check_size(saved_model)?;
+        let kind = Kind::detect(saved_model)?;
+        if kind != Kind::SavedModel {
+            return Err(crate::error::DecodeError::UnknownArtifact {
+                reason: "the file is a GraphDef, not a SavedModel's saved_model.pb",
+            }
+            .into());
+        }
+        Artifact::open_as(kind, saved_model)?;
+        let model = decode_saved_model(saved_model)?;
+        Ok(self.load_in_each_release(&model, Some(&Checkpoint::read(dir))))
     }
 
     /// Every release's verdict on `graph` imported with `import_graph_def`.
@@ -277,13 +314,14 @@ impl ReleaseJudge {
         match Graph::read(&bytes, graph.node.len()) {
             Some(read) => self.import_in_each_release(&read),
             None => self.each_release(Loader::ImportGraphDef, |_| {
-                Some(invalid_graph_def().raised())
+                vec![invalid_graph_def().raised()]
             }),
         }
     }
 
     /// Every release's verdict on a TensorFlow 2 SavedModel whose meta graph holds `graph`,
-    /// loaded with `tf.saved_model.load`.
+    /// loaded with `tf.saved_model.load`: its functions restored (the object graph's revival
+    /// and the variables are [`ReleaseJudge::judge`]'s and [`ReleaseJudge::judge_saved_model`]'s).
     pub fn judge_saved_model_graph(&self, graph: &GraphDef) -> ReleaseReport {
         let library = graph.library.as_ref();
         let mut ops = used_ops(library);
@@ -293,12 +331,13 @@ impl ReleaseJudge {
         self.each_release(Loader::SavedModelLoad, |release| {
             // Each release judges deprecations by its own version.
             let current = release.graph_def().current.get();
-            let failure = alike
-                .judge(release, &ops, current, || {
-                    self.load_functions(graph, release)
+            alike
+                .judge(release, &ops, current, 0, || {
+                    self.load_functions(graph, release, None)
                 })
-                .err()?;
-            Some(saved_model_error(failure, release))
+                .err()
+                .into_iter()
+                .collect()
         })
     }
 
@@ -311,35 +350,45 @@ impl ReleaseJudge {
         self.import_graph(&read, release)
     }
 
-    /// `tf.saved_model.load` of a TensorFlow 2 SavedModel in one release.
+    /// `tf.saved_model.load` of a TensorFlow 2 SavedModel whose meta graph holds `graph`, in
+    /// one release: its functions restored, as [`ReleaseJudge::judge_saved_model_graph`] says.
     pub fn load_saved_model(&self, graph: &GraphDef, release: TfRelease) -> Option<LoadError> {
-        let failure = self.load_functions(graph, release).err()?;
-        Some(saved_model_error(failure, release))
+        self.load_functions(graph, release, None).err()
     }
 
     /// Every release's verdict on `graph` imported with `import_graph_def`: one import for
     /// the releases that define the graph's ops alike.
     fn import_in_each_release(&self, graph: &Graph<'_>) -> ReleaseReport {
+        let mut verdicts = self.import_verdicts(graph).into_iter();
+        self.each_release(Loader::ImportGraphDef, |_| {
+            verdicts.next().flatten().into_iter().collect()
+        })
+    }
+
+    /// What each release raises when it imports `graph` with `import_graph_def`, oldest first.
+    fn import_verdicts(&self, graph: &Graph<'_>) -> Vec<Option<LoadError>> {
         let versions = graph.rest.versions.clone().unwrap_or_default();
         let library = graph.rest.library.as_ref();
         let mut ops = used_ops(library);
         ops.extend(graph.forms().iter().map(|(_, form)| form.op));
         let mut alike = Alike::default();
-        self.each_release(Loader::ImportGraphDef, |release| {
-            if let Err(refusal) = release.consumer(Scheme::GraphDef).check(&versions) {
-                return Some(LoadError {
-                    python_class: "ValueError",
-                    message: refusal.to_string(),
-                });
-            }
-            let failure = alike
-                .judge(release, &ops, versions.producer, || {
-                    Importer::new(release, &self.host, library)
-                        .import(graph, Some(versions.producer))
-                })
-                .err()?;
-            self.import_error(release, failure, versions.producer)
-        })
+        TfRelease::all()
+            .map(|release| {
+                if let Err(refusal) = release.consumer(Scheme::GraphDef).check(&versions) {
+                    return Some(LoadError {
+                        python_class: "ValueError",
+                        message: refusal.to_string(),
+                    });
+                }
+                let failure = alike
+                    .judge(release, &ops, versions.producer, 0, || {
+                        Importer::new(release, &self.host, library)
+                            .import(graph, Some(versions.producer))
+                    })
+                    .err()?;
+                self.import_error(release, failure, versions.producer)
+            })
+            .collect()
     }
 
     /// `import_graph_def` of a graph read already, in one release.
@@ -384,28 +433,39 @@ impl ReleaseJudge {
     }
 
     /// `tf.saved_model.load`'s restoring of the functions, in one release: each function's
-    /// graph imported in turn.
-    fn load_functions(&self, graph: &GraphDef, release: TfRelease) -> Result<(), Failure> {
+    /// recorded signatures decoded (when the object graph `objects` is given), then its body
+    /// imported as a graph of its own.
+    fn load_functions(
+        &self,
+        graph: &GraphDef,
+        release: TfRelease,
+        objects: Option<&SavedObjectGraph>,
+    ) -> Result<(), LoadError> {
         let library = graph.library.as_ref();
         let importer = Importer::new(release, &self.host, library).for_function_bodies();
         let current = release.graph_def().current.get();
+        let raised = |failure| saved_model_error(failure, release);
         let mut library_added = false;
         for function in load_order(library) {
+            let name = function.signature.as_ref().map_or("", |s| s.name.as_str());
+            Self::decode_function(objects, name, release)?;
             let body = GraphDef {
-                node: importer.function_graph(function)?,
+                node: importer.function_graph(function).map_err(raised)?,
                 ..GraphDef::default()
             };
             let bytes = body.encode_to_vec();
-            let read = Graph::read(&bytes, body.node.len()).ok_or_else(invalid_graph_def)?;
+            let read = Graph::read(&bytes, body.node.len())
+                .ok_or_else(invalid_graph_def)
+                .map_err(raised)?;
             if let Some(refusal) = read.refusal() {
-                return Err(refusal.clone());
+                return Err(raised(refusal.clone()));
             }
             // The library is the same for every body: it is added (and refused) once.
             if !library_added {
-                importer.add_function_library()?;
+                importer.add_function_library().map_err(raised)?;
                 library_added = true;
             }
-            importer.import_body(&read, Some(current))?;
+            importer.import_body(&read, Some(current)).map_err(raised)?;
         }
         Ok(())
     }
@@ -413,12 +473,12 @@ impl ReleaseJudge {
     fn each_release(
         &self,
         loader: Loader,
-        mut judge: impl FnMut(TfRelease) -> Option<LoadError>,
+        mut judge: impl FnMut(TfRelease) -> Vec<LoadError>,
     ) -> ReleaseReport {
         let verdicts = TfRelease::all()
             .map(|release| ReleaseVerdict {
                 release,
-                errors: judge(release).into_iter().collect(),
+                errors: judge(release),
             })
             .collect();
         ReleaseReport { loader, verdicts }
@@ -435,26 +495,36 @@ impl ReleaseJudge {
 /// type an older one knows accepts what the older one accepted with the same definitions
 /// (knowing more types is the only way a dialect changes what is valid). The releases are
 /// judged oldest first, so an acceptance carries forward.
-#[derive(Default)]
-struct Alike {
-    accepted: Vec<(Vec<OpUse>, Dialect)>,
-    refused: HashMap<(Vec<OpUse>, Dialect), Failure>,
+struct Alike<E> {
+    accepted: Vec<(Vec<OpUse>, Dialect, u32)>,
+    refused: HashMap<(Vec<OpUse>, Dialect, u32), E>,
+}
+
+impl<E> Default for Alike<E> {
+    fn default() -> Self {
+        Alike {
+            accepted: Vec::new(),
+            refused: HashMap::new(),
+        }
+    }
 }
 
 /// How a release defines an op a graph uses: which definition, and whether it is deprecated
-/// at the producer the release judges by.
+/// at the producer it judges by.
 type OpUse = (Option<OpDefId>, bool);
 
-impl Alike {
+impl<E: Clone> Alike<E> {
     /// `judgement`'s result in `release`, which judges by `producer` a graph that uses `ops`,
-    /// or that of a release judged before that judges alike.
+    /// or that of a release judged before that judges alike. `extra` is anything else the
+    /// judgement depends on in a release, which releases judged alike share.
     fn judge(
         &mut self,
         release: TfRelease,
         ops: &BTreeSet<&str>,
         producer: i32,
-        judgement: impl FnOnce() -> Result<(), Failure>,
-    ) -> Result<(), Failure> {
+        extra: u32,
+        judgement: impl FnOnce() -> Result<(), E>,
+    ) -> Result<(), E> {
         let uses: Vec<OpUse> = ops
             .iter()
             .map(|&op| {
@@ -466,14 +536,13 @@ impl Alike {
             })
             .collect();
         let dialect = Dialect::of(release.number());
-        let accepted_before = self
-            .accepted
-            .iter()
-            .any(|(seen, older)| *seen == uses && older.known_types_within(&dialect));
+        let accepted_before = self.accepted.iter().any(|(seen, older, seen_extra)| {
+            *seen == uses && *seen_extra == extra && older.known_types_within(&dialect)
+        });
         if accepted_before {
             return Ok(());
         }
-        let key = (uses, dialect);
+        let key = (uses, dialect, extra);
         if let Some(failure) = self.refused.get(&key) {
             return Err(failure.clone());
         }

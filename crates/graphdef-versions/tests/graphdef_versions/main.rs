@@ -20,3 +20,4 @@ mod policy;
 mod release_cases;
 mod releases;
 mod saved_models;
+mod wild;

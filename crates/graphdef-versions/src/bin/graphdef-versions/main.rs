@@ -22,7 +22,7 @@ use clap::{Args, Parser, Subcommand};
 use graphdef_versions::Date;
 use graphdef_versions::schema::BundleHeaderProto;
 use graphdef_versions::{
-    CHECKPOINT, CheckReport, Constants, Consumer, Error, GRAPH_DEF, GraphCheck, Loader,
+    CHECKPOINT, CheckReport, Constants, Consumer, Error, GRAPH_DEF, GraphCheck, Kind, Loader,
     MAX_MESSAGE_LEN, Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, TF_VERSION, Version,
     check_file, history, looks_like_index, read_checkpoint_header,
 };
@@ -268,9 +268,19 @@ fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
             Some(host) => ReleaseJudge::with_host(host.clone()),
             None => ReleaseJudge::new(),
         };
-        judge
-            .judge(&bytes)
-            .map_err(|source| CliError::Input { path, source })
+        // A SavedModel is judged with the variables beside it, as TensorFlow loads its
+        // directory: the one given, or the one holding the saved_model.pb given.
+        let judged = if Kind::detect(&bytes) == Ok(Kind::SavedModel) {
+            let dir = if args.path.is_dir() {
+                args.path.as_path()
+            } else {
+                path.parent().unwrap_or(Path::new(""))
+            };
+            judge.judge_saved_model(&bytes, dir)
+        } else {
+            judge.judge(&bytes)
+        };
+        judged.map_err(|source| CliError::Input { path, source })
     });
     let report = match report {
         Ok(report) => report,
