@@ -447,7 +447,7 @@ fn squeeze(c: &Context<'_>) -> Result<Shape, String> {
         .unwrap_or_default();
     for (i, dim) in squeeze.iter_mut().enumerate() {
         if *dim < -rank || *dim >= rank {
-            return Err(format!("squeeze_dims[{i}] not in [{}, {rank}).", -rank));
+            return Err(format!("squeeze_dims[{i}] not in [{},{rank}).", -rank));
         }
         if *dim < 0 {
             *dim += rank;
@@ -524,40 +524,36 @@ fn concat(c: &Context<'_>) -> Result<Shape, String> {
         return Ok(Shape::unknown());
     };
     let min_rank = if axis < 0 { -axis } else { axis + 1 };
-    let mut out: Option<Vec<Dim>> = None;
-    for dims in shapes.iter().rev() {
-        if (dims.len() as i64) < min_rank {
+    // Each value split around the axis: before, the axis' size, after; the last value first,
+    // then each earlier one merged into it.
+    let split = |dims: &Vec<Dim>| -> Result<(Shape, Dim, Shape), String> {
+        let rank = dims.len() as i64;
+        if rank < min_rank {
             return Err(format!(
-                "Shape must be at least rank {min_rank} but is rank {}",
-                dims.len()
+                "Shape must be at least rank {min_rank} but is rank {rank}"
             ));
         }
-        let at = if axis < 0 {
-            dims.len() as i64 + axis
-        } else {
-            axis
-        } as usize;
-        match &mut out {
-            None => out = Some(dims.clone()),
-            Some(out) => {
-                if out.len() != dims.len() {
-                    return Err(format!(
-                        "Shapes must be equal rank, but are {} and {}",
-                        dims.len(),
-                        out.len()
-                    ));
-                }
-                for (k, (o, d)) in out.iter_mut().zip(dims).enumerate() {
-                    if k == at {
-                        *o = o.zip(*d).map(|(a, b)| a + b);
-                    } else {
-                        *o = merge_dims(*d, *o)?;
-                    }
-                }
-            }
-        }
+        let at = if axis < 0 { rank + axis } else { axis } as usize;
+        Ok((
+            Shape::known(dims[..at].to_vec()),
+            dims[at],
+            Shape::known(dims[at + 1..].to_vec()),
+        ))
+    };
+    let Some((last, earlier)) = shapes.split_last() else {
+        return Ok(Shape::unknown());
+    };
+    let (mut before, mut middle, mut after) = split(last)?;
+    for dims in earlier.iter().rev() {
+        let (b, m, a) = split(dims)?;
+        before = b.merge(&before)?;
+        middle = middle.zip(m).map(|(x, y)| x + y);
+        after = a.merge(&after)?;
     }
-    Ok(out.map_or_else(Shape::unknown, Shape::known))
+    let mut out = before.0.unwrap_or_default();
+    out.push(middle);
+    out.extend(after.0.unwrap_or_default());
+    Ok(Shape::known(out))
 }
 
 fn transpose(c: &Context<'_>) -> Shape {
@@ -633,7 +629,8 @@ fn arg_op(c: &Context<'_>) -> Result<Shape, String> {
     let axis = if value < 0 { value + rank } else { value };
     if axis < 0 || axis >= rank {
         return Err(format!(
-            "Expected dimension in the range [{}, {rank}), but got {value}",
+            "Dimension ({value}) must be in the range [{}, {rank}), where {rank} is the number \
+             of dimensions in the input.",
             -rank
         ));
     }
@@ -705,4 +702,106 @@ fn parse_single_example(c: &Context<'_>) -> Result<Vec<Known>, String> {
     }
     out.resize(c.outputs, Known::default());
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use prost::Message;
+
+    use super::*;
+    use crate::loading::printing::Dialect;
+    use crate::loading::validate::{in_out_types, with_defaults};
+    use crate::releases::TfRelease;
+    use crate::schema::{NodeDef, TensorProto};
+
+    fn unhex(text: &str) -> Vec<u8> {
+        (0..text.len() / 2)
+            .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
+    }
+
+    fn shape(value: &serde_json::Value) -> Shape {
+        match value.as_array() {
+            None => Shape::unknown(),
+            Some(dims) => Shape::known(
+                dims.iter()
+                    .map(|d| Some(d.as_i64().unwrap()).filter(|&d| d >= 0))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// `tests/data/shapes/shapes.json`: what two releases' shape functions said of one node
+    /// each (`make_shapes.py`). The file is the repository's; a published package, which does
+    /// not ship `tests/data`, skips this test.
+    #[test]
+    fn every_shape_function_as_tensorflow_runs_it() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        if !path.is_dir() {
+            return;
+        }
+        let text = std::fs::read_to_string(path.join("shapes/shapes.json")).unwrap();
+        let releases: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut differences = Vec::new();
+        let mut judged = 0;
+        for (name, cases) in releases.as_object().unwrap() {
+            let release = TfRelease::get(name).unwrap();
+            let d = Dialect::of(release.number());
+            for case in cases.as_array().unwrap() {
+                let op_name = case["op"].as_str().unwrap();
+                let inputs: Vec<Known> = case["inputs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|input| Known {
+                        value: input["tensor"]
+                            .as_str()
+                            .and_then(|hex| Value::of(&TensorProto::decode(&*unhex(hex)).ok()?)),
+                        ..Known::shape(shape(&input["shape"]))
+                    })
+                    .collect();
+                let node = NodeDef {
+                    name: "node".into(),
+                    op: op_name.into(),
+                    input: (0..inputs.len()).map(|i| format!("in{i}")).collect(),
+                    attr: case["attrs"]
+                        .as_object()
+                        .unwrap()
+                        .iter()
+                        .map(|(k, v)| {
+                            let bytes = unhex(v.as_str().unwrap());
+                            (k.clone(), AttrValue::decode(&*bytes).unwrap())
+                        })
+                        .collect::<HashMap<_, _>>(),
+                    ..NodeDef::default()
+                };
+                let op = release.op(op_name).unwrap();
+                let attrs = with_defaults(&node, op);
+                let outputs = in_out_types(&attrs, op).unwrap().1.len();
+                let context = Context::new(&node, &attrs, &inputs, outputs, 2474);
+                let ours = infer(&context).map_err(|message| context.refusal(&message, &d));
+                let theirs = match case.get("error") {
+                    Some(error) => Err(error.as_str().unwrap().to_string()),
+                    None => Ok(case["outputs"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(shape)
+                        .collect()),
+                };
+                let ours = ours.map(|known| known.into_iter().map(|k| k.shape).collect::<Vec<_>>());
+                if ours != theirs {
+                    differences.push(format!(
+                        "{name} {}:\n  ours: {ours:?}\n  TF:   {theirs:?}",
+                        case["case"]
+                    ));
+                }
+                judged += 1;
+            }
+        }
+        assert_eq!(judged, 164);
+        assert!(differences.is_empty(), "{}", differences.join("\n"));
+    }
 }

@@ -348,6 +348,28 @@ def tf1_parsing_producer_21_regress_only(out):
     edit_saved_model(out, edit)
 
 
+def parsing_model_v1():
+    """The parsing model with the op TensorFlow 1.0 wrote, ParseExample (a batch only)."""
+    serialized = v1.placeholder(tf.string, None, name="tf_example")
+    parsed = tf.raw_ops.ParseExample(
+        serialized=serialized, names=tf.constant([], tf.string), sparse_keys=[],
+        dense_keys=[tf.constant("x")], dense_defaults=[tf.constant([], tf.float32)],
+        sparse_types=[], dense_shapes=[[1]], name="ParseExample")
+    x = tf.identity(parsed[-1], name="x")
+    a = v1.get_variable("a", initializer=tf.constant(0.5))
+    y = tf.multiply(a, x, name="y")
+    return serialized, x, y
+
+
+@case("TF1: a ParseExample model edited as TF 1.0 wrote it: producer 21, its placeholder's shape a scalar")
+def tf1_parse_example_v1_producer_21(out):
+    def build():
+        serialized, x, y = parsing_model_v1()
+        return {"regress": regress(serialized, y), "serving_default": predict({"x": x}, {"y": y})}
+    save_tf1(out, build)
+    edit_saved_model(out, as_tf_1_0)
+
+
 # ------------------------------------------------------------------ helpers
 
 def edit_saved_model(out, edit):
