@@ -49,6 +49,7 @@ mod index;
 mod node;
 mod printing;
 mod prune;
+mod pruned;
 mod restore;
 mod revive;
 mod saved_model;
