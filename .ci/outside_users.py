@@ -37,7 +37,7 @@ def registry_deps(root, crate):
             continue
         # "=0.14.4", "^1.0.2", "^2.0.17": the line is major.minor (0.x) or major (x >= 1).
         version = dep["req"].lstrip("=^~ ").split(",")[0]
-        major, minor = version.split(".")[:2]
+        major, minor = (version.split(".") + ["0"])[:2]
         deps.append((dep["name"], f"{major}.{minor}" if major == "0" else major))
     return deps
 

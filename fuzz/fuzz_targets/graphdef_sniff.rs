@@ -30,7 +30,6 @@ use graphdef_versions::schema::{GraphDef, VersionDef};
 use graphdef_versions::{rewrite_graph_def_versions, scan_ops, sniff};
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
-use prost::encoding::{WireType, encode_key, encode_varint};
 use prost_reflect::{DescriptorPool, Kind, MessageDescriptor};
 
 /// upb's default nesting limit (`kUpb_WireFormat_DefaultDepthLimit`), messages and groups.
@@ -85,7 +84,7 @@ fn canonical(mut buf: &[u8], message: &MessageDescriptor, depth: u32) -> Option<
         let declared = message.get_field(number);
         let Some(field) = declared.filter(|field| {
             let kind = field.kind();
-            wire_type == kind.wire_type()
+            wire_type == WireType::of(&kind)
                 || (wire_type == WireType::LengthDelimited && field.is_list() && packable(&kind))
         }) else {
             skip_unknown(wire_type, number, &mut buf, depth)?;
@@ -130,7 +129,7 @@ fn packable(kind: &Kind) -> bool {
 /// A packed repeated scalar must split into whole elements; varints are written again in
 /// their shortest form.
 fn split_packed(mut payload: &[u8], kind: &Kind) -> Option<Vec<u8>> {
-    match kind.wire_type() {
+    match WireType::of(kind) {
         WireType::Varint => {
             let mut out = Vec::new();
             while !payload.is_empty() {
@@ -142,6 +141,62 @@ fn split_packed(mut payload: &[u8], kind: &Kind) -> Option<Vec<u8>> {
         WireType::SixtyFourBit => payload.len().is_multiple_of(8).then(|| payload.to_vec()),
         _ => None,
     }
+}
+
+/// The wire types of the protobuf encoding (its spec's numbers). Written here rather than taken
+/// from prost's `#[doc(hidden)]` `encoding` module, which is outside prost's semver promise.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum WireType {
+    Varint = 0,
+    SixtyFourBit = 1,
+    LengthDelimited = 2,
+    StartGroup = 3,
+    EndGroup = 4,
+    ThirtyTwoBit = 5,
+}
+
+impl WireType {
+    /// The wire type a key's low three bits name; 6 and 7 name none.
+    fn from_low_bits(bits: u32) -> Option<Self> {
+        Some(match bits {
+            0 => Self::Varint,
+            1 => Self::SixtyFourBit,
+            2 => Self::LengthDelimited,
+            3 => Self::StartGroup,
+            4 => Self::EndGroup,
+            5 => Self::ThirtyTwoBit,
+            _ => return None,
+        })
+    }
+
+    /// The wire type a field of this kind is written with (unpacked).
+    fn of(kind: &Kind) -> Self {
+        match kind {
+            Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => Self::SixtyFourBit,
+            Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => Self::ThirtyTwoBit,
+            Kind::String | Kind::Bytes | Kind::Message(_) => Self::LengthDelimited,
+            Kind::Int32
+            | Kind::Int64
+            | Kind::Uint32
+            | Kind::Uint64
+            | Kind::Sint32
+            | Kind::Sint64
+            | Kind::Bool
+            | Kind::Enum(_) => Self::Varint,
+        }
+    }
+}
+
+fn encode_varint(mut value: u64, out: &mut Vec<u8>) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+fn encode_key(number: u32, wire_type: WireType, out: &mut Vec<u8>) {
+    encode_varint(u64::from(number) << 3 | wire_type as u64, out);
 }
 
 /// A varint of at most `max_len` bytes, the bits past the 64th dropped.
@@ -160,7 +215,7 @@ fn read_varint(buf: &mut &[u8], max_len: usize) -> Option<u64> {
 /// A tag: at most five bytes, a 32-bit value, a field number above 0, a wire type below 6.
 fn read_key(buf: &mut &[u8]) -> Option<(u32, WireType)> {
     let key = u32::try_from(read_varint(buf, 5)?).ok()?;
-    let wire_type = WireType::try_from(u64::from(key & 7)).ok()?;
+    let wire_type = WireType::from_low_bits(key & 7)?;
     let number = key >> 3;
     (number > 0).then_some((number, wire_type))
 }

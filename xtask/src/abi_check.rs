@@ -6,7 +6,7 @@
 //! member, a same-size type change (`i32` to `u32`, `*mut A` to `*mut B`), a re-tagged version,
 //! an un-deprecated member put back to use. So each declared struct has a committed snapshot,
 //! `crates/se-abi/abi/<group>/<struct>.json`: its name, and per member its name, declared type,
-//! **resolved type** (its [`se_abi::Shape`]: size, signedness, integer, float, pointer and
+//! **resolved type** (its `se_abi::Shape`: size, signedness, integer, float, pointer and
 //! pointee, function signature, enum and underlying integer, through every alias), offset, size,
 //! alignment, `since` and `deprecated`.
 //!
