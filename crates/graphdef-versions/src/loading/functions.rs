@@ -126,6 +126,12 @@ impl<'a> Importer<'a> {
     }
 
     /// `InstantiateFunction`, then the same for the functions its body calls.
+    ///
+    /// TensorFlow instantiates a function at every call, so a function called from many
+    /// places is checked many times, and its callees with it. The outcome depends only on the
+    /// function and the attr values it is called with (and the release), so a function called
+    /// with none, as `PartitionedCall` and `StatefulPartitionedCall` call Keras' functions, is
+    /// checked once per importer: this keeps a library's cost linear in its functions.
     pub(super) fn instantiate<'n>(
         &self,
         function: &'a FunctionDef,
@@ -138,9 +144,36 @@ impl<'a> Importer<'a> {
         let Some(signature) = function.signature.as_ref() else {
             return Ok(());
         };
-        if stack.contains(&signature.name.as_str()) || stack.len() >= MAX_CALL_DEPTH {
+        let name = signature.name.as_str();
+        if stack.contains(&name) || stack.len() >= MAX_CALL_DEPTH {
+            self.cut_short.set(self.cut_short.get() + 1);
             return Ok(());
         }
+        if !attr_values.is_empty() {
+            return self.instantiate_once(function, signature, attr_values, stack);
+        }
+        if let Some(outcome) = self.instantiated.borrow().get(name) {
+            return outcome.clone();
+        }
+        let cut_short = self.cut_short.get();
+        let outcome = self.instantiate_once(function, signature, attr_values, stack);
+        if self.cut_short.get() == cut_short {
+            self.instantiated.borrow_mut().insert(name, outcome.clone());
+        }
+        outcome
+    }
+
+    /// One instantiation of `function`, whose signature is `signature`.
+    fn instantiate_once<'n>(
+        &self,
+        function: &'a FunctionDef,
+        signature: &'a OpDef,
+        attr_values: &Attrs<'n>,
+        stack: &mut Vec<&'a str>,
+    ) -> Result<(), Failure>
+    where
+        'a: 'n,
+    {
         // ValidateSignatureWithAttrs.
         for attr in &signature.attr {
             match attr_values.get(attr.name.as_str()) {

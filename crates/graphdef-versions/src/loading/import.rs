@@ -13,6 +13,7 @@
 //! that agree, and the graph's shape holds, nothing can, and the million nodes are not walked.
 //! Only an import that will refuse walks them, to find which node it refuses first.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -41,6 +42,13 @@ pub(super) struct Importer<'a> {
     /// `import_graph_def`, no for a function's body (`import_graph_def_for_function`,
     /// `tensorflow/python/framework/importer.py`).
     colocation: bool,
+    /// What instantiating each function with no attr values gave, once: Keras calls every
+    /// layer's functions from several of the model's, and an instantiation instantiates its
+    /// callees in turn (see [`Importer::instantiate`]).
+    pub(super) instantiated: RefCell<HashMap<&'a str, Result<(), Failure>>>,
+    /// How many instantiations were cut short by a recursive call or the depth limit: a
+    /// result that depended on its callers is not kept.
+    pub(super) cut_short: Cell<usize>,
 }
 
 impl<'a> Importer<'a> {
@@ -64,6 +72,8 @@ impl<'a> Importer<'a> {
             functions,
             library,
             colocation: true,
+            instantiated: RefCell::new(HashMap::new()),
+            cut_short: Cell::new(0),
         }
     }
 

@@ -64,10 +64,10 @@ use std::path::Path;
 
 use prost::Message;
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::policy::ReleaseNumber;
 use crate::releases::{OpDefId, TfRelease};
-use crate::schema::{FunctionDefLibrary, GraphDef, SavedObjectGraph};
+use crate::schema::{FunctionDef, FunctionDefLibrary, GraphDef, SavedObjectGraph};
 use crate::version::Scheme;
 use crate::wire::check_size;
 use crate::{Artifact, Kind};
@@ -263,11 +263,18 @@ impl ReleaseJudge {
             }
         }
         let (kind, nodes) = Kind::detect_counting_nodes(bytes)?;
-        if kind == Kind::GraphDef
-            && !starts_with_node
-            && let Some(graph) = Graph::read(bytes, nodes)
-        {
-            return Ok(self.import_in_each_release(&graph));
+        if kind == Kind::GraphDef {
+            if !starts_with_node && let Some(graph) = Graph::read(bytes, nodes) {
+                return Ok(self.import_in_each_release(&graph));
+            }
+            // What the reading in place leaves to prost (a node's name given twice, an unknown
+            // field in a node, ...): the graph decoded whole, as TensorFlow decodes it.
+            check_size(bytes)?;
+            let graph = GraphDef::decode(bytes).map_err(|source| DecodeError::Message {
+                what: "GraphDef",
+                source,
+            })?;
+            return Ok(self.judge_graph_def(&graph));
         }
         // A SavedModel is decoded whole, as TensorFlow's loader decodes it.
         Artifact::open_as(kind, bytes)?;
@@ -299,7 +306,7 @@ impl ReleaseJudge {
         check_size(saved_model)?;
         let kind = Kind::detect(saved_model)?;
         if kind != Kind::SavedModel {
-            return Err(crate::error::DecodeError::UnknownArtifact {
+            return Err(DecodeError::UnknownArtifact {
                 reason: "the file is a GraphDef, not a SavedModel's saved_model.pb",
             }
             .into());
@@ -442,31 +449,56 @@ impl ReleaseJudge {
         release: TfRelease,
         objects: Option<&SavedObjectGraph>,
     ) -> Result<(), LoadError> {
+        let order = load_order(graph.library.as_ref());
+        let decoded = objects.and_then(|objects| first_undecodable(objects, &order, release));
+        let imported = self.import_functions(graph, &order, release).err();
+        first_failure(decoded, imported).map_or(Ok(()), Err)
+    }
+
+    /// The bodies of the library's functions, taken in `order`, each imported as a graph of its
+    /// own in `release`; a refusal comes with the position in `order` of the function refused.
+    /// Which signatures a release decodes is [`first_undecodable`]'s: the two are judged apart,
+    /// as they depend on the release through different things (its ops, its `struct.proto`).
+    fn import_functions(
+        &self,
+        graph: &GraphDef,
+        order: &[&FunctionDef],
+        release: TfRelease,
+    ) -> Result<(), (usize, LoadError)> {
         let library = graph.library.as_ref();
         let importer = Importer::new(release, &self.host, library).for_function_bodies();
         let current = release.graph_def().current.get();
         let raised = |failure| saved_model_error(failure, release);
         let mut library_added = false;
-        for function in load_order(library) {
-            let name = function.signature.as_ref().map_or("", |s| s.name.as_str());
-            Self::decode_function(objects, name, release)?;
+        for (at, &function) in order.iter().enumerate() {
+            let at_function = |error| (at, error);
             let body = GraphDef {
-                node: importer.function_graph(function).map_err(raised)?,
+                node: importer
+                    .function_graph(function)
+                    .map_err(raised)
+                    .map_err(at_function)?,
                 ..GraphDef::default()
             };
             let bytes = body.encode_to_vec();
             let read = Graph::read(&bytes, body.node.len())
                 .ok_or_else(invalid_graph_def)
-                .map_err(raised)?;
+                .map_err(raised)
+                .map_err(at_function)?;
             if let Some(refusal) = read.refusal() {
-                return Err(raised(refusal.clone()));
+                return Err(at_function(raised(refusal.clone())));
             }
             // The library is the same for every body: it is added (and refused) once.
             if !library_added {
-                importer.add_function_library().map_err(raised)?;
+                importer
+                    .add_function_library()
+                    .map_err(raised)
+                    .map_err(at_function)?;
                 library_added = true;
             }
-            importer.import_body(&read, Some(current)).map_err(raised)?;
+            importer
+                .import_body(&read, Some(current))
+                .map_err(raised)
+                .map_err(at_function)?;
         }
         Ok(())
     }
@@ -483,6 +515,34 @@ impl ReleaseJudge {
             })
             .collect();
         ReleaseReport { loader, verdicts }
+    }
+}
+
+/// The first function, in `order`, whose recorded signatures `release` cannot decode, with
+/// its position in `order`.
+fn first_undecodable(
+    objects: &SavedObjectGraph,
+    order: &[&FunctionDef],
+    release: TfRelease,
+) -> Option<(usize, LoadError)> {
+    order.iter().enumerate().find_map(|(at, function)| {
+        let name = function.signature.as_ref().map_or("", |s| s.name.as_str());
+        revive::decode_concrete_function(objects, name, release)
+            .err()
+            .map(|error| (at, error))
+    })
+}
+
+/// Which of two refusals, each at a function's position in the load order, a release raises
+/// first: a function's signatures are decoded before its body is imported.
+fn first_failure(
+    decoded: Option<(usize, LoadError)>,
+    imported: Option<(usize, LoadError)>,
+) -> Option<LoadError> {
+    match (decoded, imported) {
+        (Some((d, decoding)), Some((i, _))) if d <= i => Some(decoding),
+        (_, Some((_, importing))) => Some(importing),
+        (decoded, None) => decoded.map(|(_, decoding)| decoding),
     }
 }
 

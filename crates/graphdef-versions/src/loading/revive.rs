@@ -223,9 +223,8 @@ pub(super) fn revive(objects: &SavedObjectGraph, release: TfRelease) -> Result<(
             }
             _ => continue,
         };
-        let spec = spec.cloned().unwrap_or_default();
-        decode_field(spec.fullargspec.as_ref(), release)?;
-        decode_field(spec.input_signature.as_ref(), release)?;
+        decode_field(spec.and_then(|s| s.fullargspec.as_ref()), release)?;
+        decode_field(spec.and_then(|s| s.input_signature.as_ref()), release)?;
     }
     Ok(())
 }

@@ -22,18 +22,22 @@
 //!
 //! Without the SavedModel's directory the checkpoint is not looked at (steps 3 and 3).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use prost::Message;
 
+use super::functions::load_order;
 use super::graph::Graph as NodeGraph;
 use super::import::Importer;
 use super::printing::Dialect;
 use super::prune::Pruner;
 use super::restore::{Checkpoint, Wanted};
-use super::revive::{decode_concrete_function, last_value_field, revive};
+use super::revive::{last_value_field, revive};
 use super::scan::Graph;
-use super::{Alike, LoadError, Loader, ReleaseJudge, ReleaseReport, used_ops};
+use super::{
+    Alike, LoadError, Loader, ReleaseJudge, ReleaseReport, first_failure, first_undecodable,
+    used_ops,
+};
 use crate::releases::TfRelease;
 use crate::schema::attr_value::Value;
 use crate::schema::{GraphDef, MetaGraphDef, SavedModel, SavedObjectGraph};
@@ -83,21 +87,27 @@ impl ReleaseJudge {
         objects: &SavedObjectGraph,
         checkpoint: Option<&Checkpoint>,
     ) -> ReleaseReport {
-        let graph = meta.graph_def.clone().unwrap_or_default();
+        let empty = GraphDef::default();
+        let graph = meta.graph_def.as_ref().unwrap_or(&empty);
         let mut ops = used_ops(graph.library.as_ref());
         // Every function argument becomes a Placeholder.
         ops.insert("Placeholder");
         let restored = checkpoint.and_then(Checkpoint::restore_objects);
+        let order = load_order(graph.library.as_ref());
         let mut alike = Alike::default();
+        // Releases that decode the same fields of a `StructuredValue` decode alike.
+        let mut decodings = HashMap::new();
         self.each_release(Loader::SavedModelLoad, |release| {
             // Each release judges deprecations by its own version.
             let current = release.graph_def().current.get();
-            let decodes = last_value_field(release);
-            let loaded = alike.judge(release, &ops, current, decodes, || {
-                self.load_functions(&graph, release, Some(objects))
+            let imported = alike.judge(release, &ops, current, 0, || {
+                self.import_functions(graph, &order, release)
             });
-            let failure = loaded
-                .err()
+            let decoded = decodings
+                .entry(last_value_field(release))
+                .or_insert_with(|| first_undecodable(objects, &order, release))
+                .clone();
+            let failure = first_failure(decoded, imported.err())
                 .or_else(|| revive(objects, release).err())
                 .or_else(|| restored.clone());
             failure.into_iter().collect()
@@ -106,7 +116,8 @@ impl ReleaseJudge {
 
     /// A TensorFlow 1 SavedModel: functions, import, restore, signatures.
     fn load_tf1(&self, meta: &MetaGraphDef, checkpoint: Option<&Checkpoint>) -> ReleaseReport {
-        let graph = meta.graph_def.clone().unwrap_or_default();
+        let empty = GraphDef::default();
+        let graph = meta.graph_def.as_ref().unwrap_or(&empty);
         let library = graph.library.as_ref();
         let mut function_ops = used_ops(library);
         function_ops.insert("Placeholder");
@@ -125,7 +136,7 @@ impl ReleaseJudge {
             let current = release.graph_def().current.get();
             let imported = imports.next().flatten();
             let loaded = functions.judge(release, &function_ops, current, 0, || {
-                self.load_functions(&graph, release, None)
+                self.load_functions(graph, release, None)
                     .map_err(|e| vec![e])
             });
             if let Err(errors) = loaded {
@@ -136,7 +147,7 @@ impl ReleaseJudge {
             }
             after_import
                 .judge(release, &ops, producer, 0, || {
-                    self.restore_and_prune(meta, &graph, release, checkpoint)
+                    self.restore_and_prune(meta, graph, release, checkpoint)
                 })
                 .err()
                 .unwrap_or_default()
@@ -260,18 +271,4 @@ pub(super) fn decode_saved_model(bytes: &[u8]) -> Result<SavedModel, crate::Erro
         }
         .into()
     })
-}
-
-impl ReleaseJudge {
-    /// Decodes what the object graph records of a function before its body is imported.
-    pub(super) fn decode_function(
-        objects: Option<&SavedObjectGraph>,
-        name: &str,
-        release: TfRelease,
-    ) -> Result<(), LoadError> {
-        match objects {
-            Some(objects) => decode_concrete_function(objects, name, release),
-            None => Ok(()),
-        }
-    }
 }

@@ -91,3 +91,108 @@ fn colocation_is_not_validated_in_function_bodies() {
         "Node 'y' expects to be colocated with unknown node 'elsewhere'"
     );
 }
+
+/// A library of `depth` functions, each calling the next twice with `StatefulPartitionedCall`
+/// (as a Keras model calls its layers' functions from several of its own), the last an
+/// `Identity`, which returns it unless `returns` is false. Instantiating each call again
+/// would take `2^depth` steps.
+fn doubling_library(depth: usize, returns: bool) -> GraphDef {
+    let float = |name: &str| ArgDef {
+        name: name.into(),
+        r#type: 1,
+        ..ArgDef::default()
+    };
+    let name = |level: usize| format!("__inference_level_{level}_{}", 100 + level);
+    let signature = |level: usize| OpDef {
+        name: name(level),
+        input_arg: vec![float("x")],
+        output_arg: vec![float("y")],
+        ..OpDef::default()
+    };
+    let mut functions = vec![FunctionDef {
+        signature: Some(signature(depth - 1)),
+        node_def: vec![NodeDef {
+            name: "y_0".into(),
+            op: "Identity".into(),
+            input: vec!["x".into()],
+            attr: HashMap::from([("T".to_string(), attr(Value::Type(1)))]),
+            ..NodeDef::default()
+        }],
+        ret: HashMap::from([("y".to_string(), "y_0:output:0".to_string())])
+            .into_iter()
+            .filter(|_| returns)
+            .collect(),
+        ..FunctionDef::default()
+    }];
+    for level in (0..depth - 1).rev() {
+        let call = |node: &str, input: &str| NodeDef {
+            name: node.into(),
+            op: "StatefulPartitionedCall".into(),
+            input: vec![input.into()],
+            attr: HashMap::from([
+                (
+                    "f".to_string(),
+                    attr(Value::Func(graphdef_versions::schema::NameAttrList {
+                        name: name(level + 1),
+                        ..Default::default()
+                    })),
+                ),
+                (
+                    "Tin".to_string(),
+                    attr(Value::List(ListValue {
+                        r#type: vec![1],
+                        ..ListValue::default()
+                    })),
+                ),
+                (
+                    "Tout".to_string(),
+                    attr(Value::List(ListValue {
+                        r#type: vec![1],
+                        ..ListValue::default()
+                    })),
+                ),
+            ]),
+            ..NodeDef::default()
+        };
+        functions.push(FunctionDef {
+            signature: Some(signature(level)),
+            node_def: vec![call("first", "x"), call("second", "first:output:0")],
+            ret: HashMap::from([("y".to_string(), "second:output:0".to_string())]),
+            ..FunctionDef::default()
+        });
+    }
+    GraphDef {
+        library: Some(FunctionDefLibrary {
+            function: functions,
+            ..FunctionDefLibrary::default()
+        }),
+        versions: Some(VersionDef {
+            producer: 1395,
+            min_consumer: 12,
+            ..VersionDef::default()
+        }),
+        ..GraphDef::default()
+    }
+}
+
+#[test]
+fn a_function_called_from_many_places_is_judged_once_per_release() {
+    // 2^40 calls in all: this finishes only if each function's instantiation is kept.
+    let judge = ReleaseJudge::with_host("vm");
+    let report = judge.judge_saved_model_graph(&doubling_library(40, true));
+    assert!(report.verdicts().iter().all(|v| v.accepted()), "{report:?}");
+
+    // The innermost function without its return: its body imports, and the first function
+    // that calls it is refused when the call instantiates it, in every release.
+    let report = judge.judge_saved_model_graph(&doubling_library(40, false));
+    for verdict in report.verdicts() {
+        let error = &verdict.errors()[0];
+        assert_eq!(error.python_class(), "ValueError");
+        assert!(
+            error.message().contains("Return y missing."),
+            "{}: {}",
+            verdict.release().name(),
+            error.message()
+        );
+    }
+}
