@@ -17,19 +17,23 @@
 //!   types inside it and the functions it calls in turn. A library function nothing calls is
 //!   not looked at. When the graph's producer is more than 21 versions newer than the release,
 //!   the error is wrapped in `Converting GraphDef to Graph has failed ...`;
-//! - a TensorFlow 2 SavedModel as `tf.saved_model.load` loads it
-//!   (`tensorflow/python/saved_model/load.py`, `function_deserialization.py`): every function of
-//!   the library, in dependency order, is turned into a graph of its own and imported, so its
-//!   attr values are validated and its deprecations judged by the release's own version. This
-//!   is why the two loaders disagree on some SavedModels. A SavedModel without an object graph
-//!   (TensorFlow 1) is imported as a GraphDef.
+//! - a SavedModel as `tf.saved_model.load` loads it (`tensorflow/python/saved_model/load.py`,
+//!   `function_deserialization.py`, `load_v1_in_v2.py`), step by step ([`saved_model`]): every
+//!   function of the library, in dependency order, is turned into a graph of its own and
+//!   imported, so its attr values are validated and its deprecations judged by the release's
+//!   own version (this is why the two loaders disagree on some SavedModels); a TensorFlow 2
+//!   one's objects are revived ([`revive`]) and its variables restored ([`restore`]); a
+//!   TensorFlow 1 one's graph is imported, its saver's restore op run and each signature pruned
+//!   into a function ([`prune`]), with the shape functions of the ops it copies ([`shapes`],
+//!   [`shape_fns`]).
 //!
 //! An attr the release's op does not know is not a refusal: TensorFlow logs `NodeDef mentions
 //! attribute ...` and ignores it. What refuses is its effect on types and values.
 //!
-//! Shape functions are not replayed, nor are kernels: a graph this accepts can still fail when
-//! it runs. The host name in `Op type not registered ... in binary running on HOST` is the
-//! machine's that loads the graph; [`ReleaseJudge::with_host`] sets it.
+//! Kernels are not replayed, nor are shape functions outside a TensorFlow 1 signature's
+//! pruning: a graph this accepts can still fail when it runs. The host name in `Op type not
+//! registered ... in binary running on HOST` is the machine's that loads the graph;
+//! [`ReleaseJudge::with_host`] sets it.
 //!
 //! The modules, in the order a graph meets them: [`scan`] reads the file's nodes in place once
 //! ([`node`] reads one node), [`index`] indexes their names, [`forms`] groups the nodes that
@@ -187,10 +191,12 @@ impl ReleaseReport {
 /// allowed values, minimum, required attrs), the op's deprecation by the graph's producer, every
 /// edge's type, and the functions a node calls (directly or through `PartitionedCall`),
 /// instantiated with their ops and types. A library function nothing calls is not looked at.
-/// A TensorFlow 2 SavedModel is judged as `tf.saved_model.load` loads it: every library
-/// function, in dependency order, becomes a graph of its own and is imported. An attr the
-/// release does not know is not a refusal; its effect on types and values is. Shape functions
-/// and kernels are not replayed.
+/// A SavedModel is judged as `tf.saved_model.load` loads it: every library function, in
+/// dependency order, becomes a graph of its own and is imported; then a TensorFlow 2 one's
+/// objects are revived and its variables checked against its checkpoint, and a TensorFlow 1
+/// one's graph is imported, its variables restored and its signatures pruned, with shape
+/// inference. An attr the release does not know is not a refusal; its effect on types and
+/// values is. Kernels are not replayed.
 ///
 /// A judgement runs on the calling thread. Releases that define every op the file uses alike
 /// share one import between them.

@@ -20,7 +20,7 @@
 //!    signatures in an order that changes from one run to the next, so a file with several
 //!    failing signatures raises any one of their errors: the verdict lists each, in key order.
 //!
-//! Without the SavedModel's directory the checkpoint is not looked at (steps 3 and 3).
+//! Without the SavedModel's directory the checkpoint is not looked at (step 3 of either).
 
 use std::collections::{BTreeSet, HashMap};
 
