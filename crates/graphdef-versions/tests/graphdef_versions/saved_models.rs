@@ -196,3 +196,17 @@ fn a_function_called_from_many_places_is_judged_once_per_release() {
         );
     }
 }
+
+#[test]
+fn a_function_name_given_twice_is_restored_as_python_sorts_it() {
+    // `_sort_function_defs` counts each function's dependencies in a dict by name: the level
+    // named twice is ready twice and releases its caller twice (found by fuzzing: the count
+    // went below zero).
+    let mut graph = doubling_library(3, true);
+    let library = graph.library.as_mut().unwrap();
+    let innermost = library.function[0].clone();
+    library.function.push(innermost);
+    let judge = ReleaseJudge::with_host("vm");
+    let report = judge.judge_saved_model_graph(&graph);
+    assert!(report.verdicts().iter().all(|v| v.accepted()), "{report:?}");
+}
