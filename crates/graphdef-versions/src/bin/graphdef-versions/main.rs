@@ -270,7 +270,11 @@ fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
         };
         // A SavedModel is judged with the variables beside it, as TensorFlow loads its
         // directory: the one given, or the one holding the saved_model.pb given.
-        let judged = if Kind::detect(&bytes) == Ok(Kind::SavedModel) {
+        // A file that starts with a node (field 1, length-delimited: a tag byte 0x0a) is a
+        // GraphDef or nothing readable; only another start is worth the pass over the whole
+        // file that tells the kinds apart.
+        let starts_with_node = bytes.first() == Some(&0x0a);
+        let judged = if !starts_with_node && Kind::detect(&bytes) == Ok(Kind::SavedModel) {
             let dir = if args.path.is_dir() {
                 args.path.as_path()
             } else {
