@@ -34,14 +34,40 @@
 //! its last node's type changed: every release walks to it to say what it refuses.
 //!
 //! TensorFlow 2.21's own `import_graph_def` of the valid graph takes about 90 s, in one release.
+//! Measured again for issue #25, with the CLI of `main` before it alternating in the same run
+//! (whole process, best of 15): refused at its first node 92.0 ms (`main` 91.2 ms; `check`
+//! 30.9 ms), valid 172.4 ms (`main` 174.7 ms; `check` 34.6 ms); criterion: 80.6 ms refused,
+//! 166 ms valid, beside `check`'s 23.4 and 28.9 ms.
+//!
+//! `releases_function_heavy_saved_model`: function-heavy TensorFlow 2 SavedModels (issue #25:
+//! at most 0.3 s whole process for ten releases on a Keras SavedModel of about 3 MB and 393
+//! library functions). Figures from one run on the same machine (criterion beside prost's full
+//! decode of the same `saved_model.pb`; whole process best of 11, alternating with `releases`
+//! of a 6.6 MB frozen GraphDef, `cutkum_frozen_model.pb` of the wild cases, 24.5 ms):
+//!
+//! | SavedModel | prost full decode | `releases`, criterion | `releases`, whole process | before #25's speed-up |
+//! |---|---|---|---|---|
+//! | [`keras`], 394 functions, 1.1 MB | 17.2 ms | 47.7 ms | 63.3 ms | 161 ms |
+//! | real MobileNet, 353 functions, 2.7 MB with variables (its directory) | 15.3 ms | 84.2 ms | 95.0 ms | 148 ms |
+//! | [`keras`] of 390 blocks, 1,174 functions, 3.4 MB | | | 191.5 ms | |
+//!
+//! The whole-process runs of [`keras`] are of its `saved_model.pb` alone: every release
+//! imports all its functions, then refuses it for the variables it lacks. The cost is linear in
+//! the functions (130, 260 and 390 blocks: 66, 124 and 193 ms whole process in one run): each
+//! function is imported once for the releases that define its
+//! library's ops alike (one import for the Keras model, two for MobileNet, whose `StringJoin`
+//! 2.12 defines apart), and a function called from many places is instantiated once.
 
 use std::collections::HashMap;
 use std::hint::black_box;
 
+#[path = "graphdef_versions/keras.rs"]
+mod keras;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use graphdef_versions::schema::tensor_shape_proto::Dim;
 use graphdef_versions::schema::{
-    AttrValue, GraphDef, NodeDef, TensorProto, TensorShapeProto, VersionDef, attr_value,
+    AttrValue, GraphDef, NodeDef, SavedModel, TensorProto, TensorShapeProto, VersionDef, attr_value,
 };
 use graphdef_versions::{
     Consumer, Registry, ReleaseJudge, check_file, rewrite_graph_def_versions, scan_ops, sniff,
@@ -280,8 +306,62 @@ fn registry_lookup(c: &mut Criterion) {
     group.finish();
 }
 
+/// Blocks of the function-heavy SavedModel: 130 blocks, 394 library functions (1.1 MB).
+const KERAS_BLOCKS: usize = 130;
+
+/// The real Keras SavedModel of the crate's wild cases: MobileNet saved by `model.save` in
+/// TensorFlow 2.12.1 (353 library functions, 1,471 objects; 2.7 MB with its variables).
+const MOBILENET: &str = "../crates/graphdef-versions/tests/data/wild/cases/\
+                         export_mobilenet_model_save_2.12.1";
+
+/// `releases` of function-heavy TensorFlow 2 SavedModels, each beside prost's full decode of
+/// its `saved_model.pb`: every function of the library imported (once for the releases that
+/// define its ops alike), its objects revived, its variables checked.
+///
+/// - `keras_394_functions` ([`keras`]): built here, judged from its bytes. With
+///   `GRAPHDEF_KERAS_SAVED_MODEL_DIR=DIR` in the environment, the bench writes it to
+///   `DIR/saved_model.pb`, for timing the CLI as a whole process.
+/// - `mobilenet_353_functions`: a real one ([`MOBILENET`]), judged as its directory.
+fn function_heavy_saved_model(c: &mut Criterion) {
+    let bytes = keras::saved_model(KERAS_BLOCKS);
+    if let Some(dir) = std::env::var_os("GRAPHDEF_KERAS_SAVED_MODEL_DIR") {
+        let dir = std::path::Path::new(&dir);
+        std::fs::create_dir_all(dir).expect("GRAPHDEF_KERAS_SAVED_MODEL_DIR names a folder");
+        std::fs::write(dir.join("saved_model.pb"), &bytes).expect("a writable folder");
+    }
+    let mut group = c.benchmark_group("releases_function_heavy_saved_model");
+    group.sample_size(10);
+    let judge = ReleaseJudge::with_host("bench");
+    group.bench_function("keras_394_functions/baseline/prost_decode_full", |b| {
+        b.iter(|| SavedModel::decode(black_box(bytes.as_slice())).unwrap())
+    });
+    group.bench_function("keras_394_functions/releases", |b| {
+        b.iter(|| {
+            let report = judge.judge(black_box(&bytes)).unwrap();
+            assert_eq!(report.oldest_release().map(|r| r.name()), Some("2.12.1"));
+            report
+        })
+    });
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(MOBILENET);
+    let mobilenet = std::fs::read(dir.join("saved_model.pb")).expect("the crate's test data");
+    group.bench_function("mobilenet_353_functions/baseline/prost_decode_full", |b| {
+        b.iter(|| SavedModel::decode(black_box(mobilenet.as_slice())).unwrap())
+    });
+    group.bench_function("mobilenet_353_functions/releases", |b| {
+        b.iter(|| {
+            let report = judge
+                .judge_saved_model(black_box(&mobilenet), &dir)
+                .unwrap();
+            assert_eq!(report.oldest_release().map(|r| r.name()), Some("2.12.1"));
+            report
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    function_heavy_saved_model,
     million_nodes,
     releases,
     version_check,

@@ -154,6 +154,7 @@ fn main() -> Result<(), graphdef_versions::Error> {
         meta_graphs: vec![MetaGraphDef {
             meta_info_def: None,
             graph_def: Some(graph),
+            ..Default::default()
         }],
     }
     .encode_to_vec();

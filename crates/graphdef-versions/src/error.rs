@@ -359,3 +359,23 @@ pub enum IndexError {
     )]
     NoHeader,
 }
+
+impl IndexError {
+    /// What TensorFlow's table reader says of the fault, without this crate's advice
+    /// (`tensorflow/core/lib/io/{table,block,format}.cc`); `None` for a table this crate does
+    /// not read but TensorFlow does (a snappy-compressed block).
+    pub(crate) fn tensorflow_words(&self) -> Option<&'static str> {
+        Some(match self {
+            IndexError::TooShort { .. } => "file is too short to be an sstable",
+            IndexError::BadMagic => "not an sstable (bad magic number)",
+            IndexError::BadBlockHandle { .. } => "bad block handle",
+            IndexError::ShortRead { .. } => "Read less bytes than requested",
+            IndexError::ChecksumMismatch { .. } => "block checksum mismatch",
+            IndexError::BadBlockType { .. } => "bad block type",
+            IndexError::Compressed { .. } => return None,
+            IndexError::BadBlockContents { .. } => "bad block contents",
+            IndexError::BadEntry { .. } => "bad entry in block",
+            IndexError::NoHeader => "failed to seek to header entry",
+        })
+    }
+}

@@ -105,7 +105,7 @@ mod wire;
 
 // The scheme: version numbers, TensorFlow's constants, the consumer's check, the producer's stamp.
 pub use consumer::Consumer;
-pub use producer::{Ban, Producer, merge_on_import};
+pub use producer::{Ban, MIN_CONSUMER_WITH_FUNCTIONS, Producer, merge_on_import};
 pub use version::{CHECKPOINT, Constants, GRAPH_DEF, Scheme, TF_VERSION, Version};
 // Ops retired by GraphDef version.
 pub use deprecation::{

@@ -138,17 +138,21 @@ impl Producer {
     }
 
     /// Stamps `graph` as new data of this producer: its ops (nodes and function bodies) are
-    /// checked and its `versions` set as [`Producer::stamp_for_ops`] says. On refusal the
-    /// graph is left unchanged.
+    /// checked and its `versions` set as [`Producer::stamp_for_ops`] says, with `min_consumer`
+    /// raised to at least [`MIN_CONSUMER_WITH_FUNCTIONS`] (12) when the graph has library
+    /// functions, as TensorFlow's graph builder raises it when a function is added
+    /// (`Graph._add_function`, `tensorflow/python/framework/ops.py`). On refusal the graph is
+    /// left unchanged.
     pub fn stamp_graph(&self, graph: &mut GraphDef) -> Result<(), Error> {
-        let ops = graph.node.iter().chain(
-            graph
-                .library
-                .iter()
-                .flat_map(|library| &library.function)
-                .flat_map(|function| &function.node_def),
-        );
-        let versions = self.stamp_for_ops(ops.map(|node| node.op.as_str()))?;
+        let functions = graph.library.iter().flat_map(|library| &library.function);
+        let ops = graph
+            .node
+            .iter()
+            .chain(functions.clone().flat_map(|function| &function.node_def));
+        let mut versions = self.stamp_for_ops(ops.map(|node| node.op.as_str()))?;
+        if functions.count() > 0 {
+            versions.min_consumer = versions.min_consumer.max(MIN_CONSUMER_WITH_FUNCTIONS);
+        }
         graph.versions = Some(versions);
         Ok(())
     }
@@ -165,24 +169,33 @@ impl Producer {
     }
 }
 
+/// The `min_consumer` of a graph that has library functions: GraphDef version 12 is the first
+/// whose consumers read a function library (`Graph._add_function`,
+/// `tensorflow/python/framework/ops.py`, raises `min_consumer` to it).
+pub const MIN_CONSUMER_WITH_FUNCTIONS: i32 = 12;
+
 /// The VersionDef of a graph after `imported` is imported into it: the older producer, the
-/// stricter `min_consumer`, and the sorted union of both `bad_consumers`.
+/// stricter `min_consumer`, and, when `imported` bans consumers, the sorted union of both
+/// `bad_consumers`; when it bans none, the graph's own list is kept as it is.
 ///
 /// This is what TensorFlow's graph importer does (`UpdateVersionDef` in
 /// `tensorflow/core/common_runtime/graph_constructor.cc`), so a graph that absorbed old data
 /// keeps being judged as old.
 pub fn merge_on_import(into: &VersionDef, imported: &VersionDef) -> VersionDef {
-    let mut bad: Vec<i32> = into
-        .bad_consumers
-        .iter()
-        .chain(&imported.bad_consumers)
-        .copied()
-        .collect();
-    bad.sort_unstable();
-    bad.dedup();
+    let bad_consumers = if imported.bad_consumers.is_empty() {
+        into.bad_consumers.clone()
+    } else {
+        let union: BTreeSet<i32> = into
+            .bad_consumers
+            .iter()
+            .chain(&imported.bad_consumers)
+            .copied()
+            .collect();
+        union.into_iter().collect()
+    };
     VersionDef {
         producer: into.producer.min(imported.producer),
         min_consumer: into.min_consumer.max(imported.min_consumer),
-        bad_consumers: bad,
+        bad_consumers,
     }
 }

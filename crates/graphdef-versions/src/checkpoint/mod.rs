@@ -12,6 +12,7 @@ mod table;
 
 use prost::Message;
 
+pub(crate) use table::for_each_entry;
 pub use table::{bundle_header, looks_like_index};
 
 use crate::consumer::Consumer;

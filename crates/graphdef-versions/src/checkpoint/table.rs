@@ -94,6 +94,43 @@ pub fn bundle_header(index: &[u8]) -> Result<&[u8], IndexError> {
     Err(first_error.unwrap_or(IndexError::NoHeader))
 }
 
+/// Calls `visit` with every entry of the table after the header, in key order: its key (a
+/// tensor's name) and its value (a serialized `BundleEntryProto`), as `BundleReader` finds them.
+/// Every block is read from its start and must pass its checksum; the header (the empty key)
+/// is left out. Keys are rebuilt in one buffer, so the work is linear in the file's size.
+pub(crate) fn for_each_entry(
+    index: &[u8],
+    mut visit: impl FnMut(&[u8], &[u8]),
+) -> Result<(), IndexError> {
+    let len = index.len();
+    if len < FOOTER_LEN {
+        return Err(IndexError::TooShort { len });
+    }
+    let footer_at = len - FOOTER_LEN;
+    let footer = &index[footer_at..];
+    if read_fixed64(&footer[FOOTER_LEN - 8..]) != TABLE_MAGIC {
+        return Err(IndexError::BadMagic);
+    }
+    let mut cursor = Cursor::new(footer);
+    let bad_footer = || IndexError::BadBlockHandle { at: footer_at };
+    BlockHandle::decode(&mut cursor).ok_or_else(bad_footer)?;
+    let index_handle = BlockHandle::decode(&mut cursor).ok_or_else(bad_footer)?;
+    let mut blocks = Block::read(index, index_handle)?.first()?;
+    while let Some(block_entry) = blocks.next_entry()? {
+        let mut handle = Cursor::new(block_entry.value);
+        let handle = BlockHandle::decode(&mut handle).ok_or(IndexError::BadBlockHandle {
+            at: block_entry.value_at,
+        })?;
+        let mut entries = Block::read(index, handle)?.first()?;
+        while let Some(entry) = entries.next_entry()? {
+            if !entries.key.is_empty() {
+                visit(&entries.key, entry.value);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The value of the first entry of the data block that an index entry's value points to, or
 /// `None` if that block is empty.
 fn first_entry_of_data_block<'a>(
@@ -201,7 +238,7 @@ impl<'a> Block<'a> {
             limit,
             next: limit,
             at: self.at,
-            key_len: 0,
+            key: Vec::new(),
         };
         if restarts_count == 0 {
             // An empty iterator: no entries, no error.
@@ -261,8 +298,8 @@ struct Entry<'a> {
     value_at: usize,
 }
 
-/// Walks a block's entries in order (`Block::Iter::ParseNextKey`). Keys are not rebuilt, since
-/// only values are needed; their lengths are tracked to catch a bad shared-prefix count.
+/// Walks a block's entries in order (`Block::Iter::ParseNextKey`), rebuilding each key from the
+/// bytes it shares with the previous one.
 struct Entries<'a> {
     data: &'a [u8],
     /// Where the restart array starts: entries end there.
@@ -271,8 +308,8 @@ struct Entries<'a> {
     next: usize,
     /// Where the block starts in the file, for messages.
     at: usize,
-    /// The length of the previous entry's key.
-    key_len: usize,
+    /// The key of the entry read last.
+    key: Vec<u8>,
 }
 
 impl<'a> Entries<'a> {
@@ -281,9 +318,11 @@ impl<'a> Entries<'a> {
             return Ok(None);
         }
         let header = decode_entry(self.data, self.next, self.limit)
-            .filter(|header| header.shared <= self.key_len)
+            .filter(|header| header.shared <= self.key.len())
             .ok_or(IndexError::BadEntry { offset: self.at })?;
-        self.key_len = header.shared + header.unshared;
+        self.key.truncate(header.shared);
+        self.key
+            .extend_from_slice(&self.data[header.key_end - header.unshared..header.key_end]);
         let value = &self.data[header.key_end..header.value_end];
         let value_at = self.at + header.key_end;
         self.next = header.value_end;

@@ -416,11 +416,423 @@ pub struct GraphDef {
     pub library: ::core::option::Option<FunctionDefLibrary>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StructuredValue {
+    #[prost(
+        oneof = "structured_value::Kind",
+        tags = "1, 11, 12, 13, 14, 31, 32, 33, 34, 35, 51, 52, 53, 54, 55, 56"
+    )]
+    pub kind: ::core::option::Option<structured_value::Kind>,
+}
+/// Nested message and enum types in `StructuredValue`.
+pub mod structured_value {
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Kind {
+        #[prost(message, tag = "1")]
+        NoneValue(super::NoneValue),
+        #[prost(double, tag = "11")]
+        Float64Value(f64),
+        #[prost(sint64, tag = "12")]
+        Int64Value(i64),
+        #[prost(string, tag = "13")]
+        StringValue(::prost::alloc::string::String),
+        #[prost(bool, tag = "14")]
+        BoolValue(bool),
+        #[prost(message, tag = "31")]
+        TensorShapeValue(super::TensorShapeProto),
+        #[prost(enumeration = "super::DataType", tag = "32")]
+        TensorDtypeValue(i32),
+        #[prost(message, tag = "33")]
+        TensorSpecValue(super::TensorSpecProto),
+        #[prost(message, tag = "34")]
+        TypeSpecValue(::prost::alloc::boxed::Box<super::TypeSpecProto>),
+        #[prost(message, tag = "35")]
+        BoundedTensorSpecValue(super::BoundedTensorSpecProto),
+        #[prost(message, tag = "51")]
+        ListValue(super::ListValue),
+        #[prost(message, tag = "52")]
+        TupleValue(super::TupleValue),
+        #[prost(message, tag = "53")]
+        DictValue(super::DictValue),
+        #[prost(message, tag = "54")]
+        NamedTupleValue(super::NamedTupleValue),
+        #[prost(message, tag = "55")]
+        TensorValue(super::TensorProto),
+        #[prost(message, tag = "56")]
+        NumpyValue(super::TensorProto),
+    }
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct NoneValue {}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListValue {
+    #[prost(message, repeated, tag = "1")]
+    pub values: ::prost::alloc::vec::Vec<StructuredValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TupleValue {
+    #[prost(message, repeated, tag = "1")]
+    pub values: ::prost::alloc::vec::Vec<StructuredValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DictValue {
+    #[prost(map = "string, message", tag = "1")]
+    pub fields: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        StructuredValue,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PairValue {
+    #[prost(string, tag = "1")]
+    pub key: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub value: ::core::option::Option<StructuredValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct NamedTupleValue {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(message, repeated, tag = "2")]
+    pub values: ::prost::alloc::vec::Vec<PairValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TensorSpecProto {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(enumeration = "DataType", tag = "3")]
+    pub dtype: i32,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct BoundedTensorSpecProto {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(enumeration = "DataType", tag = "3")]
+    pub dtype: i32,
+    #[prost(message, optional, tag = "4")]
+    pub minimum: ::core::option::Option<TensorProto>,
+    #[prost(message, optional, tag = "5")]
+    pub maximum: ::core::option::Option<TensorProto>,
+}
+/// A `tf.TypeSpec`: its class, and its state as a nested value.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TypeSpecProto {
+    #[prost(enumeration = "type_spec_proto::TypeSpecClass", tag = "1")]
+    pub type_spec_class: i32,
+    #[prost(message, optional, boxed, tag = "2")]
+    pub type_state: ::core::option::Option<::prost::alloc::boxed::Box<StructuredValue>>,
+    #[prost(string, tag = "3")]
+    pub type_spec_class_name: ::prost::alloc::string::String,
+    #[prost(int32, tag = "4")]
+    pub num_flat_components: i32,
+}
+/// Nested message and enum types in `TypeSpecProto`.
+pub mod type_spec_proto {
+    /// Which TypeSpec class; the numbers are TensorFlow's (11 is unused).
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum TypeSpecClass {
+        Unknown = 0,
+        SparseTensorSpec = 1,
+        IndexedSlicesSpec = 2,
+        RaggedTensorSpec = 3,
+        TensorArraySpec = 4,
+        DataDatasetSpec = 5,
+        DataIteratorSpec = 6,
+        OptionalSpec = 7,
+        PerReplicaSpec = 8,
+        VariableSpec = 9,
+        RowPartitionSpec = 10,
+        RegisteredTypeSpec = 12,
+        ExtensionTypeSpec = 13,
+    }
+    impl TypeSpecClass {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Unknown => "UNKNOWN",
+                Self::SparseTensorSpec => "SPARSE_TENSOR_SPEC",
+                Self::IndexedSlicesSpec => "INDEXED_SLICES_SPEC",
+                Self::RaggedTensorSpec => "RAGGED_TENSOR_SPEC",
+                Self::TensorArraySpec => "TENSOR_ARRAY_SPEC",
+                Self::DataDatasetSpec => "DATA_DATASET_SPEC",
+                Self::DataIteratorSpec => "DATA_ITERATOR_SPEC",
+                Self::OptionalSpec => "OPTIONAL_SPEC",
+                Self::PerReplicaSpec => "PER_REPLICA_SPEC",
+                Self::VariableSpec => "VARIABLE_SPEC",
+                Self::RowPartitionSpec => "ROW_PARTITION_SPEC",
+                Self::RegisteredTypeSpec => "REGISTERED_TYPE_SPEC",
+                Self::ExtensionTypeSpec => "EXTENSION_TYPE_SPEC",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "UNKNOWN" => Some(Self::Unknown),
+                "SPARSE_TENSOR_SPEC" => Some(Self::SparseTensorSpec),
+                "INDEXED_SLICES_SPEC" => Some(Self::IndexedSlicesSpec),
+                "RAGGED_TENSOR_SPEC" => Some(Self::RaggedTensorSpec),
+                "TENSOR_ARRAY_SPEC" => Some(Self::TensorArraySpec),
+                "DATA_DATASET_SPEC" => Some(Self::DataDatasetSpec),
+                "DATA_ITERATOR_SPEC" => Some(Self::DataIteratorSpec),
+                "OPTIONAL_SPEC" => Some(Self::OptionalSpec),
+                "PER_REPLICA_SPEC" => Some(Self::PerReplicaSpec),
+                "VARIABLE_SPEC" => Some(Self::VariableSpec),
+                "ROW_PARTITION_SPEC" => Some(Self::RowPartitionSpec),
+                "REGISTERED_TYPE_SPEC" => Some(Self::RegisteredTypeSpec),
+                "EXTENSION_TYPE_SPEC" => Some(Self::ExtensionTypeSpec),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedObjectGraph {
+    /// Node 0 is the root object; children refer to nodes by their position.
+    #[prost(message, repeated, tag = "1")]
+    pub nodes: ::prost::alloc::vec::Vec<SavedObject>,
+    /// The concrete functions of the library, by name.
+    #[prost(map = "string, message", tag = "2")]
+    pub concrete_functions: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        SavedConcreteFunction,
+    >,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedObject {
+    /// The objects this one tracks, by name.
+    #[prost(message, repeated, tag = "1")]
+    pub children: ::prost::alloc::vec::Vec<TrackableObjectReference>,
+    #[prost(message, repeated, tag = "15")]
+    pub dependencies: ::prost::alloc::vec::Vec<TrackableObjectReference>,
+    /// An optimizer's slot variables: each one belongs to a variable the optimizer updates.
+    #[prost(message, repeated, tag = "3")]
+    pub slot_variables: ::prost::alloc::vec::Vec<SlotVariableReference>,
+    /// The name a class was registered under with `tf.saved_model.experimental.register`.
+    #[prost(string, tag = "13")]
+    pub registered_name: ::prost::alloc::string::String,
+    #[prost(oneof = "saved_object::Kind", tags = "4, 5, 6, 7, 8, 9, 10, 12")]
+    pub kind: ::core::option::Option<saved_object::Kind>,
+}
+/// Nested message and enum types in `SavedObject`.
+pub mod saved_object {
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Kind {
+        #[prost(message, tag = "4")]
+        UserObject(super::SavedUserObject),
+        #[prost(message, tag = "5")]
+        Asset(super::SavedAsset),
+        #[prost(message, tag = "6")]
+        Function(super::SavedFunction),
+        #[prost(message, tag = "7")]
+        Variable(super::SavedVariable),
+        #[prost(message, tag = "8")]
+        BareConcreteFunction(super::SavedBareConcreteFunction),
+        #[prost(message, tag = "9")]
+        Constant(super::SavedConstant),
+        #[prost(message, tag = "10")]
+        Resource(super::SavedResource),
+        #[prost(message, tag = "12")]
+        CapturedTensor(super::CapturedTensor),
+    }
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct TrackableObjectReference {
+    #[prost(int32, tag = "1")]
+    pub node_id: i32,
+    #[prost(string, tag = "2")]
+    pub local_name: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SlotVariableReference {
+    #[prost(int32, tag = "1")]
+    pub original_variable_node_id: i32,
+    #[prost(string, tag = "2")]
+    pub slot_name: ::prost::alloc::string::String,
+    #[prost(int32, tag = "3")]
+    pub slot_variable_node_id: i32,
+}
+/// A Python object of a registered kind (such as "optimizer") or a generic one
+/// ("_generic_user_object"), with the version of its registration.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedUserObject {
+    #[prost(string, tag = "1")]
+    pub identifier: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub version: ::core::option::Option<VersionDef>,
+}
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedAsset {
+    #[prost(int32, tag = "1")]
+    pub asset_file_def_index: i32,
+}
+/// A `tf.function` and the concrete functions it was traced into.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedFunction {
+    #[prost(string, repeated, tag = "1")]
+    pub concrete_functions: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    #[prost(message, optional, tag = "2")]
+    pub function_spec: ::core::option::Option<FunctionSpec>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CapturedTensor {
+    #[prost(string, tag = "1")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub concrete_function: ::prost::alloc::string::String,
+}
+/// A concrete function: which objects it captures, and its Python inputs and outputs.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedConcreteFunction {
+    #[prost(int32, repeated, tag = "2")]
+    pub bound_inputs: ::prost::alloc::vec::Vec<i32>,
+    #[prost(message, optional, tag = "3")]
+    pub canonicalized_input_signature: ::core::option::Option<StructuredValue>,
+    #[prost(message, optional, tag = "4")]
+    pub output_signature: ::core::option::Option<StructuredValue>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedBareConcreteFunction {
+    #[prost(string, tag = "1")]
+    pub concrete_function_name: ::prost::alloc::string::String,
+    #[prost(string, repeated, tag = "2")]
+    pub argument_keywords: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    #[prost(int64, tag = "3")]
+    pub allowed_positional_arguments: i64,
+    #[prost(message, optional, tag = "4")]
+    pub function_spec: ::core::option::Option<FunctionSpec>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedConstant {
+    #[prost(string, tag = "1")]
+    pub operation: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SavedVariable {
+    #[prost(enumeration = "DataType", tag = "1")]
+    pub dtype: i32,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(bool, tag = "3")]
+    pub trainable: bool,
+    #[prost(string, tag = "6")]
+    pub name: ::prost::alloc::string::String,
+    #[prost(string, tag = "7")]
+    pub device: ::prost::alloc::string::String,
+}
+/// A function's Python signature: its argument spec (with default values) and input signature.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct FunctionSpec {
+    #[prost(message, optional, tag = "1")]
+    pub fullargspec: ::core::option::Option<StructuredValue>,
+    #[prost(bool, tag = "2")]
+    pub is_method: bool,
+    #[prost(message, optional, tag = "5")]
+    pub input_signature: ::core::option::Option<StructuredValue>,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SavedResource {
+    #[prost(string, tag = "1")]
+    pub device: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SaverDef {
+    /// The tensor to feed the checkpoint's path to, such as "save/Const:0".
+    #[prost(string, tag = "1")]
+    pub filename_tensor_name: ::prost::alloc::string::String,
+    #[prost(string, tag = "2")]
+    pub save_tensor_name: ::prost::alloc::string::String,
+    /// The op that restores every variable, such as "save/restore_all".
+    #[prost(string, tag = "3")]
+    pub restore_op_name: ::prost::alloc::string::String,
+    #[prost(int32, tag = "4")]
+    pub max_to_keep: i32,
+    #[prost(bool, tag = "5")]
+    pub sharded: bool,
+    #[prost(float, tag = "6")]
+    pub keep_checkpoint_every_n_hours: f32,
+    #[prost(enumeration = "saver_def::CheckpointFormatVersion", tag = "7")]
+    pub version: i32,
+}
+/// Nested message and enum types in `SaverDef`.
+pub mod saver_def {
+    /// The on-disk format of the checkpoints the saver writes.
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum CheckpointFormatVersion {
+        Legacy = 0,
+        /// One file per checkpoint (`TensorSliceWriter`).
+        V1 = 1,
+        /// A `.index` file and data shards (`BundleWriter`).
+        V2 = 2,
+    }
+    impl CheckpointFormatVersion {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Legacy => "LEGACY",
+                Self::V1 => "V1",
+                Self::V2 => "V2",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "LEGACY" => Some(Self::Legacy),
+                "V1" => Some(Self::V1),
+                "V2" => Some(Self::V2),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct MetaGraphDef {
     #[prost(message, optional, tag = "1")]
     pub meta_info_def: ::core::option::Option<meta_graph_def::MetaInfoDef>,
     #[prost(message, optional, tag = "2")]
     pub graph_def: ::core::option::Option<GraphDef>,
+    /// How a TensorFlow 1 program saves and restores the graph's variables.
+    #[prost(message, optional, tag = "3")]
+    pub saver_def: ::core::option::Option<SaverDef>,
+    /// The graph's entry points: which tensors to feed and fetch, by key.
+    #[prost(map = "string, message", tag = "5")]
+    pub signature_def: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        SignatureDef,
+    >,
+    /// The Python objects of a TensorFlow 2 SavedModel; absent in a TensorFlow 1 one.
+    #[prost(message, optional, tag = "7")]
+    pub object_graph_def: ::core::option::Option<SavedObjectGraph>,
 }
 /// Nested message and enum types in `MetaGraphDef`.
 pub mod meta_graph_def {
@@ -441,6 +853,65 @@ pub mod meta_graph_def {
         #[prost(bool, tag = "7")]
         pub stripped_default_attrs: bool,
     }
+}
+/// A tensor of a signature: by name, or a sparse or composite tensor by its component tensors.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TensorInfo {
+    #[prost(enumeration = "DataType", tag = "2")]
+    pub dtype: i32,
+    /// The shape the exporter knew; an absent field reads as a scalar.
+    #[prost(message, optional, tag = "3")]
+    pub tensor_shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(oneof = "tensor_info::Encoding", tags = "1, 4, 5")]
+    pub encoding: ::core::option::Option<tensor_info::Encoding>,
+}
+/// Nested message and enum types in `TensorInfo`.
+pub mod tensor_info {
+    /// A sparse tensor in coordinate form: three dense tensors of the graph.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct CooSparse {
+        #[prost(string, tag = "1")]
+        pub values_tensor_name: ::prost::alloc::string::String,
+        #[prost(string, tag = "2")]
+        pub indices_tensor_name: ::prost::alloc::string::String,
+        #[prost(string, tag = "3")]
+        pub dense_shape_tensor_name: ::prost::alloc::string::String,
+    }
+    /// A composite tensor (a ragged tensor, for example): its type spec and its components.
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct CompositeTensor {
+        #[prost(message, optional, tag = "1")]
+        pub type_spec: ::core::option::Option<super::TypeSpecProto>,
+        #[prost(message, repeated, tag = "2")]
+        pub components: ::prost::alloc::vec::Vec<super::TensorInfo>,
+    }
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Encoding {
+        /// "node:output", as the graph names the tensor.
+        #[prost(string, tag = "1")]
+        Name(::prost::alloc::string::String),
+        #[prost(message, tag = "4")]
+        CooSparse(CooSparse),
+        #[prost(message, tag = "5")]
+        CompositeTensor(CompositeTensor),
+    }
+}
+/// One entry point of a graph.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SignatureDef {
+    #[prost(map = "string, message", tag = "1")]
+    pub inputs: ::std::collections::HashMap<::prost::alloc::string::String, TensorInfo>,
+    #[prost(map = "string, message", tag = "2")]
+    pub outputs: ::std::collections::HashMap<::prost::alloc::string::String, TensorInfo>,
+    /// For example "tensorflow/serving/predict".
+    #[prost(string, tag = "3")]
+    pub method_name: ::prost::alloc::string::String,
+    /// Values of inputs that may be left out.
+    #[prost(map = "string, message", tag = "4")]
+    pub defaults: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        TensorProto,
+    >,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct SavedModel {
@@ -502,4 +973,21 @@ pub mod bundle_header_proto {
             }
         }
     }
+}
+/// Where one tensor of a checkpoint is: the record stored under the tensor's name in the `.index`
+/// file. Its bytes are in data shard `shard_id` (`PREFIX.data-SSSSS-of-NNNNN`).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct BundleEntryProto {
+    #[prost(enumeration = "DataType", tag = "1")]
+    pub dtype: i32,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<TensorShapeProto>,
+    #[prost(int32, tag = "3")]
+    pub shard_id: i32,
+    #[prost(int64, tag = "4")]
+    pub offset: i64,
+    #[prost(int64, tag = "5")]
+    pub size: i64,
+    #[prost(fixed32, tag = "6")]
+    pub crc32c: u32,
 }

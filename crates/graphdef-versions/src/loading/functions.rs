@@ -20,6 +20,11 @@ const MAX_CALL_DEPTH: usize = 64;
 /// (`_sort_function_defs`, `function_deserialization.py`): a function after the library
 /// functions it calls, ready functions taken last-in first-out. Functions in a cycle are left
 /// out (TensorFlow refuses the whole library then).
+///
+/// As in Python, the dependencies are a dict by name, so a name given to two functions keeps
+/// its first place and the later one's dependencies, and its count of dependencies left may
+/// go below zero (a name ready twice releases its dependents twice); only a count that reaches
+/// zero makes a function ready.
 pub(super) fn load_order(library: Option<&FunctionDefLibrary>) -> Vec<&FunctionDef> {
     let Some(library) = library else {
         return Vec::new();
@@ -29,8 +34,8 @@ pub(super) fn load_order(library: Option<&FunctionDefLibrary>) -> Vec<&FunctionD
         .iter()
         .filter_map(|f| f.signature.as_ref().map(|s| s.name.as_str()))
         .collect();
-    let mut in_count: HashMap<&str, usize> = HashMap::new();
-    let mut edges: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut deps_by_name: Vec<(&str, BTreeSet<&str>)> = Vec::new();
+    let mut place: HashMap<&str, usize> = HashMap::new();
     for function in &library.function {
         let Some(name) = function.signature.as_ref().map(|s| s.name.as_str()) else {
             continue;
@@ -57,7 +62,18 @@ pub(super) fn load_order(library: Option<&FunctionDefLibrary>) -> Vec<&FunctionD
                 }
             }
         }
-        for dep in deps {
+        match place.get(name) {
+            Some(&at) => deps_by_name[at].1 = deps,
+            None => {
+                place.insert(name, deps_by_name.len());
+                deps_by_name.push((name, deps));
+            }
+        }
+    }
+    let mut in_count: HashMap<&str, i64> = HashMap::new();
+    let mut edges: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (name, deps) in &deps_by_name {
+        for &dep in deps {
             edges.entry(dep).or_default().push(name);
             *in_count.entry(name).or_default() += 1;
         }
@@ -126,6 +142,12 @@ impl<'a> Importer<'a> {
     }
 
     /// `InstantiateFunction`, then the same for the functions its body calls.
+    ///
+    /// TensorFlow instantiates a function at every call, so a function called from many
+    /// places is checked many times, and its callees with it. The outcome depends only on the
+    /// function and the attr values it is called with (and the release), so a function called
+    /// with none, as `PartitionedCall` and `StatefulPartitionedCall` call Keras' functions, is
+    /// checked once per importer: this keeps a library's cost linear in its functions.
     pub(super) fn instantiate<'n>(
         &self,
         function: &'a FunctionDef,
@@ -138,9 +160,36 @@ impl<'a> Importer<'a> {
         let Some(signature) = function.signature.as_ref() else {
             return Ok(());
         };
-        if stack.contains(&signature.name.as_str()) || stack.len() >= MAX_CALL_DEPTH {
+        let name = signature.name.as_str();
+        if stack.contains(&name) || stack.len() >= MAX_CALL_DEPTH {
+            self.cut_short.set(self.cut_short.get() + 1);
             return Ok(());
         }
+        if !attr_values.is_empty() {
+            return self.instantiate_once(function, signature, attr_values, stack);
+        }
+        if let Some(outcome) = self.instantiated.borrow().get(name) {
+            return outcome.clone();
+        }
+        let cut_short = self.cut_short.get();
+        let outcome = self.instantiate_once(function, signature, attr_values, stack);
+        if self.cut_short.get() == cut_short {
+            self.instantiated.borrow_mut().insert(name, outcome.clone());
+        }
+        outcome
+    }
+
+    /// One instantiation of `function`, whose signature is `signature`.
+    fn instantiate_once<'n>(
+        &self,
+        function: &'a FunctionDef,
+        signature: &'a OpDef,
+        attr_values: &Attrs<'n>,
+        stack: &mut Vec<&'a str>,
+    ) -> Result<(), Failure>
+    where
+        'a: 'n,
+    {
         // ValidateSignatureWithAttrs.
         for attr in &signature.attr {
             match attr_values.get(attr.name.as_str()) {

@@ -13,6 +13,7 @@
 //! that agree, and the graph's shape holds, nothing can, and the million nodes are not walked.
 //! Only an import that will refuse walks them, to find which node it refuses first.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -37,6 +38,17 @@ pub(super) struct Importer<'a> {
     /// The library's functions by name.
     pub(super) functions: HashMap<&'a str, &'a FunctionDef>,
     library: Option<&'a FunctionDefLibrary>,
+    /// Whether `loc:@NAME` colocation constraints must name a node of the graph: yes for
+    /// `import_graph_def`, no for a function's body (`import_graph_def_for_function`,
+    /// `tensorflow/python/framework/importer.py`).
+    colocation: bool,
+    /// What instantiating each function with no attr values gave, once: Keras calls every
+    /// layer's functions from several of the model's, and an instantiation instantiates its
+    /// callees in turn (see [`Importer::instantiate`]).
+    pub(super) instantiated: RefCell<HashMap<&'a str, Result<(), Failure>>>,
+    /// How many instantiations were cut short by a recursive call or the depth limit: a
+    /// result that depended on its callers is not kept.
+    pub(super) cut_short: Cell<usize>,
 }
 
 impl<'a> Importer<'a> {
@@ -59,6 +71,18 @@ impl<'a> Importer<'a> {
             host,
             functions,
             library,
+            colocation: true,
+            instantiated: RefCell::new(HashMap::new()),
+            cut_short: Cell::new(0),
+        }
+    }
+
+    /// The importer `tf.saved_model.load` uses for each function's body: colocation
+    /// constraints are not validated there.
+    pub(super) fn for_function_bodies(self) -> Self {
+        Importer {
+            colocation: false,
+            ..self
         }
     }
 
@@ -75,7 +99,7 @@ impl<'a> Importer<'a> {
     }
 
     /// `FunctionLibraryDefinition::AddLibrary`: a function may not share its name with an op.
-    fn add_function_library(&self) -> Result<(), Failure> {
+    pub(super) fn add_function_library(&self) -> Result<(), Failure> {
         let Some(library) = self.library else {
             return Ok(());
         };
@@ -107,6 +131,20 @@ impl<'a> Importer<'a> {
         self.import_walking(graph, producer, Walking::WhenSomethingCanFail)
     }
 
+    /// [`Importer::import`] of a graph whose function library was added already
+    /// ([`Importer::add_function_library`]): a function's body, of which `tf.saved_model.load`
+    /// imports one per function of the library.
+    pub(super) fn import_body(
+        &self,
+        graph: &Graph<'_>,
+        producer: Option<i32>,
+    ) -> Result<(), Failure> {
+        if let Some(refusal) = graph.refusal() {
+            return Err(refusal.clone());
+        }
+        self.convert(graph, producer, Walking::WhenSomethingCanFail)
+    }
+
     fn import_walking(
         &self,
         graph: &Graph<'_>,
@@ -117,6 +155,16 @@ impl<'a> Importer<'a> {
             return Err(refusal.clone());
         }
         self.add_function_library()?;
+        self.convert(graph, producer, walking)
+    }
+
+    /// `Convert`: the nodes made one by one, or not at all when nothing can fail.
+    fn convert(
+        &self,
+        graph: &Graph<'_>,
+        producer: Option<i32>,
+        walking: Walking,
+    ) -> Result<(), Failure> {
         let mut walk = Walk {
             importer: self,
             graph,
@@ -246,6 +294,9 @@ impl Walk<'_, '_, '_> {
 
     /// `ValidateColocationConstraints`: `loc:@NAME` in `_class` must name a node of the graph.
     fn check_colocation(&self, form: FormId, name: &str) -> Result<(), Failure> {
+        if !self.importer.colocation {
+            return Ok(());
+        }
         let form = self.graph.forms().get(form);
         for target in &form.colocated_with {
             if !self.graph.colocated_with(target) {

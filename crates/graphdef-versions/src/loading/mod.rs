@@ -17,19 +17,23 @@
 //!   types inside it and the functions it calls in turn. A library function nothing calls is
 //!   not looked at. When the graph's producer is more than 21 versions newer than the release,
 //!   the error is wrapped in `Converting GraphDef to Graph has failed ...`;
-//! - a TensorFlow 2 SavedModel as `tf.saved_model.load` loads it
-//!   (`tensorflow/python/saved_model/load.py`, `function_deserialization.py`): every function of
-//!   the library, in dependency order, is turned into a graph of its own and imported, so its
-//!   attr values are validated and its deprecations judged by the release's own version. This
-//!   is why the two loaders disagree on some SavedModels. A SavedModel without an object graph
-//!   (TensorFlow 1) is imported as a GraphDef.
+//! - a SavedModel as `tf.saved_model.load` loads it (`tensorflow/python/saved_model/load.py`,
+//!   `function_deserialization.py`, `load_v1_in_v2.py`), step by step ([`saved_model`]): every
+//!   function of the library, in dependency order, is turned into a graph of its own and
+//!   imported, so its attr values are validated and its deprecations judged by the release's
+//!   own version (this is why the two loaders disagree on some SavedModels); a TensorFlow 2
+//!   one's objects are revived ([`revive`]) and its variables restored ([`restore`]); a
+//!   TensorFlow 1 one's graph is imported, its saver's restore op run and each signature pruned
+//!   into a function ([`prune`]), with the shape functions of the ops it copies ([`shapes`],
+//!   [`shape_fns`]).
 //!
 //! An attr the release's op does not know is not a refusal: TensorFlow logs `NodeDef mentions
 //! attribute ...` and ignores it. What refuses is its effect on types and values.
 //!
-//! Shape functions are not replayed, nor are kernels: a graph this accepts can still fail when
-//! it runs. The host name in `Op type not registered ... in binary running on HOST` is the
-//! machine's that loads the graph; [`ReleaseJudge::with_host`] sets it.
+//! Kernels are not replayed, nor are shape functions outside a TensorFlow 1 signature's
+//! pruning: a graph this accepts can still fail when it runs. The host name in `Op type not
+//! registered ... in binary running on HOST` is the machine's that loads the graph;
+//! [`ReleaseJudge::with_host`] sets it.
 //!
 //! The modules, in the order a graph meets them: [`scan`] reads the file's nodes in place once
 //! ([`node`] reads one node), [`index`] indexes their names, [`forms`] groups the nodes that
@@ -43,28 +47,39 @@ mod edges;
 mod fingerprint;
 mod forms;
 mod functions;
+mod graph;
 mod import;
 mod index;
 mod node;
 mod printing;
+mod prune;
+mod pruned;
+mod restore;
+mod revive;
+mod saved_model;
 mod scan;
+mod shape_fns;
+mod shapes;
 mod validate;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
+use std::path::Path;
 
 use prost::Message;
 
-use crate::error::Error;
+use crate::error::{DecodeError, Error};
 use crate::policy::ReleaseNumber;
 use crate::releases::{OpDefId, TfRelease};
-use crate::schema::{FunctionDefLibrary, GraphDef};
+use crate::schema::{FunctionDef, FunctionDefLibrary, GraphDef, SavedObjectGraph};
 use crate::version::Scheme;
 use crate::wire::check_size;
 use crate::{Artifact, Kind};
 use functions::load_order;
 use import::Importer;
 use printing::Dialect;
+use restore::Checkpoint;
+use saved_model::decode_saved_model;
 use scan::Graph;
 
 /// How TensorFlow is asked to load the file.
@@ -176,10 +191,12 @@ impl ReleaseReport {
 /// allowed values, minimum, required attrs), the op's deprecation by the graph's producer, every
 /// edge's type, and the functions a node calls (directly or through `PartitionedCall`),
 /// instantiated with their ops and types. A library function nothing calls is not looked at.
-/// A TensorFlow 2 SavedModel is judged as `tf.saved_model.load` loads it: every library
-/// function, in dependency order, becomes a graph of its own and is imported. An attr the
-/// release does not know is not a refusal; its effect on types and values is. Shape functions
-/// and kernels are not replayed.
+/// A SavedModel is judged as `tf.saved_model.load` loads it: every library function, in
+/// dependency order, becomes a graph of its own and is imported; then a TensorFlow 2 one's
+/// objects are revived and its variables checked against its checkpoint, and a TensorFlow 1
+/// one's graph is imported, its variables restored and its signatures pruned, with shape
+/// inference. An attr the release does not know is not a refusal; its effect on types and
+/// values is. Kernels are not replayed.
 ///
 /// A judgement runs on the calling thread. Releases that define every op the file uses alike
 /// share one import between them.
@@ -252,23 +269,57 @@ impl ReleaseJudge {
             }
         }
         let (kind, nodes) = Kind::detect_counting_nodes(bytes)?;
-        if kind == Kind::GraphDef
-            && !starts_with_node
-            && let Some(graph) = Graph::read(bytes, nodes)
-        {
-            return Ok(self.import_in_each_release(&graph));
+        if kind == Kind::GraphDef {
+            if !starts_with_node && let Some(graph) = Graph::read(bytes, nodes) {
+                return Ok(self.import_in_each_release(&graph));
+            }
+            // What the reading in place leaves to prost (a node's name given twice, an unknown
+            // field in a node, ...): the graph decoded whole, as TensorFlow decodes it.
+            check_size(bytes)?;
+            let graph = GraphDef::decode(bytes).map_err(|source| DecodeError::Message {
+                what: "GraphDef",
+                source,
+            })?;
+            return Ok(self.judge_graph_def(&graph));
         }
-        let artifact = Artifact::open_as(kind, bytes)?;
-        let first = artifact.graphs().first();
-        let graph = first.map(|g| g.decode()).transpose()?.unwrap_or_default();
-        let object_graph = first
-            .and_then(|g| g.meta_graph.as_ref())
-            .is_some_and(|info| info.has_object_graph);
-        Ok(if object_graph {
-            self.judge_saved_model_graph(&graph)
-        } else {
-            self.judge_graph_def(&graph)
-        })
+        // A SavedModel is decoded whole, as TensorFlow's loader decodes it.
+        Artifact::open_as(kind, bytes)?;
+        let model = decode_saved_model(bytes)?;
+        Ok(self.load_in_each_release(&model, None))
+    }
+
+    /// Judges a SavedModel as `tf.saved_model.load(dir)` loads it: `saved_model` is the bytes
+    /// of `dir/saved_model.pb`, and the variables the SavedModel restores are checked against
+    /// the checkpoint in `dir/variables/` (its `.index` file is read, and the data shards are
+    /// looked for; no tensor is read). Messages name the checkpoint as
+    /// `dir/variables/variables`, with `dir` as given.
+    ///
+    /// ```no_run
+    /// use graphdef_versions::ReleaseJudge;
+    /// use std::path::Path;
+    ///
+    /// let dir = Path::new("exported_model");
+    /// let bytes = std::fs::read(dir.join("saved_model.pb"))?;
+    /// let report = ReleaseJudge::new().judge_saved_model(&bytes, dir)?;
+    /// println!("{:?}", report.oldest_release().map(|release| release.name()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn judge_saved_model(
+        &self,
+        saved_model: &[u8],
+        dir: &Path,
+    ) -> Result<ReleaseReport, Error> {
+        check_size(saved_model)?;
+        let kind = Kind::detect(saved_model)?;
+        if kind != Kind::SavedModel {
+            return Err(DecodeError::UnknownArtifact {
+                reason: "the file is a GraphDef, not a SavedModel's saved_model.pb",
+            }
+            .into());
+        }
+        Artifact::open_as(kind, saved_model)?;
+        let model = decode_saved_model(saved_model)?;
+        Ok(self.load_in_each_release(&model, Some(&Checkpoint::read(dir))))
     }
 
     /// Every release's verdict on `graph` imported with `import_graph_def`.
@@ -277,13 +328,14 @@ impl ReleaseJudge {
         match Graph::read(&bytes, graph.node.len()) {
             Some(read) => self.import_in_each_release(&read),
             None => self.each_release(Loader::ImportGraphDef, |_| {
-                Some(invalid_graph_def().raised())
+                vec![invalid_graph_def().raised()]
             }),
         }
     }
 
     /// Every release's verdict on a TensorFlow 2 SavedModel whose meta graph holds `graph`,
-    /// loaded with `tf.saved_model.load`.
+    /// loaded with `tf.saved_model.load`: its functions restored (the object graph's revival
+    /// and the variables are [`ReleaseJudge::judge`]'s and [`ReleaseJudge::judge_saved_model`]'s).
     pub fn judge_saved_model_graph(&self, graph: &GraphDef) -> ReleaseReport {
         let library = graph.library.as_ref();
         let mut ops = used_ops(library);
@@ -293,12 +345,13 @@ impl ReleaseJudge {
         self.each_release(Loader::SavedModelLoad, |release| {
             // Each release judges deprecations by its own version.
             let current = release.graph_def().current.get();
-            let failure = alike
-                .judge(release, &ops, current, || {
-                    self.load_functions(graph, release)
+            alike
+                .judge(release, &ops, current, 0, || {
+                    self.load_functions(graph, release, None)
                 })
-                .err()?;
-            Some(saved_model_error(failure, release))
+                .err()
+                .into_iter()
+                .collect()
         })
     }
 
@@ -311,35 +364,45 @@ impl ReleaseJudge {
         self.import_graph(&read, release)
     }
 
-    /// `tf.saved_model.load` of a TensorFlow 2 SavedModel in one release.
+    /// `tf.saved_model.load` of a TensorFlow 2 SavedModel whose meta graph holds `graph`, in
+    /// one release: its functions restored, as [`ReleaseJudge::judge_saved_model_graph`] says.
     pub fn load_saved_model(&self, graph: &GraphDef, release: TfRelease) -> Option<LoadError> {
-        let failure = self.load_functions(graph, release).err()?;
-        Some(saved_model_error(failure, release))
+        self.load_functions(graph, release, None).err()
     }
 
     /// Every release's verdict on `graph` imported with `import_graph_def`: one import for
     /// the releases that define the graph's ops alike.
     fn import_in_each_release(&self, graph: &Graph<'_>) -> ReleaseReport {
+        let mut verdicts = self.import_verdicts(graph).into_iter();
+        self.each_release(Loader::ImportGraphDef, |_| {
+            verdicts.next().flatten().into_iter().collect()
+        })
+    }
+
+    /// What each release raises when it imports `graph` with `import_graph_def`, oldest first.
+    fn import_verdicts(&self, graph: &Graph<'_>) -> Vec<Option<LoadError>> {
         let versions = graph.rest.versions.clone().unwrap_or_default();
         let library = graph.rest.library.as_ref();
         let mut ops = used_ops(library);
         ops.extend(graph.forms().iter().map(|(_, form)| form.op));
         let mut alike = Alike::default();
-        self.each_release(Loader::ImportGraphDef, |release| {
-            if let Err(refusal) = release.consumer(Scheme::GraphDef).check(&versions) {
-                return Some(LoadError {
-                    python_class: "ValueError",
-                    message: refusal.to_string(),
-                });
-            }
-            let failure = alike
-                .judge(release, &ops, versions.producer, || {
-                    Importer::new(release, &self.host, library)
-                        .import(graph, Some(versions.producer))
-                })
-                .err()?;
-            self.import_error(release, failure, versions.producer)
-        })
+        TfRelease::all()
+            .map(|release| {
+                if let Err(refusal) = release.consumer(Scheme::GraphDef).check(&versions) {
+                    return Some(LoadError {
+                        python_class: "ValueError",
+                        message: refusal.to_string(),
+                    });
+                }
+                let failure = alike
+                    .judge(release, &ops, versions.producer, 0, || {
+                        Importer::new(release, &self.host, library)
+                            .import(graph, Some(versions.producer))
+                    })
+                    .err()?;
+                self.import_error(release, failure, versions.producer)
+            })
+            .collect()
     }
 
     /// `import_graph_def` of a graph read already, in one release.
@@ -384,19 +447,64 @@ impl ReleaseJudge {
     }
 
     /// `tf.saved_model.load`'s restoring of the functions, in one release: each function's
-    /// graph imported in turn.
-    fn load_functions(&self, graph: &GraphDef, release: TfRelease) -> Result<(), Failure> {
+    /// recorded signatures decoded (when the object graph `objects` is given), then its body
+    /// imported as a graph of its own.
+    fn load_functions(
+        &self,
+        graph: &GraphDef,
+        release: TfRelease,
+        objects: Option<&SavedObjectGraph>,
+    ) -> Result<(), LoadError> {
+        let order = load_order(graph.library.as_ref());
+        let decoded = objects.and_then(|objects| first_undecodable(objects, &order, release));
+        let imported = self.import_functions(graph, &order, release).err();
+        first_failure(decoded, imported).map_or(Ok(()), Err)
+    }
+
+    /// The bodies of the library's functions, taken in `order`, each imported as a graph of its
+    /// own in `release`; a refusal comes with the position in `order` of the function refused.
+    /// Which signatures a release decodes is [`first_undecodable`]'s: the two are judged apart,
+    /// as they depend on the release through different things (its ops, its `struct.proto`).
+    fn import_functions(
+        &self,
+        graph: &GraphDef,
+        order: &[&FunctionDef],
+        release: TfRelease,
+    ) -> Result<(), (usize, LoadError)> {
         let library = graph.library.as_ref();
-        let importer = Importer::new(release, &self.host, library);
+        let importer = Importer::new(release, &self.host, library).for_function_bodies();
         let current = release.graph_def().current.get();
-        for function in load_order(library) {
+        let raised = |failure| saved_model_error(failure, release);
+        let mut library_added = false;
+        for (at, &function) in order.iter().enumerate() {
+            let at_function = |error| (at, error);
             let body = GraphDef {
-                node: importer.function_graph(function)?,
+                node: importer
+                    .function_graph(function)
+                    .map_err(raised)
+                    .map_err(at_function)?,
                 ..GraphDef::default()
             };
             let bytes = body.encode_to_vec();
-            let read = Graph::read(&bytes, body.node.len()).ok_or_else(invalid_graph_def)?;
-            importer.import(&read, Some(current))?;
+            let read = Graph::read(&bytes, body.node.len())
+                .ok_or_else(invalid_graph_def)
+                .map_err(raised)
+                .map_err(at_function)?;
+            if let Some(refusal) = read.refusal() {
+                return Err(at_function(raised(refusal.clone())));
+            }
+            // The library is the same for every body: it is added (and refused) once.
+            if !library_added {
+                importer
+                    .add_function_library()
+                    .map_err(raised)
+                    .map_err(at_function)?;
+                library_added = true;
+            }
+            importer
+                .import_body(&read, Some(current))
+                .map_err(raised)
+                .map_err(at_function)?;
         }
         Ok(())
     }
@@ -404,15 +512,43 @@ impl ReleaseJudge {
     fn each_release(
         &self,
         loader: Loader,
-        mut judge: impl FnMut(TfRelease) -> Option<LoadError>,
+        mut judge: impl FnMut(TfRelease) -> Vec<LoadError>,
     ) -> ReleaseReport {
         let verdicts = TfRelease::all()
             .map(|release| ReleaseVerdict {
                 release,
-                errors: judge(release).into_iter().collect(),
+                errors: judge(release),
             })
             .collect();
         ReleaseReport { loader, verdicts }
+    }
+}
+
+/// The first function, in `order`, whose recorded signatures `release` cannot decode, with
+/// its position in `order`.
+fn first_undecodable(
+    objects: &SavedObjectGraph,
+    order: &[&FunctionDef],
+    release: TfRelease,
+) -> Option<(usize, LoadError)> {
+    order.iter().enumerate().find_map(|(at, function)| {
+        let name = function.signature.as_ref().map_or("", |s| s.name.as_str());
+        revive::decode_concrete_function(objects, name, release)
+            .err()
+            .map(|error| (at, error))
+    })
+}
+
+/// Which of two refusals, each at a function's position in the load order, a release raises
+/// first: a function's signatures are decoded before its body is imported.
+fn first_failure(
+    decoded: Option<(usize, LoadError)>,
+    imported: Option<(usize, LoadError)>,
+) -> Option<LoadError> {
+    match (decoded, imported) {
+        (Some((d, decoding)), Some((i, _))) if d <= i => Some(decoding),
+        (_, Some((_, importing))) => Some(importing),
+        (decoded, None) => decoded.map(|(_, decoding)| decoding),
     }
 }
 
@@ -426,26 +562,36 @@ impl ReleaseJudge {
 /// type an older one knows accepts what the older one accepted with the same definitions
 /// (knowing more types is the only way a dialect changes what is valid). The releases are
 /// judged oldest first, so an acceptance carries forward.
-#[derive(Default)]
-struct Alike {
-    accepted: Vec<(Vec<OpUse>, Dialect)>,
-    refused: HashMap<(Vec<OpUse>, Dialect), Failure>,
+struct Alike<E> {
+    accepted: Vec<(Vec<OpUse>, Dialect, u32)>,
+    refused: HashMap<(Vec<OpUse>, Dialect, u32), E>,
+}
+
+impl<E> Default for Alike<E> {
+    fn default() -> Self {
+        Alike {
+            accepted: Vec::new(),
+            refused: HashMap::new(),
+        }
+    }
 }
 
 /// How a release defines an op a graph uses: which definition, and whether it is deprecated
-/// at the producer the release judges by.
+/// at the producer it judges by.
 type OpUse = (Option<OpDefId>, bool);
 
-impl Alike {
+impl<E: Clone> Alike<E> {
     /// `judgement`'s result in `release`, which judges by `producer` a graph that uses `ops`,
-    /// or that of a release judged before that judges alike.
+    /// or that of a release judged before that judges alike. `extra` is anything else the
+    /// judgement depends on in a release, which releases judged alike share.
     fn judge(
         &mut self,
         release: TfRelease,
         ops: &BTreeSet<&str>,
         producer: i32,
-        judgement: impl FnOnce() -> Result<(), Failure>,
-    ) -> Result<(), Failure> {
+        extra: u32,
+        judgement: impl FnOnce() -> Result<(), E>,
+    ) -> Result<(), E> {
         let uses: Vec<OpUse> = ops
             .iter()
             .map(|&op| {
@@ -457,14 +603,13 @@ impl Alike {
             })
             .collect();
         let dialect = Dialect::of(release.number());
-        let accepted_before = self
-            .accepted
-            .iter()
-            .any(|(seen, older)| *seen == uses && older.known_types_within(&dialect));
+        let accepted_before = self.accepted.iter().any(|(seen, older, seen_extra)| {
+            *seen == uses && *seen_extra == extra && older.known_types_within(&dialect)
+        });
         if accepted_before {
             return Ok(());
         }
-        let key = (uses, dialect);
+        let key = (uses, dialect, extra);
         if let Some(failure) = self.refused.get(&key) {
             return Err(failure.clone());
         }

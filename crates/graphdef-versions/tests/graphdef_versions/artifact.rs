@@ -16,6 +16,7 @@ fn meta_graph(tag: &str, g: GraphDef) -> MetaGraphDef {
             ..Default::default()
         }),
         graph_def: Some(g),
+        ..Default::default()
     }
 }
 

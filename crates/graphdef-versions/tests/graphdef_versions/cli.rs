@@ -81,6 +81,15 @@ fn saved_models_are_detected() {
     assert_eq!(json["kind"], "saved_model");
     assert_eq!(json["graphs"][0]["meta_graph"], 0);
     assert_eq!(json["graphs"][0]["nodes"], 7);
+
+    // `check` takes a SavedModel's directory as `releases` does, and reads its saved_model.pb.
+    let dir = data("release_cases/cases/e_2.21.0_new_CheckPinned");
+    let output = run(&["check", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let json = json_of(&output);
+    assert_eq!(json["file"], dir.to_str().unwrap());
+    assert_eq!(json["kind"], "saved_model");
+    assert_eq!(json["producer"], 2474);
 }
 
 #[test]
@@ -296,13 +305,21 @@ fn errors_are_one_prefixed_line_with_their_causes() {
         "{stderr}"
     );
 
+    // A directory is read as a SavedModel: one without a saved_model.pb is refused in
+    // TensorFlow's words, before anything is read.
     let dir = data("graphdef");
-    let output = run(&["check", dir.to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        assert_prefixed(&output).contains("is a directory, not a file"),
-        "directories are refused before anything is read"
-    );
+    for command in ["check", "releases"] {
+        let output = run(&[command, dir.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(2));
+        assert_eq!(
+            assert_prefixed(&output),
+            format!(
+                "graphdef-versions: {0} is not a SavedModel directory: SavedModel file does not \
+                 exist at: {0}/{{saved_model.pbtxt|saved_model.pb}}\n",
+                dir.display()
+            )
+        );
+    }
 
     let output = run(&["history", "--on", "2022-02-30"]);
     assert_eq!(output.status.code(), Some(2));
@@ -352,6 +369,35 @@ fn an_empty_file_is_an_empty_graph_from_before_versioning() {
     assert_eq!(json["producer"], 0);
     assert_eq!(json["graphs"][0]["has_versions"], false);
     assert_eq!(json["graphs"][0]["nodes"], 0);
+    // Accepted, as TensorFlow accepts it, with a warning that a file of 0 bytes is more often
+    // a failed download than a graph: on stderr, and in the JSON warnings.
+    let warning = format!(
+        "{} is 0 bytes: TensorFlow reads it as an empty GraphDef (no node, no versions), which \
+         every release loads; a file of 0 bytes is often a download or a copy that failed",
+        path.display()
+    );
+    assert_eq!(json["warnings"], serde_json::json!([warning]));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!("graphdef-versions: warning: {warning}\n")
+    );
+    let output = run(&["releases", path.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let json = json_of(&output);
+    assert_eq!(json["oldest_release"], "2.12.1");
+    assert_eq!(json["warnings"], serde_json::json!([warning]));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!("graphdef-versions: warning: {warning}\n")
+    );
+    // A file that is not empty gets no such warning.
+    let output = run(&[
+        "check",
+        data("graphdef/small.pb").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(json_of(&output)["warnings"], serde_json::json!([]));
+    assert!(output.stderr.is_empty());
     // An older minimum producer than the graph's is still refused in TensorFlow's words.
     let output = run(&["check", path.to_str().unwrap(), "--min-producer", "1"]);
     assert_eq!(output.status.code(), Some(1));
@@ -588,6 +634,7 @@ const RELEASES_KEYS: &[&str] = &[
     "releases[].errors",
     "releases[].release",
     "unreadable",
+    "warnings",
 ];
 
 const RELEASES_UNREADABLE_KEYS: &[&str] = &["error", "file", "oldest_release", "unreadable"];
@@ -628,17 +675,44 @@ fn releases_json_keys_are_pinned_and_listed() {
 
 #[test]
 fn releases_reads_a_saved_model_directory_as_tf_saved_model_load() {
-    let dir = data("release_cases/cases/e_2.21.0_new_CheckPinned");
+    // A Keras 2 model with optimizer slot variables: Keras 3 (2.16 on) cannot revive them.
+    let dir = data("wild/cases/tfx_trainer_keras_format_serving");
     let output = run(&["releases", dir.to_str().unwrap(), "--host", "vm"]);
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("as tf.saved_model.load loads it"), "{text}");
-    assert!(text.contains("  2.17.1  refuses: RuntimeError: Op type not registered 'CheckPinned' in binary running on vm."), "{text}");
-    assert!(text.contains("  2.18.1  loads"), "{text}");
+    assert!(text.contains("  2.15.1  loads"), "{text}");
     assert!(
-        text.ends_with("oldest release that loads it: 2.18.1\n"),
+        text.contains(
+            "  2.16.2  refuses: AttributeError: '_UserObject' object has no attribute 'add_slot'"
+        ),
         "{text}"
     );
+    assert!(
+        text.ends_with("oldest release that loads it: 2.12.1\n"),
+        "{text}"
+    );
+
+    // The variables beside the SavedModel are looked for: this one's were not kept, so the
+    // releases that load its functions refuse it for want of them. Named by its
+    // saved_model.pb, it is judged as its directory is.
+    let dir = data("release_cases/cases/e_2.21.0_new_CheckPinned");
+    for path in [dir.clone(), dir.join("saved_model.pb")] {
+        let output = run(&["releases", path.to_str().unwrap(), "--host", "vm"]);
+        assert_eq!(output.status.code(), Some(1));
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.contains("  2.17.1  refuses: RuntimeError: Op type not registered 'CheckPinned' in binary running on vm."), "{text}");
+        let missing = format!(
+            "  2.18.1  refuses: FileNotFoundError: Unsuccessful TensorSliceReader constructor: \
+             Failed to find any matching files for {}/variables/variables\n",
+            dir.display()
+        );
+        assert!(text.contains(&missing), "{text}");
+        assert!(
+            text.ends_with("no release from 2.12 to 2.21 loads it\n"),
+            "{text}"
+        );
+    }
 }
 
 #[test]

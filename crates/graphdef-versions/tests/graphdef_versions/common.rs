@@ -118,7 +118,7 @@ pub fn saved_model_around(graph_def: &[u8]) -> Vec<u8> {
     };
     let mut meta_graph = MetaGraphDef {
         meta_info_def: Some(meta_info),
-        graph_def: None,
+        ..Default::default()
     }
     .encode_to_vec();
     // MetaGraphDef.graph_def = 2.

@@ -419,6 +419,7 @@ fn saved_model_detection_edge_cases() {
         meta_graphs: vec![MetaGraphDef {
             meta_info_def: None,
             graph_def: Some(graph(&["Const"], &[], Some(versions(2474, 0, &[])))),
+            ..Default::default()
         }],
     }
     .encode_to_vec();

@@ -19,3 +19,5 @@ mod playbooks;
 mod policy;
 mod release_cases;
 mod releases;
+mod saved_models;
+mod wild;

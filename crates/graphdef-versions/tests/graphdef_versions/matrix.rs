@@ -252,9 +252,22 @@ fn producers_refuse_to_write_ops_removed_at_their_version() {
     let mut in_function = graph(&["Const"], &["TopK"], None);
     assert!(tf.stamp_graph(&mut in_function).is_err());
     assert_eq!(in_function.versions, None);
+    // A graph with a function library needs a consumer of at least 12, as TensorFlow's
+    // graph builder says when it adds a function (real files show 12: `with_library.pb`).
     let mut fine = graph(&["Const"], &["Identity"], Some(versions(1, 1, &[])));
     tf.stamp_graph(&mut fine).unwrap();
-    assert_eq!(fine.versions, Some(versions(2474, 0, &[])));
+    assert_eq!(fine.versions, Some(versions(2474, 12, &[])));
+    let mut no_library = graph(&["Const"], &[], None);
+    tf.stamp_graph(&mut no_library).unwrap();
+    assert_eq!(no_library.versions, Some(versions(2474, 0, &[])));
+    // A producer whose own min_consumer is above 12 keeps it.
+    let strict = Producer::new(graphdef_versions::Constants {
+        min_consumer: Version::new(30),
+        ..GRAPH_DEF
+    });
+    let mut with_library = graph(&["Const"], &["Identity"], None);
+    strict.stamp_graph(&mut with_library).unwrap();
+    assert_eq!(with_library.versions, Some(versions(2474, 30, &[])));
 }
 
 #[test]
@@ -267,19 +280,31 @@ fn merge_keeps_the_oldest_producer_and_strictest_consumer() {
         merge_on_import(&versions(10, 20, &[7, 3]), &versions(11, -5, &[3])),
         versions(10, 20, &[3, 7])
     );
+    // TensorFlow rebuilds the list only when the imported graph bans someone: otherwise the
+    // graph's own list stays as it was, in its order and with its repeats.
+    assert_eq!(
+        merge_on_import(&versions(10, 20, &[7, 3, 7]), &versions(11, 0, &[])),
+        versions(10, 20, &[7, 3, 7])
+    );
+    assert_eq!(
+        merge_on_import(&versions(10, 20, &[7, 3, 7]), &versions(11, 0, &[9])),
+        versions(10, 20, &[3, 7, 9])
+    );
 }
 
+/// A VersionDef as TensorFlow writes one: `bad_consumers` sorted, without repeats.
 fn version_def() -> impl Strategy<Value = VersionDef> {
     (
         any::<i32>(),
         any::<i32>(),
-        prop::collection::vec(-5i32..50, 0..6),
+        prop::collection::btree_set(-5i32..50, 0..6),
     )
-        .prop_map(|(p, c, b)| versions(p, c, &b))
+        .prop_map(|(p, c, b)| versions(p, c, &b.into_iter().collect::<Vec<_>>()))
 }
 
 proptest! {
-    /// Importing is order independent and importing twice changes nothing.
+    /// Importing graphs as TensorFlow writes them is order independent, and importing twice
+    /// changes nothing.
     #[test]
     fn merge_is_a_semilattice(a in version_def(), b in version_def(), c in version_def()) {
         prop_assert_eq!(merge_on_import(&a, &b), merge_on_import(&b, &a));

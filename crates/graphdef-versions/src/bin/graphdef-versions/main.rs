@@ -22,7 +22,7 @@ use clap::{Args, Parser, Subcommand};
 use graphdef_versions::Date;
 use graphdef_versions::schema::BundleHeaderProto;
 use graphdef_versions::{
-    CHECKPOINT, CheckReport, Constants, Consumer, Error, GRAPH_DEF, GraphCheck, Loader,
+    CHECKPOINT, CheckReport, Constants, Consumer, Error, GRAPH_DEF, GraphCheck, Kind, Loader,
     MAX_MESSAGE_LEN, Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, TF_VERSION, Version,
     check_file, history, looks_like_index, read_checkpoint_header,
 };
@@ -61,8 +61,9 @@ enum Command {
 #[derive(Args)]
 #[command(allow_negative_numbers = true)]
 struct CheckArgs {
-    /// The file to judge: a binary GraphDef (.pb), a saved_model.pb, a checkpoint's .index file,
-    /// or a checkpoint prefix (PREFIX.index is read).
+    /// The file to judge: a binary GraphDef (.pb), a SavedModel (its directory or its
+    /// saved_model.pb), a checkpoint's .index file, or a checkpoint prefix (PREFIX.index is
+    /// read).
     file: PathBuf,
     /// The consumer's version in the file's scheme (default: TensorFlow 2.21's, GraphDef 2474,
     /// checkpoint 1).
@@ -145,6 +146,13 @@ enum CliError {
         path.display()
     )]
     NotAFile { path: PathBuf, what: &'static str },
+    /// A directory without a `saved_model.pb`, in TensorFlow's words (`loader_impl.py`).
+    #[error(
+        "{} is not a SavedModel directory: SavedModel file does not exist at: {}/{{saved_model.pbtxt|saved_model.pb}}",
+        dir.display(),
+        dir.display()
+    )]
+    NoSavedModel { dir: PathBuf },
     /// The bytes are not a GraphDef or SavedModel.
     #[error("cannot read {} as a GraphDef or SavedModel", path.display())]
     Input {
@@ -214,11 +222,15 @@ fn print_json(value: &Value) -> Result<(), CliError> {
 }
 
 fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
-    let path = resolve_prefix(&args.file);
+    let path = match saved_model_file(&resolve_prefix(&args.file)) {
+        Ok(path) => path,
+        Err(error) => return unreadable(args, error),
+    };
     let bytes = match read_input(&path, MAX_MESSAGE_LEN as u64) {
         Ok(bytes) => bytes,
         Err(error) => return unreadable(args, error),
     };
+    let empty = empty_file_warning(&path, &bytes);
     if looks_like_index(&bytes) {
         return check_checkpoint(args, &path, &bytes);
     }
@@ -232,7 +244,11 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     };
     let file = args.file.display().to_string();
     if args.json {
-        print_json(&check_json(&file, &consumer, &report))?;
+        let mut json = check_json(&file, &consumer, &report);
+        if let (Some(warning), Some(Value::Array(warnings))) = (&empty, json.get_mut("warnings")) {
+            warnings.insert(0, Value::String(warning.clone()));
+        }
+        print_json(&json)?;
     } else {
         print(&check_text(&file, &consumer, &report))?;
     }
@@ -244,20 +260,31 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
 }
 
 fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
-    let path = if args.path.is_dir() {
-        args.path.join("saved_model.pb")
-    } else {
-        args.path.clone()
-    };
-    let report = read_input(&path, MAX_MESSAGE_LEN as u64).and_then(|bytes| {
+    let mut empty = None;
+    let report = saved_model_file(&args.path).and_then(|path| {
+        let bytes = read_input(&path, MAX_MESSAGE_LEN as u64)?;
+        empty = empty_file_warning(&path, &bytes);
         let judge = match &args.host {
             Some(host) => ReleaseJudge::with_host(host.clone()),
             None => ReleaseJudge::new(),
         };
-        judge.judge(&bytes).map_err(|source| CliError::Input {
-            path: path.clone(),
-            source,
-        })
+        // A SavedModel is judged with the variables beside it, as TensorFlow loads its
+        // directory: the one given, or the one holding the saved_model.pb given.
+        // A file that starts with a node (field 1, length-delimited: a tag byte 0x0a) is a
+        // GraphDef or nothing readable; only another start is worth the pass over the whole
+        // file that tells the kinds apart.
+        let starts_with_node = bytes.first() == Some(&0x0a);
+        let judged = if !starts_with_node && Kind::detect(&bytes) == Ok(Kind::SavedModel) {
+            let dir = if args.path.is_dir() {
+                args.path.as_path()
+            } else {
+                path.parent().unwrap_or(Path::new(""))
+            };
+            judge.judge_saved_model(&bytes, dir)
+        } else {
+            judge.judge(&bytes)
+        };
+        judged.map_err(|source| CliError::Input { path, source })
     });
     let report = match report {
         Ok(report) => report,
@@ -274,7 +301,9 @@ fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
     };
     let file = args.path.display().to_string();
     if args.json {
-        print_json(&releases_json(&file, &report))?;
+        let mut json = releases_json(&file, &report);
+        json["warnings"] = json!(empty.into_iter().collect::<Vec<_>>());
+        print_json(&json)?;
     } else {
         print(&releases_text(&file, &report))?;
     }
@@ -333,6 +362,38 @@ fn releases_text(file: &str, report: &ReleaseReport) -> String {
         }
     }
     out
+}
+
+/// The file a path names: a SavedModel directory's `saved_model.pb` (the file
+/// `tf.saved_model.load` reads in it), or the path itself.
+fn saved_model_file(path: &Path) -> Result<PathBuf, CliError> {
+    if !path.is_dir() {
+        return Ok(path.to_owned());
+    }
+    let file = path.join("saved_model.pb");
+    if file.exists() {
+        Ok(file)
+    } else {
+        Err(CliError::NoSavedModel {
+            dir: path.to_owned(),
+        })
+    }
+}
+
+/// For a file of 0 bytes, a warning, also written to stderr at once: TensorFlow reads it as an
+/// empty GraphDef, which any release loads, so the tool accepts it; but such a file is more
+/// often a download or a copy that failed than a graph.
+fn empty_file_warning(path: &Path, bytes: &[u8]) -> Option<String> {
+    if !bytes.is_empty() {
+        return None;
+    }
+    let warning = format!(
+        "{} is 0 bytes: TensorFlow reads it as an empty GraphDef (no node, no versions), which \
+         every release loads; a file of 0 bytes is often a download or a copy that failed",
+        path.display()
+    );
+    eprintln!("{TOOL}: warning: {warning}");
+    Some(warning)
 }
 
 /// A checkpoint is named by its prefix (`ckpt-1` for `ckpt-1.index` and its data shards), as
