@@ -105,6 +105,9 @@ const FACTS: &str = "crates/tflite-opver/runtimes";
 /// The probe, run inside each runtime's venv.
 const PROBE_SCRIPT: &str = include_str!("tflite_runtimes_probe.py");
 
+/// The FlatBuffer writer the probe imports (written beside it; `specimens.py` shares it too).
+const FLATBUFFER_WRITER: &str = include_str!("tflite_flatbuffer.py");
+
 /// `cargo xtask tflite-runtimes`: probes `chosen` (all when empty) into the committed facts.
 pub fn probe(root: &Path, venvs: &Path, chosen: &[String]) -> Result<(), String> {
     for name in chosen {
@@ -119,6 +122,8 @@ pub fn probe(root: &Path, venvs: &Path, chosen: &[String]) -> Result<(), String>
     let scratch = tempfile::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
     let script = scratch.path().join("tflite_runtimes_probe.py");
     fs::write(&script, PROBE_SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
+    let writer = scratch.path().join("tflite_flatbuffer.py");
+    fs::write(&writer, FLATBUFFER_WRITER).map_err(|e| format!("{}: {e}", writer.display()))?;
     fs::create_dir_all(root.join(FACTS)).map_err(|e| format!("{FACTS}: {e}"))?;
     for runtime in RUNTIMES {
         if !chosen.is_empty() && !chosen.contains(&runtime.name()) {
