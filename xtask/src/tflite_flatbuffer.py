@@ -98,3 +98,29 @@ def serialize(root, identifier=b"TFL3"):
         struct.pack_into("<I", buf, slot, at - slot)
     align(16)
     return bytes(buf)
+
+
+# Two tables of the TensorFlow Lite schema (proto/tflite/schema.fbs) that both scripts build.
+
+
+def tensor(type_, shape, buffer=0, name="t", variable=False, quantization=None, sparsity=None):
+    fields = {"f0": ("off", Vec("i", shape)), "f1": ("b", type_), "f2": ("I", buffer),
+              "f3": ("off", Str(name))}
+    if variable:
+        fields["f5"] = ("?", True)
+    if quantization is not None:
+        fields["f4"] = ("off", quantization)
+    if sparsity is not None:
+        fields["f6"] = ("off", sparsity)
+    return Table(**fields)
+
+
+def quantization(scales=None, zero_points=None, dimension=None):
+    fields = {}
+    if scales is not None:
+        fields["f2"] = ("off", Vec("f", scales))
+    if zero_points is not None:
+        fields["f3"] = ("off", Vec("q", zero_points))
+    if dimension is not None:
+        fields["f6"] = ("i", dimension)
+    return Table(**fields)

@@ -57,30 +57,7 @@ def load_interpreter():
 
 
 # The FlatBuffer writer: tflite_flatbuffer.py, written beside this script.
-from tflite_flatbuffer import Str, Table, Vec, serialize  # noqa: E402
-
-
-def tensor(type_, shape, buffer=0, name="t", variable=False, quantization=None, sparsity=None):
-    fields = {"f0": ("off", Vec("i", shape)), "f1": ("b", type_), "f2": ("I", buffer),
-              "f3": ("off", Str(name))}
-    if variable:
-        fields["f5"] = ("?", True)
-    if quantization is not None:
-        fields["f4"] = ("off", quantization)
-    if sparsity is not None:
-        fields["f6"] = ("off", sparsity)
-    return Table(**fields)
-
-
-def quantization(scales=None, zero_points=None, dimension=None):
-    fields = {}
-    if scales is not None:
-        fields["f2"] = ("off", Vec("f", scales))
-    if zero_points is not None:
-        fields["f3"] = ("off", Vec("q", zero_points))
-    if dimension is not None:
-        fields["f6"] = ("i", dimension)
-    return Table(**fields)
+from tflite_flatbuffer import Str, Table, Vec, quantization, serialize, tensor  # noqa: E402
 
 
 def model(codes=(), tensors=(), operators=(), buffers=(b"",), version=3, subgraphs=None,

@@ -13,37 +13,16 @@ import sys
 
 # The FlatBuffer writer the runtime probe of `cargo xtask tflite-runtimes` uses too.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../../xtask/src"))
-from tflite_flatbuffer import Str, Table, Vec, serialize  # noqa: E402
+from tflite_flatbuffer import Str, Table, Vec, quantization, serialize, tensor  # noqa: E402
 
 
 FLOAT32, INT32, STRING, INT16, INT8, RESOURCE, VARIANT, INT4, BFLOAT16 = 0, 2, 5, 7, 9, 13, 14, 17, 18
-
-
-def tensor(type_, shape, buffer=0, name="t", variable=False, quantization=None, sparsity=None):
-    fields = {"f0": ("off", Vec("i", shape)), "f1": ("b", type_), "f2": ("I", buffer),
-              "f3": ("off", Str(name))}
-    if variable:
-        fields["f5"] = ("?", True)
-    if quantization is not None:
-        fields["f4"] = ("off", quantization)
-    if sparsity is not None:
-        fields["f6"] = ("off", sparsity)
-    return Table(**fields)
 
 
 def sparsity(dims):
     """A sparsity table with a traversal order and one DENSE dimension entry per dimension."""
     return Table(f0=("off", Vec("i", list(range(dims)))),
                  f2=("off", Vec("off", [Table() for _ in range(dims)])))
-
-
-def quantization(scales, zero_points=None, dimension=None):
-    fields = {"f2": ("off", Vec("f", scales))}
-    if zero_points is not None:
-        fields["f3"] = ("off", Vec("q", zero_points))
-    if dimension is not None:
-        fields["f6"] = ("i", dimension)
-    return Table(**fields)
 
 
 def operator(code, ins, outs, options=None):
