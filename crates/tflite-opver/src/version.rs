@@ -1,4 +1,6 @@
 //! The op version rules: the lowest version of a builtin operator whose kernel can run a
+//! given signature ([`op_version`], whose documentation gives the sources and the one rule
+//! that crashes TensorFlow itself), and which rule set it ([`version_reason`]).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -22,8 +24,6 @@ use crate::tensor::ElementType;
 /// assert_eq!(tflite_opver::op_version(&relu(ElementType::Int8)).get(), 2);
 /// assert_eq!(tflite_opver::op_version(&relu(ElementType::Int16)).get(), 3);
 /// ```
-///
-/// given signature.
 ///
 /// Facts: every rule below is TensorFlow's `GetBuiltinOperatorVersion`
 /// (`tensorflow/compiler/mlir/lite/tools/versioning/op_version.cc`, the converter's copy; the
