@@ -19,7 +19,7 @@
 //! the GraphDef version advances by one every day ([`history`]).
 //!
 //! The crate reads real files: binary GraphDefs and `saved_model.pb` ([`Artifact`], [`check_file`]),
-//! checking versions straight from the wire without decoding the nodes ([`sniff`]), and
+//! checking versions straight from the wire without decoding the nodes ([`sniff`](sniff())), and
 //! rewrites a file's VersionDef leaving every other byte alone ([`rewrite_versions`]). The raw
 //! protobuf types are in [`schema`].
 //!

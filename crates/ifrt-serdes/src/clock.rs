@@ -4,7 +4,7 @@
 //! clock is a parameter, so that tests and tools can ask "what would week-4-old have been on
 //! that day?" without waiting for it.
 //!
-//! [`SupportedVersions::week_4_old`]: crate::SupportedVersions::week_4_old
+//! [`SupportedVersions::week_4_old`]: crate::version::SupportedVersions::week_4_old
 
 use jiff::civil::Date;
 use jiff::tz::TimeZone;

@@ -3,8 +3,8 @@
 //!
 //! Each side announces the `[min, max]` it supports. The agreed version is the smaller maximum,
 //! provided neither side's minimum is above it. Both sides then turn the agreed number into a
-//! [`SerDesVersion`](crate::SerDesVersion) with their own range check
-//! ([`SupportedVersions::version`](crate::SupportedVersions::version)) and serialize everything
+//! [`SerDesVersion`] with their own range check
+//! ([`SupportedVersions::version`](crate::version::SupportedVersions::version)) and serialize everything
 //! they send with it; each side reads whatever it receives by the formats recorded in the data.
 
 use crate::error::{Error, Incompatible};

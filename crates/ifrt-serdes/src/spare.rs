@@ -26,7 +26,7 @@ pub(crate) const KEEP_BYTES: usize = 64 << 10;
 /// A thread's spare `T`, boxed so that taking it out and putting it back moves a pointer.
 pub(crate) type Slot<T> = Cell<Option<Box<T>>>;
 
-/// A message worth keeping between calls, with a slot per thread. Implemented by [`spares!`].
+/// A message worth keeping between calls, with a slot per thread. Implemented by `spares!`.
 pub(crate) trait Spare: Default + 'static {
     /// The heap bytes it holds (its capacity, not its length).
     fn held_bytes(&self) -> usize;

@@ -1,4 +1,4 @@
-//! [`versioned_struct!`]: declare a versioned struct once, get its layout, its lock and its
+//! [`versioned_struct!`](crate::versioned_struct!): declare a versioned struct once, get its layout, its lock and its
 //! checked accessors.
 
 /// Declares a `#[repr(C)]` struct versioned by `struct_size`.

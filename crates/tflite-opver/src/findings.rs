@@ -9,7 +9,7 @@
 //! a version stored too low lets a runtime whose kernel lacks the feature load the model and
 //! then fail or compute something else, instead of refusing it with "Didn't find op for
 //! builtin opcode ...", and a missing or understated minimum runtime tells the user nothing.
-//! [`Model::stamp_warnings`] lists each; [`stamp`](crate::stamp) fixes them all.
+//! [`Model::stamp_warnings`] lists each; [`stamp`](crate::stamp()) fixes them all.
 //!
 //! Facts: `tensorflow/lite/tools/versioning/runtime_version.cc`,
 //! `UpdateMinimumRuntimeVersionForModel`: it loops over `model->metadata()->size()` without
@@ -23,7 +23,7 @@ use crate::version::VersionReason;
 
 /// A stamp of the model that is lower than what its operators need, or missing
 /// ([`Model::stamp_warnings`]). The model still loads in a current TFLite; re-stamping it
-/// ([`stamp`](crate::stamp)) removes every one of these.
+/// ([`stamp`](crate::stamp())) removes every one of these.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StampWarning {
     /// An operator code's stored version is lower than its operators need by TF's rules.

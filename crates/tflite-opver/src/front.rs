@@ -1,4 +1,4 @@
-//! New FlatBuffer tables written in front of a model's bytes: how [`stamp`](crate::stamp) adds
+//! New FlatBuffer tables written in front of a model's bytes: how [`stamp`](crate::stamp()) adds
 //! a field a model lacks without rewriting the rest.
 //!
 //! Offsets in a FlatBuffer are unsigned and point forward, so the front part's tables can point

@@ -83,7 +83,7 @@
 //! Every item is at the crate root, grouped below by the part of the scheme it serves: reading
 //! a [`Model`], describing one operator ([`OpSignature`], [`TensorSpec`], its options in the
 //! [`params`] family), TF's rules ([`op_version`], [`version_reason`]) and your own
-//! ([`VersionRules`]), re-stamping ([`stamp`]), writing small models ([`ModelBuilder`]),
+//! ([`VersionRules`]), re-stamping ([`stamp`](stamp())), writing small models ([`ModelBuilder`]),
 //! real runtimes ([`Runtime`], [`Model::runtime_verdicts`]), TFLite releases
 //! ([`RuntimeVersion`], [`runtime_table`]), kernel registries ([`Resolver`]) and delegates
 //! ([`Delegate`]). Two modules are public: [`params`], the operators' options, and [`schema`],

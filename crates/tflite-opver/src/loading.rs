@@ -196,7 +196,7 @@ fn size_of(dims: impl Iterator<Item = i32>, bits: u8) -> Option<u64> {
 
 /// What a tensor class ([`TensorClasses`](crate::classes::TensorClasses)) implies for loading,
 /// worked out once per class: a model of millions of tensors has a few classes, and each tensor
-/// then costs [`ClassLoad::is_odd`]'s few comparisons instead of [`is_odd`]'s work.
+/// then costs [`ClassLoad::is_odd_constant`]'s few comparisons instead of [`is_odd`]'s work.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct ClassLoad {
     /// Some runtime may refuse every tensor of the class, whatever its buffer: its type, a

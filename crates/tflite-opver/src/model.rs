@@ -469,7 +469,7 @@ impl<'a> Model<'a> {
     }
 
     /// The version the operator at `at` needs, and the rule of TF's op_version.cc that set it
-    /// ([`version_reason`](crate::version_reason)). A custom operator keeps its code's stored
+    /// ([`version_reason`]). A custom operator keeps its code's stored
     /// version: no rule judges it.
     pub fn version_reason(&self, at: OperatorLocation) -> Result<VersionReason, Error> {
         let index = self.opcode_index(at)?;

@@ -9,7 +9,7 @@
 //! planus' generated readers, which re-derive the vtable and build a rich error value at each
 //! field; these readers locate the vtable once per table and make exactly planus' checks for
 //! the fields they read (an offset stays inside the buffer, a vtable is at least 4 bytes and of
-//! even length, a vector's elements fit in the buffer). Re-stamping ([`stamp`](crate::stamp))
+//! even length, a vector's elements fit in the buffer). Re-stamping ([`stamp`](crate::stamp()))
 //! finds the fields it patches here, in a model already validated.
 //!
 //! Every reader returns `None` where it gives up: the model reader then reads that table again

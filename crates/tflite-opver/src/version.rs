@@ -57,7 +57,7 @@ pub fn op_version(sig: &OpSignature) -> OpVersion {
 /// The version is always [`op_version`]'s; the reason is the arm of the same rule that
 /// returned it. Explaining costs the same as [`op_version`] (one more pointer is kept), but
 /// nothing on the hot path ([`Model::required_versions`](crate::Model::required_versions),
-/// [`stamp`](crate::stamp)) computes reasons: ask for them when you show them.
+/// [`stamp`](crate::stamp())) computes reasons: ask for them when you show them.
 ///
 /// ```
 /// use tflite_opver::{

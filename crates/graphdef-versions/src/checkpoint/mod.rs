@@ -6,7 +6,7 @@
 //! (`tensorflow/core/util/tensor_bundle/tensor_bundle.cc`).
 //!
 //! [`check_checkpoint_index`] takes the whole `.index` file; [`check_bundle_header`] takes the
-//! header record's bytes, found with [`bundle_header`](crate::bundle_header).
+//! header record's bytes, found with [`bundle_header`].
 
 mod table;
 

@@ -3,7 +3,7 @@
 //! `tf.experimental.load_pluggable_device_library` (`TF_LoadPluggableDeviceLibrary`) opens the
 //! plugin with `dlopen(RTLD_NOW | RTLD_LOCAL)`, then looks up its entry points. What decides
 //! whether that works in a given release, each from the release facts se-abi carries
-//! ([`TF_RELEASES`](crate::tensorflow::TF_RELEASES)):
+//! ([`TF_RELEASES`]):
 //!
 //! 1. **Every library it needs resolves.** A `DT_NEEDED` name matches a library the release
 //!    has loaded by its soname (the loader looks among loaded objects first), or a file in the

@@ -26,7 +26,7 @@ struct Digested<'p, 'b> {
     /// The options its operators read so far.
     options: OptionsEntries,
     /// The FlatBuffer tables of the operators read: each operator and its options tables
-    /// ([`Model::flatbuffer_tables`]).
+    /// ([`Model::flatbuffer_tables`](crate::Model::flatbuffer_tables)).
     tables: usize,
     /// Per operator code, the input and output index bytes of its last operator read by hand
     /// and where its indices sit in the pool: an operator with the same bytes has the same
@@ -151,7 +151,7 @@ impl Subgraph {
     /// was found by hand too (`raw`), and by planus otherwise or when the hand reader gives up,
     /// so planus' error names whatever is malformed.
     ///
-    /// A loop of its own: inside [`Model::from_bytes`], planus' iterator over the operators
+    /// A loop of its own: inside [`Model::from_bytes`](crate::Model::from_bytes), planus' iterator over the operators
     /// was not inlined and handed each operator back through memory (perf, bench model).
     pub(super) fn read_operators(
         &mut self,
@@ -437,7 +437,7 @@ fn raw_tensor_indices(
 ///
 /// A function of its own, with its helpers inlined into it: returned through memory, the
 /// facts, params and index ranges cost a store-forwarding stall each per operator, and
-/// inlined into [`Model::from_bytes`] it left no inlining budget for planus' small readers
+/// inlined into [`Model::from_bytes`](crate::Model::from_bytes) it left no inlining budget for planus' small readers
 /// (perf on the bench model of a million operators).
 #[inline(never)]
 fn digest_operator(
