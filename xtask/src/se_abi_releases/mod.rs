@@ -1,0 +1,179 @@
+//! `cargo xtask se-abi-releases`: TensorFlow's StreamExecutor C API as each release shipped it,
+//! taken from the real wheels, for se-abi.
+//!
+//! For every release from 2.5 (the first with PluggableDevice) to 2.21, the xtask finds the
+//! wheel's C headers (in a venv `DIR/tf-<release>` when there is one, else in the wheel under
+//! `--wheels`, downloaded with `pip download --no-deps --only-binary=:all:` when missing: the
+//! older wheels are for older Pythons, but their headers are plain files), and:
+//!
+//! - **layouts**: preprocesses `stream_executor.h` with `gcc -E`, reads the declarations of its
+//!   structs, typedefs and enums (a small reader for the C that header uses: [`CType`]), then
+//!   compiles a layout dump against the header with `gcc` and runs it, so that every offset,
+//!   size, alignment, enum signedness and `*_STRUCT_SIZE` value is the compiler's, not ours.
+//!   Written to `crates/se-abi/releases/<release>/layout.json.gz`;
+//! - **symbols** (the ten releases that install on this Python, 2.12 ... 2.21): imports
+//!   tensorflow in the venv, lists the shared libraries it loaded from the wheel, and reads each
+//!   one's soname and exported C symbols (ELF, with the `object` crate); records whether a global
+//!   lookup (`dlsym(RTLD_DEFAULT)`) finds TensorFlow's C API. Written to
+//!   `crates/se-abi/releases/<release>/symbols.json.gz`.
+//!
+//! Those facts are committed (gzip-compressed JSON) and are the source data of `cargo xtask
+//! codegen`, which turns them into se-abi's `src/generated/` ([`generate`]).
+//!
+//! [`CType`]: c_header::CType
+//! [`generate`]: fn@generate
+
+mod c_header;
+mod generate;
+mod history;
+mod layout;
+mod symbols;
+mod wheels;
+
+use std::fs;
+use std::io::{Read as _, Write as _};
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use layout::layout_of;
+use symbols::symbols_of;
+use wheels::{ensure_venv, ensure_wheel, extract_headers, site_packages};
+
+pub use generate::generate;
+pub use history::{FactStruct, read_layouts};
+
+/// Every release covered, oldest first, with the Python version its `tensorflow-cpu` wheel is
+/// for when it does not install on this machine's Python (3.11): the latest patch release of
+/// each minor version since PluggableDevice appeared (2.5).
+pub const RELEASES: &[(&str, Option<&str>)] = &[
+    ("2.5.3", Some("3.9")),
+    ("2.6.5", Some("3.9")),
+    ("2.7.4", Some("3.9")),
+    ("2.8.4", Some("3.10")),
+    ("2.9.3", Some("3.10")),
+    ("2.10.1", Some("3.10")),
+    ("2.11.1", Some("3.10")),
+    ("2.12.1", None),
+    ("2.13.1", None),
+    ("2.14.1", None),
+    ("2.15.1", None),
+    ("2.16.2", None),
+    ("2.17.1", None),
+    ("2.18.1", None),
+    ("2.19.1", None),
+    ("2.20.0", None),
+    ("2.21.0", None),
+];
+
+/// Where the facts live, relative to the workspace root.
+pub const FACTS: &str = "crates/se-abi/releases";
+
+/// The header, relative to the wheel's `tensorflow/include/`.
+pub(super) const SE_HEADER: &str = "tensorflow/c/experimental/stream_executor/stream_executor.h";
+
+/// `cargo xtask se-abi-releases`.
+pub fn dump(root: &Path, venvs: &Path, wheels: &Path, only: &[String]) -> Result<(), String> {
+    for release in only {
+        if !RELEASES.iter().any(|(r, _)| r == release) {
+            return Err(format!(
+                "unknown release {release}; the covered releases are {}",
+                RELEASES
+                    .iter()
+                    .map(|(r, _)| *r)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let scratch = tempfile::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
+    for &(release, python) in RELEASES {
+        if !only.is_empty() && !only.iter().any(|r| r == release) {
+            continue;
+        }
+        let out = root.join(FACTS).join(release);
+        fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let venv = venvs.join(format!("tf-{release}"));
+        let include = match python {
+            None => {
+                ensure_venv(&venv, release)?;
+                site_packages(&venv)?.join("tensorflow/include")
+            }
+            Some(python) => {
+                let wheel = ensure_wheel(wheels, release, python)?;
+                let dir = scratch.path().join(release);
+                extract_headers(&wheel, &dir)?;
+                dir.join("tensorflow/include")
+            }
+        };
+        let layout = layout_of(&include, release, scratch.path())?;
+        write_gz(&out.join("layout.json.gz"), &layout)?;
+        println!(
+            "{release}: {} structs",
+            layout["structs"].as_array().map_or(0, Vec::len)
+        );
+        if python.is_none() {
+            let symbols = symbols_of(&venv, release)?;
+            write_gz(&out.join("symbols.json.gz"), &symbols)?;
+        }
+    }
+    println!("now run `cargo xtask codegen` to regenerate se-abi's declarations");
+    Ok(())
+}
+
+pub(super) fn run(command: &mut Command) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed: {status}"))
+    }
+}
+
+pub(super) fn output(command: &mut Command) -> Result<String, String> {
+    let out = command
+        .output()
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{command:?} failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|_| format!("{command:?} printed non-UTF-8"))
+}
+
+fn write_gz(path: &Path, value: &Value) -> Result<(), String> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    text.push('\n');
+    // A fixed header (no file name, no time) keeps the bytes the same from run to run.
+    let mut encoder = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(Vec::new(), flate2::Compression::best());
+    encoder
+        .write_all(text.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = encoder
+        .finish()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads a committed fact file.
+pub fn read_gz(path: &Path) -> Result<Value, String> {
+    let bytes = fs::read(path).map_err(|e| {
+        format!(
+            "{}: {e}; run `cargo xtask se-abi-releases` to make it",
+            path.display()
+        )
+    })?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(bytes.as_slice())
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
