@@ -1,0 +1,248 @@
+//! `tflite-opver runtimes`: which real runtimes load a model, its JSON, `--require` and exit codes.
+
+use super::json_keys::{UNREADABLE_KEYS, readme_keys};
+use super::*;
+
+/// The keys of `runtimes --json`, exactly; the crate README lists the same.
+const RUNTIMES_KEYS: &[&str] = &[
+    "file",
+    "loads_on",
+    "oldest",
+    "oldest.ai-edge-litert",
+    "oldest.tensorflow-cpu",
+    "oldest.tflite-runtime",
+    "required",
+    "required[].loads",
+    "required[].runtime",
+    "runtimes",
+    "runtimes[].blocking",
+    "runtimes[].blocking[].builtin_code",
+    "runtimes[].blocking[].cause",
+    "runtimes[].blocking[].max_registered_version",
+    "runtimes[].blocking[].name",
+    "runtimes[].blocking[].operator_code",
+    "runtimes[].blocking[].reason",
+    "runtimes[].blocking[].required_version",
+    "runtimes[].blocking[].version",
+    "runtimes[].crashes",
+    "runtimes[].error",
+    "runtimes[].family",
+    "runtimes[].loads",
+    "runtimes[].refused_by",
+    "runtimes[].runtime",
+    "runtimes[].version",
+    "unreadable",
+    "warnings",
+    "warnings[].kind",
+    "warnings[].message",
+    "warnings[].operator_code",
+];
+
+/// A float SQRT stamped version 2 (the version of its int8 and int16 kernels, which came in
+/// TensorFlow 2.21 and ai-edge-litert 2.0.2): a model older runtimes refuse.
+fn sqrt_v2(dir: &std::path::Path) -> PathBuf {
+    let t = TensorSpec::new(ElementType::Float32, &[1, 4]);
+    let sqrt = OpSignature::new(
+        BuiltinOperator::SQRT,
+        vec![t.clone()],
+        vec![t],
+        Params::None,
+    );
+    let path = dir.join("sqrt_v2.tflite");
+    std::fs::write(
+        &path,
+        ModelBuilder::new()
+            .signature(&sqrt, OpVersion::new(2))
+            .finish(),
+    )
+    .unwrap();
+    path
+}
+
+fn runtimes(model: &std::path::Path, extra: &[&str]) -> Output {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["runtimes".as_ref(), model.as_os_str()];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    run(&args)
+}
+
+#[test]
+fn runtimes_json_has_the_documented_names() {
+    assert_eq!(readme_keys("#### `runtimes --json`"), RUNTIMES_KEYS);
+    let dir = scratch("runtimes-json");
+    let model = sqrt_v2(&dir);
+    let out = runtimes(
+        &model,
+        &[
+            "--json",
+            "--require",
+            "ai-edge-litert 2.3.0",
+            "--require",
+            "tensorflow-cpu 2.20.0",
+        ],
+    );
+    // A required runtime refuses it.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let json = json_of(&out);
+    // Every key, and no other (the model has no metadata: a stamp warning).
+    assert_eq!(sorted_keys(&json), RUNTIMES_KEYS);
+    assert_eq!(json["warnings"][0]["kind"], "no_metadata");
+    let all = json["runtimes"].as_array().unwrap();
+    assert_eq!(all.len(), 30);
+    assert_eq!(all[0]["runtime"], "tensorflow-cpu 2.12.1");
+    assert_eq!(all[0]["family"], "tensorflow-cpu");
+    assert_eq!(all[0]["version"], "2.12.1");
+    assert_eq!(all[0]["loads"], false);
+    assert_eq!(all[0]["crashes"], false);
+    assert_eq!(all[0]["refused_by"], "operator");
+    assert_eq!(
+        all[0]["error"],
+        "Didn't find op for builtin opcode 'SQRT' version '2'. An older version of this builtin \
+         might be supported. Are you using an old TFLite binary with a newer model?\n\
+         Registration failed.\n"
+    );
+    let blocking = &all[0]["blocking"][0];
+    assert_eq!(blocking["operator_code"], 0);
+    assert_eq!(blocking["name"], "SQRT");
+    assert_eq!(blocking["builtin_code"], 75);
+    assert_eq!(blocking["version"], 2);
+    assert_eq!(blocking["max_registered_version"], 1);
+    assert_eq!(blocking["cause"], "version_not_registered");
+    assert_eq!(blocking["required_version"], 1);
+    assert!(blocking["reason"].as_str().unwrap().starts_with("v1: "));
+    assert_eq!(all[9]["runtime"], "tensorflow-cpu 2.21.0");
+    assert_eq!(all[9]["loads"], true);
+    assert_eq!(all[9]["error"], Value::Null);
+    assert_eq!(all[9]["refused_by"], Value::Null);
+    assert_eq!(all[9]["blocking"], json!([]));
+    assert_eq!(json["oldest"]["tensorflow-cpu"], "2.21.0");
+    assert_eq!(json["oldest"]["tflite-runtime"], Value::Null);
+    assert_eq!(json["oldest"]["ai-edge-litert"], "2.0.2");
+    assert_eq!(json["loads_on"].as_array().unwrap().len(), 12);
+    assert_eq!(
+        json["required"],
+        json!([
+            {"runtime": "ai-edge-litert 2.3.0", "loads": true},
+            {"runtime": "tensorflow-cpu 2.20.0", "loads": false},
+        ])
+    );
+    assert_eq!(json["file"], model.display().to_string());
+    assert_eq!(json["unreadable"], false);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn runtimes_exits_1_only_when_no_runtime_or_a_required_one_refuses() {
+    let dir = scratch("runtimes-exit");
+    let model = sqrt_v2(&dir);
+    // Some runtime loads it: 0, and the table on standard output.
+    let out = runtimes(&model, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with(&format!(
+            "{}: loads on 12 of 30 runtimes\noldest that load it: tensorflow-cpu 2.21.0, no \
+             tflite-runtime, ai-edge-litert 2.0.2\n",
+            model.display()
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains(
+        "\n  tensorflow-cpu 2.20.0    Didn't find op for builtin opcode 'SQRT' version '2'. An \
+         older version of this builtin might be supported. Are you using an old TFLite binary \
+         with a newer model? Registration failed.\n                             operator code 0 \
+         (SQRT v2): it registers up to v1; its operators need v1: "
+    ));
+    assert!(
+        stdout.contains("`tflite-opver stamp --minimize` lowers it\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\n  ai-edge-litert 2.3.0     loads\n"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 2 + 30 + 18);
+    // The model has no metadata: the stamp warning, and nothing else.
+    let warning = format!(
+        "tflite-opver: warning: {}: the model has no metadata",
+        model.display()
+    );
+    let only_the_warning = |out: &Output| {
+        let stderr = text(&out.stderr);
+        stderr.lines().count() == 1 && stderr.starts_with(&warning)
+    };
+    assert!(only_the_warning(&out), "{}", text(&out.stderr));
+
+    // Every required runtime loads it: 0.
+    let out = runtimes(
+        &model,
+        &[
+            "--require",
+            "ai-edge-litert 2.0.2",
+            "--require",
+            "tensorflow-cpu 2.21.0",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(only_the_warning(&out), "{}", text(&out.stderr));
+
+    // One refuses it: 1, and why on standard error.
+    let out = runtimes(&model, &["--require", "ai-edge-litert 1.4.0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    let file = model.display();
+    let (stderr, rest) = stderr.split_at(stderr.find(&warning).unwrap_or(stderr.len()));
+    assert!(rest.starts_with(&warning), "{rest}");
+    assert_eq!(
+        stderr,
+        format!(
+            "tflite-opver: {file}: ai-edge-litert 1.4.0 refuses it (required): Didn't find op \
+             for builtin opcode 'SQRT' version '2'. An older version of this builtin might be \
+             supported. Are you using an old TFLite binary with a newer model? Registration \
+             failed.\ntflite-opver: {file}: ai-edge-litert 1.4.0: operator code 0 (SQRT v2): it \
+             registers up to v1; its operators need {}; `tflite-opver stamp --minimize` lowers \
+             it\n",
+            stderr
+                .split("its operators need ")
+                .nth(1)
+                .and_then(|rest| rest.split(';').next())
+                .unwrap_or("?")
+        )
+    );
+
+    // No runtime loads it: 1.
+    let out_of_range = dir.join("code_250.tflite");
+    let t = TensorSpec::new(ElementType::Float32, &[4]);
+    let mut builder = ModelBuilder::new();
+    let code = builder.operator_code(BuiltinOperator::new(250), OpVersion::ONE);
+    let (a, b) = (builder.tensor(&t), builder.tensor(&t));
+    builder.operator(code, &[a], &[b], None);
+    std::fs::write(&out_of_range, builder.finish()).unwrap();
+    let out = runtimes(&out_of_range, &["--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json = json_of(&out);
+    assert_eq!(json["loads_on"], json!([]));
+    assert_eq!(
+        json["runtimes"][29]["error"],
+        "Op builtin_code out of range: 250. Are you using old TFLite binary with newer model?\
+         Registration failed.\n"
+    );
+    assert_eq!(
+        json["runtimes"][29]["blocking"][0]["cause"],
+        "code_out_of_range"
+    );
+    assert_eq!(
+        json["runtimes"][29]["blocking"][0]["max_registered_version"],
+        Value::Null
+    );
+
+    // A runtime that is not one of the thirty is a usage error; so is an unreadable model.
+    let out = runtimes(&model, &["--require", "ai-edge-litert 9.9.9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown runtime \"ai-edge-litert 9.9.9\""));
+    let garbage = dir.join("garbage.tflite");
+    std::fs::write(&garbage, b"not a model at all").unwrap();
+    let out = runtimes(&garbage, &["--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(sorted_keys(&json_of(&out)), UNREADABLE_KEYS);
+    std::fs::remove_dir_all(&dir).ok();
+}
