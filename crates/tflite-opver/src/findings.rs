@@ -15,6 +15,9 @@
 //! `UpdateMinimumRuntimeVersionForModel`: it loops over `model->metadata()->size()` without
 //! checking that the vector exists (a model without one crashes it), and copies the version
 //! only into an existing `min_runtime_version` entry (a model without one stays without).
+//! `tensorflow/lite/tools/versioning/op_version.cc`, `UpdateOpVersion`: it raises a version only
+//! where the field is stored (a code written with the default 1 left out stays at 1, with the
+//! log "Can't set operator ... to version ..."); [`stamp`](crate::stamp()) adds the field.
 
 use crate::model::Model;
 use crate::operator::{BuiltinOperator, OpVersion};
@@ -30,8 +33,9 @@ pub enum StampWarning {
     #[error(
         "operator code {code} ({}) is stored as version {stored}, but its operators need \
          version {required} ({}): an older TFLite without version {required} would load the \
-         model and fail or misbehave instead of refusing it; re-stamping raises it, as TF's \
-         UpdateOpVersion (tensorflow/lite/tools/versioning/op_version.cc) does",
+         model and fail or misbehave instead of refusing it; re-stamping raises it (TF's \
+         UpdateOpVersion, tensorflow/lite/tools/versioning/op_version.cc, does only where the \
+         model stores the version field, not where it was left out as the default 1)",
         op.name().unwrap_or("an unknown builtin"),
         reason.rule()
     )]

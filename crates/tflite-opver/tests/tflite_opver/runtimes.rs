@@ -2,7 +2,8 @@
 //! against the shared oracle's own probe of the same wheels, and every verdict against what the
 //! real runtimes said: the shared oracle's 241 converted models, and the crate's own real
 //! verdicts (`tests/data/runtimes/`: models converted by each TensorFlow release, hand-made
-//! specimens of every refusal, and every signature model re-stamped), construction and text.
+//! specimens of every refusal, every signature model re-stamped, and real third-party models
+//! as shipped and re-stamped), construction and text.
 
 use std::collections::BTreeMap;
 
@@ -255,8 +256,9 @@ fn every_shared_oracle_verdict_agrees() {
 
 /// The crate's own real verdicts (`tests/data/runtimes/verdicts.json`, made by
 /// `interop/runtimes/verdicts.py` with the thirty real wheels): models converted by each
-/// TensorFlow release, hand-made specimens of every way a runtime refuses a model, and every
-/// signature model of `tests/data/sig/` re-stamped to the versions its operator needs.
+/// TensorFlow release, hand-made specimens of every way a runtime refuses a model, every
+/// signature model of `tests/data/sig/` re-stamped to the versions its operator needs, and the
+/// real models of a public package (`runtimes/wild/`), as shipped and re-stamped.
 #[test]
 fn every_real_verdict_agrees() {
     let table = verdicts("runtimes/verdicts.json");
@@ -265,13 +267,21 @@ fn every_real_verdict_agrees() {
     let mut wrong = Vec::new();
     let mut kinds = BTreeMap::new();
     for (key, expected) in &table.models {
+        // A signature model is under `tests/data/`, every other model under `runtimes/`.
+        let path = |name: &str| {
+            if name.starts_with("sig/") {
+                name.to_owned()
+            } else {
+                format!("runtimes/{name}")
+            }
+        };
         let bytes = match key.strip_suffix("@raise") {
-            Some(sig) => {
-                stamp(&data_bytes(sig), StampMode::Raise)
+            Some(model) => {
+                stamp(&data_bytes(&path(model)), StampMode::Raise)
                     .unwrap_or_else(|e| panic!("{key}: {e}"))
                     .bytes
             }
-            None => data_bytes(&format!("runtimes/{key}")),
+            None => data_bytes(&path(key)),
         };
         wrong.extend(disagreements(&table, key, &bytes, expected));
         let kind = key.split('/').next().unwrap_or_default().to_owned();
@@ -287,6 +297,8 @@ fn every_real_verdict_agrees() {
     assert!(kinds["converted"] >= 1080 * 30, "{kinds:?}");
     assert!(kinds["specimens"] >= 50 * 30, "{kinds:?}");
     assert!(kinds["sig"] >= 1700 * 30, "{kinds:?}");
+    // The 14 real models of the mediapipe wheel, as shipped and re-stamped.
+    assert!(kinds["wild"] >= 2 * 14 * 30, "{kinds:?}");
     let texts: Vec<&str> = table.texts.iter().map(|(_, t)| t.as_str()).collect();
     for form in [
         "Didn't find op for builtin opcode",
