@@ -3,9 +3,11 @@
 //!
 //! Each side announces the `[min, max]` it supports. The agreed version is the smaller maximum,
 //! provided neither side's minimum is above it. Both sides then turn the agreed number into a
-//! [`SerDesVersion`] with their own range check
-//! ([`SupportedVersions::version`](crate::version::SupportedVersions::version)) and serialize everything
-//! they send with it; each side reads whatever it receives by the formats recorded in the data.
+//! [`SerDesVersion`] with their own range check ([`SupportedVersions::version`]) and serialize
+//! everything they send with it; each side reads whatever it receives by the formats recorded
+//! in the data.
+//!
+//! [`SupportedVersions::version`]: crate::version::SupportedVersions::version
 
 use crate::error::{Error, Incompatible};
 use crate::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions};

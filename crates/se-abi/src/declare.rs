@@ -1,5 +1,5 @@
-//! [`versioned_struct!`](crate::versioned_struct!): declare a versioned struct once, get its layout, its lock and its
-//! checked accessors.
+//! [`versioned_struct!`](crate::versioned_struct!): declare a versioned struct once, get its
+//! layout, its lock and its checked accessors.
 
 /// Declares a `#[repr(C)]` struct versioned by `struct_size`.
 ///

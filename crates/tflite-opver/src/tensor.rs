@@ -3,8 +3,9 @@
 //!
 //! [`ElementType`] is TF's `TfLiteType`; [`TensorSpec`] is TF's `OpSignatureTensorSpec` plus
 //! the tensor facts its op-specific rules read. Both sit below operator options
-//! ([`Params`](crate::params::Params) holds an `ElementType` for quantized bias types) and signatures
-//! (an [`OpSignature`](crate::OpSignature) holds one `TensorSpec` per input and output).
+//! ([`Params`](crate::params::Params) holds an `ElementType` for quantized bias types) and
+//! signatures (an [`OpSignature`](crate::OpSignature) holds one `TensorSpec` per input and
+//! output).
 
 /// A tensor's element type: TF's `TfLiteType`, which the version rules compare against.
 ///

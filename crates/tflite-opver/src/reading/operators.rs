@@ -151,8 +151,9 @@ impl Subgraph {
     /// was found by hand too (`raw`), and by planus otherwise or when the hand reader gives up,
     /// so planus' error names whatever is malformed.
     ///
-    /// A loop of its own: inside [`Model::from_bytes`](crate::Model::from_bytes), planus' iterator over the operators
-    /// was not inlined and handed each operator back through memory (perf, bench model).
+    /// A loop of its own: inside [`Model::from_bytes`](crate::Model::from_bytes), planus'
+    /// iterator over the operators was not inlined and handed each operator back through memory
+    /// (perf, bench model).
     pub(super) fn read_operators(
         &mut self,
         bytes: &[u8],
@@ -437,8 +438,8 @@ fn raw_tensor_indices(
 ///
 /// A function of its own, with its helpers inlined into it: returned through memory, the
 /// facts, params and index ranges cost a store-forwarding stall each per operator, and
-/// inlined into [`Model::from_bytes`](crate::Model::from_bytes) it left no inlining budget for planus' small readers
-/// (perf on the bench model of a million operators).
+/// inlined into [`Model::from_bytes`](crate::Model::from_bytes) it left no inlining budget for
+/// planus' small readers (perf on the bench model of a million operators).
 #[inline(never)]
 fn digest_operator(
     operator: fb::OperatorRef<'_>,
