@@ -19,9 +19,11 @@
 mod abi_check;
 mod codegen;
 mod demo;
+mod gz;
 mod se_abi_releases;
 mod tf_releases;
 mod tflite_runtimes;
+mod venv;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

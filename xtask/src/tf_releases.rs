@@ -13,11 +13,12 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::codegen::{Files, HEADER};
+use crate::gz::gunzip;
+use crate::venv::{self, run};
 
 /// The releases covered, oldest first: one patch release of each minor version from 2.12 to
 /// 2.21, all of which install on CPython 3.11.
@@ -52,45 +53,15 @@ pub fn dump(root: &Path, venvs: &Path, releases: &[String]) -> Result<(), String
     fs::write(&script, DUMP_SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
     for release in chosen {
         let venv = venvs.join(format!("tf-{release}"));
-        let python = venv.join("bin/python");
-        if !imports_tensorflow(&python) {
-            println!("creating {} with tensorflow-cpu=={release}", venv.display());
-            run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-            run(Command::new(venv.join("bin/pip")).args([
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                &format!("tensorflow-cpu=={release}"),
-            ]))?;
-        }
+        venv::ensure_tensorflow(&venv, release)?;
         let out = root.join(DUMPS).join(release);
-        run(Command::new(&python)
+        run(Command::new(venv::python(&venv))
             .arg(&script)
             .arg(&out)
             .env("TF_CPP_MIN_LOG_LEVEL", "3"))?;
     }
     println!("now run `cargo xtask codegen` to regenerate the release tables");
     Ok(())
-}
-
-fn imports_tensorflow(python: &Path) -> bool {
-    python.exists()
-        && Command::new(python)
-            .args(["-c", "import tensorflow"])
-            .env("TF_CPP_MIN_LOG_LEVEL", "3")
-            .output()
-            .is_ok_and(|output| output.status.success())
-}
-
-fn run(command: &mut Command) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{command:?} failed: {status}"))
-    }
 }
 
 /// One release's dump, read back.
@@ -243,10 +214,7 @@ fn read_dump(dir: &Path, release: &str) -> Result<Dump, String> {
         .collect();
     let compressed =
         fs::read(path("ops.pb.gz")).map_err(|e| format!("{}: {e}", path("ops.pb.gz").display()))?;
-    let mut op_list = Vec::new();
-    flate2::read::GzDecoder::new(compressed.as_slice())
-        .read_to_end(&mut op_list)
-        .map_err(|e| format!("{}: {e}", path("ops.pb.gz").display()))?;
+    let op_list = gunzip(&compressed, &path("ops.pb.gz"))?;
     let ops = split_op_list(&op_list).map_err(|e| format!("{}: {e}", dir.display()))?;
     if constants["op_count"].as_u64() != Some(ops.len() as u64) {
         return Err(format!(

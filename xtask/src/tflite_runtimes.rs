@@ -16,13 +16,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
 use crate::codegen::{Files, HEADER};
+use crate::gz::{gunzip, gzip};
+use crate::venv::{self, run};
 
 /// One runtime a Python 3.11 user on Linux x86-64 can install.
 pub struct Runtime {
@@ -130,14 +131,11 @@ pub fn probe(root: &Path, venvs: &Path, chosen: &[String]) -> Result<(), String>
             continue;
         }
         let venv = runtime.venv(venvs);
-        let python = venv.join("bin/python");
+        let python = venv::python(&venv);
         if !has_distribution(&python, runtime) {
-            println!("creating {} with {}", venv.display(), runtime.name());
-            run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-            run(Command::new(venv.join("bin/pip"))
-                .args(["install", "--quiet", "--disable-pip-version-check"])
-                .arg(format!("{}=={}", runtime.family, runtime.version))
-                .args(runtime.pins))?;
+            let mut requirements = vec![format!("{}=={}", runtime.family, runtime.version)];
+            requirements.extend(runtime.pins.iter().map(|pin| pin.to_string()));
+            venv::create(&venv, &requirements)?;
         }
         println!("probing {}", runtime.name());
         let out = scratch.path().join("facts.json");
@@ -168,26 +166,6 @@ fn has_distribution(python: &Path, runtime: &Runtime) -> bool {
             .is_ok_and(|output| output.status.success())
 }
 
-fn run(command: &mut Command) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{command:?} failed: {status}"))
-    }
-}
-
-/// Gzip with no file name and a zero timestamp: the same bytes for the same facts.
-fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let mut encoder = flate2::GzBuilder::new()
-        .mtime(0)
-        .write(Vec::new(), flate2::Compression::best());
-    encoder.write_all(bytes).map_err(|e| format!("gzip: {e}"))?;
-    encoder.finish().map_err(|e| format!("gzip: {e}"))
-}
-
 fn read_facts(root: &Path, runtime: &Runtime) -> Result<Value, String> {
     let path = root.join(FACTS).join(runtime.facts_file());
     let compressed = fs::read(&path).map_err(|e| {
@@ -197,10 +175,7 @@ fn read_facts(root: &Path, runtime: &Runtime) -> Result<Value, String> {
             runtime.name()
         )
     })?;
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(compressed.as_slice())
-        .read_to_end(&mut json)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let json = gunzip(&compressed, &path)?;
     let facts: Value =
         serde_json::from_slice(&json).map_err(|e| format!("{}: {e}", path.display()))?;
     if facts["family"] != runtime.family || facts["version"] != runtime.version {

@@ -9,8 +9,9 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
+use super::SE_HEADER;
 use super::c_header::{CType, parse, resolved, rust_type};
-use super::{SE_HEADER, output, run};
+use crate::venv::{output, run};
 
 /// A type some releases define as a macro rather than a typedef (`c_api_macros.h`).
 const TYPE_MACRO: &str = "TF_Bool";

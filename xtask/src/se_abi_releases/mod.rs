@@ -31,15 +31,15 @@ mod symbols;
 mod wheels;
 
 use std::fs;
-use std::io::{Read as _, Write as _};
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
+use crate::gz::{gunzip, gzip};
+
 use layout::layout_of;
 use symbols::symbols_of;
-use wheels::{ensure_venv, ensure_wheel, extract_headers, site_packages};
+use wheels::{ensure_wheel, extract_headers, site_packages};
 
 pub use generate::generate;
 pub use history::{FactStruct, read_layouts};
@@ -97,7 +97,7 @@ pub fn dump(root: &Path, venvs: &Path, wheels: &Path, only: &[String]) -> Result
         let venv = venvs.join(format!("tf-{release}"));
         let include = match python {
             None => {
-                ensure_venv(&venv, release)?;
+                crate::venv::ensure_tensorflow(&venv, release)?;
                 site_packages(&venv)?.join("tensorflow/include")
             }
             Some(python) => {
@@ -122,45 +122,10 @@ pub fn dump(root: &Path, venvs: &Path, wheels: &Path, only: &[String]) -> Result
     Ok(())
 }
 
-pub(super) fn run(command: &mut Command) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{command:?} failed: {status}"))
-    }
-}
-
-pub(super) fn output(command: &mut Command) -> Result<String, String> {
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{command:?} failed ({}):\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    String::from_utf8(out.stdout).map_err(|_| format!("{command:?} printed non-UTF-8"))
-}
-
 fn write_gz(path: &Path, value: &Value) -> Result<(), String> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     text.push('\n');
-    // A fixed header (no file name, no time) keeps the bytes the same from run to run.
-    let mut encoder = flate2::GzBuilder::new()
-        .mtime(0)
-        .write(Vec::new(), flate2::Compression::best());
-    encoder
-        .write_all(text.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let bytes = encoder
-        .finish()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    fs::write(path, gzip(text.as_bytes())?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads a committed fact file.
@@ -171,9 +136,5 @@ pub fn read_gz(path: &Path) -> Result<Value, String> {
             path.display()
         )
     })?;
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(bytes.as_slice())
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    serde_json::from_slice(&gunzip(&bytes, path)?).map_err(|e| format!("{}: {e}", path.display()))
 }

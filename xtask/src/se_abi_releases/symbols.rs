@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use super::output;
+use crate::venv::output;
 
 /// Run in the release's venv: the shared libraries of the wheel that `import tensorflow` loads,
 /// and whether a global lookup finds TensorFlow's C API (`TF_NewStatus`).

@@ -1,37 +1,15 @@
-//! Where a release's headers come from: its venv (created with `tensorflow-cpu` when it does not
-//! import) or, for the releases that do not install on this Python, its wheel, downloaded and
+//! Where a release's headers come from: its venv (`crate::venv::ensure_tensorflow`) or, for the releases that do not install on this Python, its wheel, downloaded and
 //! unpacked.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::run;
+use crate::venv::run;
 
 /// The part of a wheel's `tensorflow/include/` the header needs: TF's C headers and the TSL
 /// status header it includes (which moved between releases).
 const INCLUDE_PARTS: &[&str] = &["tensorflow/c/", "tensorflow/tsl/c/", "tsl/c/", "xla/tsl/c/"];
-
-pub(super) fn ensure_venv(venv: &Path, release: &str) -> Result<(), String> {
-    let python = venv.join("bin/python");
-    let imports = python.exists()
-        && Command::new(&python)
-            .args(["-c", "import tensorflow"])
-            .env("TF_CPP_MIN_LOG_LEVEL", "3")
-            .output()
-            .is_ok_and(|o| o.status.success());
-    if !imports {
-        println!("creating {} with tensorflow-cpu=={release}", venv.display());
-        run(Command::new("python3").arg("-m").arg("venv").arg(venv))?;
-        run(Command::new(venv.join("bin/pip")).args([
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            &format!("tensorflow-cpu=={release}"),
-        ]))?;
-    }
-    Ok(())
-}
 
 pub(super) fn site_packages(venv: &Path) -> Result<PathBuf, String> {
     let lib = venv.join("lib");
