@@ -57,23 +57,7 @@ pub fn looks_like_index(bytes: &[u8]) -> bool {
 /// As in TensorFlow, the first entry is taken whatever its key (`BundleReader` seeks to the
 /// empty key and parses what it finds), and every block read on the way must pass its checksum.
 pub fn bundle_header(index: &[u8]) -> Result<&[u8], IndexError> {
-    let len = index.len();
-    if len < FOOTER_LEN {
-        return Err(IndexError::TooShort { len });
-    }
-    let footer_at = len - FOOTER_LEN;
-    let footer = &index[footer_at..];
-    if read_fixed64(&footer[FOOTER_LEN - 8..]) != TABLE_MAGIC {
-        return Err(IndexError::BadMagic);
-    }
-    // The footer holds the metaindex handle, then the index handle; TensorFlow never reads the
-    // metaindex block of a bundle, but decodes its handle all the same.
-    let mut cursor = Cursor::new(footer);
-    let bad_footer = || IndexError::BadBlockHandle { at: footer_at };
-    BlockHandle::decode(&mut cursor).ok_or_else(bad_footer)?;
-    let index_handle = BlockHandle::decode(&mut cursor).ok_or_else(bad_footer)?;
-
-    let index_block = Block::read(index, index_handle)?;
+    let index_block = Block::read(index, index_handle(index)?)?;
     let mut entries = index_block.seek_first()?;
     // The first error met in a data block, kept while later blocks are tried: TensorFlow's
     // two-level iterator skips a data block that yields no entry (`SaveError`).
@@ -94,14 +78,11 @@ pub fn bundle_header(index: &[u8]) -> Result<&[u8], IndexError> {
     Err(first_error.unwrap_or(IndexError::NoHeader))
 }
 
-/// Calls `visit` with every entry of the table after the header, in key order: its key (a
-/// tensor's name) and its value (a serialized `BundleEntryProto`), as `BundleReader` finds them.
-/// Every block is read from its start and must pass its checksum; the header (the empty key)
-/// is left out. Keys are rebuilt in one buffer, so the work is linear in the file's size.
-pub(crate) fn for_each_entry(
-    index: &[u8],
-    mut visit: impl FnMut(&[u8], &[u8]),
-) -> Result<(), IndexError> {
+/// Where the table's index block is, read from its footer: the file must be long enough for
+/// one and end with the table magic. The footer holds the metaindex handle, then the index
+/// handle; TensorFlow never reads the metaindex block of a bundle, but decodes its handle all
+/// the same.
+fn index_handle(index: &[u8]) -> Result<BlockHandle, IndexError> {
     let len = index.len();
     if len < FOOTER_LEN {
         return Err(IndexError::TooShort { len });
@@ -114,8 +95,18 @@ pub(crate) fn for_each_entry(
     let mut cursor = Cursor::new(footer);
     let bad_footer = || IndexError::BadBlockHandle { at: footer_at };
     BlockHandle::decode(&mut cursor).ok_or_else(bad_footer)?;
-    let index_handle = BlockHandle::decode(&mut cursor).ok_or_else(bad_footer)?;
-    let mut blocks = Block::read(index, index_handle)?.first()?;
+    BlockHandle::decode(&mut cursor).ok_or_else(bad_footer)
+}
+
+/// Calls `visit` with every entry of the table after the header, in key order: its key (a
+/// tensor's name) and its value (a serialized `BundleEntryProto`), as `BundleReader` finds them.
+/// Every block is read from its start and must pass its checksum; the header (the empty key)
+/// is left out. Keys are rebuilt in one buffer, so the work is linear in the file's size.
+pub(crate) fn for_each_entry(
+    index: &[u8],
+    mut visit: impl FnMut(&[u8], &[u8]),
+) -> Result<(), IndexError> {
+    let mut blocks = Block::read(index, index_handle(index)?)?.first()?;
     while let Some(block_entry) = blocks.next_entry()? {
         let mut handle = Cursor::new(block_entry.value);
         let handle = BlockHandle::decode(&mut handle).ok_or(IndexError::BadBlockHandle {
