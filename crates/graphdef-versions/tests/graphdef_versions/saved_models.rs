@@ -55,18 +55,7 @@ fn colocation_is_not_validated_in_function_bodies() {
         ret: HashMap::from([("y".to_string(), "y_0:output:0".to_string())]),
         ..FunctionDef::default()
     };
-    let graph = GraphDef {
-        library: Some(FunctionDefLibrary {
-            function: vec![function],
-            ..FunctionDefLibrary::default()
-        }),
-        versions: Some(VersionDef {
-            producer: 1395,
-            min_consumer: 12,
-            ..VersionDef::default()
-        }),
-        ..GraphDef::default()
-    };
+    let graph = library_graph(vec![function]);
     let judge = ReleaseJudge::with_host("vm");
     let report = judge.judge_saved_model_graph(&graph);
     assert!(report.verdicts().iter().all(|v| v.accepted()), "{report:?}");
@@ -161,6 +150,12 @@ fn doubling_library(depth: usize, returns: bool) -> GraphDef {
             ..FunctionDef::default()
         });
     }
+    library_graph(functions)
+}
+
+/// A graph of no nodes whose library holds `functions`, stamped as TF 2.21 stamps one
+/// (producer 1395, min_consumer 12 for a library).
+fn library_graph(functions: Vec<FunctionDef>) -> GraphDef {
     GraphDef {
         library: Some(FunctionDefLibrary {
             function: functions,
