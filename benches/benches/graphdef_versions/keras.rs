@@ -357,18 +357,23 @@ fn concrete(c: i64) -> SavedConcreteFunction {
     }
 }
 
+/// A Keras user object of the object graph, as Keras saves one: its identifier, version 1.
+fn keras_object(identifier: &str) -> ObjectKind {
+    ObjectKind::UserObject(SavedUserObject {
+        identifier: identifier.into(),
+        version: Some(VersionDef {
+            producer: 1,
+            min_consumer: 1,
+            ..VersionDef::default()
+        }),
+    })
+}
+
 /// The SavedModel of a network of `blocks` blocks: `3 * blocks + 4` library functions.
 pub fn saved_model(blocks: usize) -> Vec<u8> {
     let mut functions = Vec::new();
     let mut objects = vec![SavedObject {
-        kind: Some(ObjectKind::UserObject(SavedUserObject {
-            identifier: "_tf_keras_network".into(),
-            version: Some(VersionDef {
-                producer: 1,
-                min_consumer: 1,
-                ..VersionDef::default()
-            }),
-        })),
+        kind: Some(keras_object("_tf_keras_network")),
         ..SavedObject::default()
     }];
     let mut concrete_functions = HashMap::new();
@@ -428,14 +433,7 @@ pub fn saved_model(blocks: usize) -> Vec<u8> {
         }
         objects[layer as usize] = SavedObject {
             children,
-            kind: Some(ObjectKind::UserObject(SavedUserObject {
-                identifier: "_tf_keras_layer".into(),
-                version: Some(VersionDef {
-                    producer: 1,
-                    min_consumer: 1,
-                    ..VersionDef::default()
-                }),
-            })),
+            kind: Some(keras_object("_tf_keras_layer")),
             ..SavedObject::default()
         };
         model_calls.push(call_fn);
