@@ -48,6 +48,9 @@ pub(crate) struct FormTable {
     /// The forms, found by the hash of their keys.
     index: HashTable<u32>,
     hasher: RandomState,
+    /// Per operator code, the form its last operator had: a converter writes runs of alike
+    /// operators, and one comparison of keys finds most forms without hashing the key.
+    last: Vec<u32>,
 }
 
 /// What an operator's form is made of, as words: its operator code, its options entry, its
@@ -92,14 +95,41 @@ impl FormTable {
         params: impl FnOnce() -> (Params, bool),
     ) -> Result<u32, Error> {
         let words = key.words.as_slice();
-        let hash = hash_words(&self.hasher, words);
         let (keys, ends) = (&self.keys, &self.key_ends);
-        if let Some(&form) = self
-            .index
-            .find(hash, |&form| key_of(keys, ends, form) == words)
+        // The key's first word is its operator code.
+        let code = words.first().map_or(0, |&code| code as usize);
+        if let Some(&last) = self.last.get(code)
+            && same_words(key_of(keys, ends, last), words)
         {
-            return Ok(form);
+            return Ok(last);
         }
+        let hash = hash_words(&self.hasher, words);
+        let found = self
+            .index
+            .find(hash, |&form| same_words(key_of(keys, ends, form), words))
+            .copied();
+        let form = match found {
+            Some(form) => form,
+            None => self.add(words, hash, operator, params)?,
+        };
+        if code >= self.last.len() {
+            self.last.resize(code + 1, u32::MAX);
+        }
+        if let Some(last) = self.last.get_mut(code) {
+            *last = form;
+        }
+        Ok(form)
+    }
+
+    /// Adds the form whose key is `words` (hashed: `hash`), with the params `params` gives
+    /// and operator `operator` as its first.
+    fn add(
+        &mut self,
+        words: &[u32],
+        hash: u64,
+        operator: usize,
+        params: impl FnOnce() -> (Params, bool),
+    ) -> Result<u32, Error> {
         let form = pool_mark(self.forms.len())?;
         let (params, options_present) = params();
         let (opcode_index, inputs) = (words[0], words[2]);
@@ -130,6 +160,13 @@ fn hash_words(hasher: &RandomState, words: &[u32]) -> u64 {
         state.write_u32(word);
     }
     state.finish()
+}
+
+/// Whether two keys are equal, word by word inline (`==` on the slices called `memcmp`, for a
+/// few words, once per operator).
+#[inline(always)]
+fn same_words(a: &[u32], b: &[u32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// The key of form `form`.
