@@ -136,7 +136,7 @@ impl TensorClasses {
     #[inline]
     pub(crate) fn intern(&mut self, facts: TensorFacts) -> Result<u32, Error> {
         let key = facts.key();
-        self.intern_key(key, facts)
+        self.intern_key(key, || facts)
     }
 
     /// What class `class` implies for loading.
@@ -148,12 +148,13 @@ impl TensorClasses {
             .unwrap_or(ClassLoad::ODD)
     }
 
-    /// The class of `facts`, whose key is `key`, added if new.
+    /// The class whose key is `key`, added with the facts `facts` makes if new: a tensor
+    /// whose class is known costs its key, not its facts.
     #[inline(always)]
     pub(crate) fn intern_key(
         &mut self,
         key: Option<FactsKey>,
-        facts: TensorFacts,
+        facts: impl FnOnce() -> TensorFacts,
     ) -> Result<u32, Error> {
         if self.sets.is_empty() {
             self.sets = vec![[u32::MAX; 2]; Self::SETS];
@@ -172,6 +173,7 @@ impl TensorClasses {
             }
         }
         let class = pool_mark(self.classes.len())?;
+        let facts = facts();
         self.loads.push(ClassLoad::of(&facts));
         self.classes.push(facts);
         self.keys.push(key);

@@ -78,10 +78,10 @@ impl<'a> Model<'a> {
         // Each buffer's data length, read by hand where the vector was found by hand (`None`:
         // planus reads a constant tensor's buffer), and where data kept outside the
         // FlatBuffer starts (models over 2 GB), in one walk over the buffers.
-        let lens = match (by_hand, buffers_vector(bytes)) {
+        let mut lens = match (by_hand, buffers_vector(bytes)) {
             (true, Some(VectorField::Absent)) => Some(BufferLens::default()),
             (true, Some(VectorField::At(span))) if Some(span.len) == load.buffers => {
-                let mut lens = BufferLens(Vec::with_capacity(span.len));
+                let mut lens = BufferLens::with_capacity(span.len);
                 for i in 0..span.len {
                     let raw = span.element(i, 4).and_then(|at| RawBuffer::read(bytes, at));
                     let offset = match raw {
@@ -118,18 +118,8 @@ impl<'a> Model<'a> {
                 Some(buffer) => buffer.map_err(malformed)?.data().map_err(malformed),
             }
         };
-        // Buffer `index`'s data as read by hand ([`Data::Unreadable`]: planus must read it).
-        let data_of = |index: u32| {
-            lens.as_ref()
-                .map_or(Data::Unreadable, |lens| lens.get(index))
-        };
         // Buffer `index`'s data length by planus, `None` without data.
         let planus_len = |index: u32| Ok(buffer_data(index)?.map(<[u8]>::len));
-        let buffer_len = BufferLen {
-            by_hand: &data_of,
-            by_planus: &planus_len,
-            count: buffer_count,
-        };
 
         // TFLite's verifier counts every table it visits (`loader_limits`): the model, its
         // operator codes, buffers, metadata entries and signatures here, then each subgraph,
@@ -145,7 +135,13 @@ impl<'a> Model<'a> {
         if let Some(list) = root.subgraphs().map_err(malformed)? {
             load.has_subgraphs = true;
             subgraphs.reserve(list.len());
+            let last = list.len().saturating_sub(1);
             for (s, subgraph) in list.into_iter().enumerate() {
+                let buffer_len = BufferLen {
+                    lens: lens.as_ref(),
+                    by_planus: &planus_len,
+                    count: buffer_count,
+                };
                 let subgraph = subgraph.map_err(malformed)?;
                 tables += 1;
                 let mut tensors = Vec::new();
@@ -159,8 +155,9 @@ impl<'a> Model<'a> {
                     let raw =
                         tensors_vector(bytes, s).filter(|span| by_hand && span.len == list.len());
                     for t in 0..list.len() {
-                        let mut sink = OddSink {
-                            odd: &mut load.odd_tensors,
+                        // Where tensor `t` goes if some runtime may refuse it.
+                        let sink = |odd| OddSink {
+                            odd,
                             subgraph: s,
                             index: t,
                             buffers: buffer_count,
@@ -183,7 +180,7 @@ impl<'a> Model<'a> {
                                 if read.tensor_odd
                                     || classes.load(read.class).is_odd_constant(read.data)
                                 {
-                                    sink.keep_raw(bytes, element, read.data);
+                                    sink(&mut load.odd_tensors).keep_raw(bytes, element, read.data);
                                 }
                                 read.class
                             }
@@ -194,7 +191,7 @@ impl<'a> Model<'a> {
                                     tensor.map_err(malformed)?,
                                     &buffer_len,
                                     &mut tables,
-                                    &mut sink,
+                                    &mut sink(&mut load.odd_tensors),
                                 )?;
                                 classes.intern(facts)?
                             }
@@ -207,6 +204,11 @@ impl<'a> Model<'a> {
                     classes: classes.classes,
                     ..Subgraph::default()
                 };
+                // No tensor is left to read after the last subgraph's: its index pool takes
+                // the lengths' allocation.
+                if s == last {
+                    graph.indices = lens.take().map(BufferLens::into_pool).unwrap_or_default();
+                }
                 if let Some(list) = subgraph.operators().map_err(malformed)? {
                     let raw = operators_vector(bytes, s).filter(|_| by_hand);
                     let (external, operator_tables) = graph.read_operators(

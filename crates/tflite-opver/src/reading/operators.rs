@@ -225,6 +225,9 @@ impl Subgraph {
         }
         let tables = out.tables;
         self.forms = out.forms.forms;
+        // The pool may have started as the buffer lengths' allocation (`BufferLens::into_pool`),
+        // larger than it needs.
+        self.indices.shrink_to_fit();
         Ok((external_from, tables))
     }
 }

@@ -122,15 +122,14 @@ pub(super) struct HandTensor {
 /// packed into their key where they are read (perf, on a model of 3.4 million tensors:
 /// handing the reader's fields, then the facts, back through memory stalled on each tensor).
 #[inline(never)]
-pub(super) fn digest_raw_tensor<H, P>(
+pub(super) fn digest_raw_tensor<P>(
     bytes: &[u8],
     element: usize,
-    buffer_len: &BufferLen<'_, H, P>,
+    buffer_len: &BufferLen<'_, P>,
     tables: &mut usize,
     classes: &mut TensorClasses,
 ) -> Result<Option<HandTensor>, Error>
 where
-    H: Fn(u32) -> Data,
     P: Fn(u32) -> Result<Option<usize>, Error>,
 {
     let Some(raw) = RawTensor::read(bytes, element) else {
@@ -155,8 +154,9 @@ where
         zero_points: q.zero_points,
         dimension: q.dimension,
     });
-    let mut facts = TensorFacts {
+    let facts = TensorFacts {
         element_type: ElementType::from_schema(raw.type_).unwrap_or(ElementType::NoType),
+        // Its shape goes into its key below, and into its facts only if its class is new.
         dims: Dims::Inline(0, [0; Dims::INLINE]),
         // TF: a tensor is constant when its buffer holds data.
         is_const: data.is_some_and(|len| len > 0),
@@ -170,16 +170,16 @@ where
         || counts.is_some_and(|q| q.scales > 0 && q.zero_points != Some(q.scales));
     let rank = raw.shape.len() / 4;
     let class = if rank > Dims::INLINE {
-        facts.dims = Dims::new(i32s(raw.shape));
-        classes.intern_key(None, facts)?
+        let dims = Dims::new(i32s(raw.shape));
+        classes.intern_key(None, || TensorFacts { dims, ..facts })?
     } else {
         let mut dims = [0; Dims::INLINE];
         for (d, c) in dims.iter_mut().zip(raw.shape.chunks_exact(4)) {
             *d = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
         let key = pack_key(&facts, rank, &dims);
-        facts.dims = Dims::Inline(rank as u8, dims);
-        classes.intern_key(key, facts)?
+        let dims = Dims::Inline(rank as u8, dims);
+        classes.intern_key(key, || TensorFacts { dims, ..facts })?
     };
     Ok(Some(HandTensor {
         class,
@@ -190,14 +190,13 @@ where
 
 /// Digests a tensor, and adds its FlatBuffer tables to `tables`: itself, its quantization
 /// table (and that table's details), its sparsity table, its variant tensors.
-pub(super) fn digest_tensor<H, P>(
+pub(super) fn digest_tensor<P>(
     tensor: fb::TensorRef<'_>,
-    buffer_len: &BufferLen<'_, H, P>,
+    buffer_len: &BufferLen<'_, P>,
     tables: &mut usize,
     odd: &mut OddSink<'_>,
 ) -> Result<TensorFacts, Error>
 where
-    H: Fn(u32) -> Data,
     P: Fn(u32) -> Result<Option<usize>, Error>,
 {
     *tables += 1 + len_of(tensor.variant_tensors());
