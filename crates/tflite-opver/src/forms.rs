@@ -38,7 +38,6 @@ pub(crate) struct Form {
 }
 
 /// The forms of a subgraph as it is read, found by their keys.
-#[derive(Default)]
 pub(crate) struct FormTable {
     pub(crate) forms: Vec<Form>,
     /// Each form's key ([`FormKey`]), one after the other.
@@ -85,6 +84,18 @@ impl FormKey {
 }
 
 impl FormTable {
+    /// An empty table for the operators of a model with `codes` operator codes.
+    pub(crate) fn new(codes: usize) -> Self {
+        Self {
+            forms: Vec::new(),
+            keys: Vec::new(),
+            key_ends: Vec::new(),
+            index: HashTable::new(),
+            hasher: RandomState::default(),
+            last: vec![u32::MAX; codes],
+        }
+    }
+
     /// The form whose key is `key`, added if new, with the params `params` gives and
     /// operator `operator` as its first.
     #[inline(always)]
@@ -112,9 +123,6 @@ impl FormTable {
             Some(form) => form,
             None => self.add(words, hash, operator, params)?,
         };
-        if code >= self.last.len() {
-            self.last.resize(code + 1, u32::MAX);
-        }
         if let Some(last) = self.last.get_mut(code) {
             *last = form;
         }
@@ -178,4 +186,40 @@ fn key_of<'k>(keys: &'k [u32], ends: &[u32], form: u32) -> &'k [u32] {
         .map_or(0, |&end| end as usize);
     let end = ends.get(form).map_or(start, |&end| end as usize);
     keys.get(start..end).unwrap_or(&[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The form of each key, in order, through one table.
+    fn forms_of(keys: &[[u32; 5]]) -> Vec<u32> {
+        let mut table = FormTable::new(3);
+        let mut key = FormKey::new();
+        keys.iter()
+            .enumerate()
+            .map(|(operator, words)| {
+                key.start(words[0], words[1], words[2]);
+                key.words.extend_from_slice(&words[3..]);
+                table
+                    .form_of(&key, operator, || (Params::None, true))
+                    .expect("few forms")
+            })
+            .collect()
+    }
+
+    /// Keys found by the last form of their code and keys found by the hash table name the
+    /// same forms: equal keys one form, different keys (by any word) different forms.
+    #[test]
+    fn equal_keys_share_a_form_whichever_way_it_is_found() {
+        let a = [0, 0, 1, 7, 8];
+        let b = [0, 0, 1, 7, 9];
+        let other_code = [1, 0, 1, 7, 8];
+        let other_options = [0, 1, 1, 7, 8];
+        let other_split = [0, 0, 2, 7, 8];
+        assert_eq!(
+            forms_of(&[a, a, b, a, other_code, a, other_options, other_split, b, b]),
+            [0, 0, 1, 0, 2, 0, 3, 4, 1, 1]
+        );
+    }
 }

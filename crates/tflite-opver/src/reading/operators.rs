@@ -169,7 +169,7 @@ impl Subgraph {
             classes: &self.tensors,
             operators: &mut self.operators,
             pool: &mut self.indices,
-            forms: FormTable::default(),
+            forms: FormTable::new(codes.len()),
             key: FormKey::new(),
             options: OptionsEntries::new(codes.len()),
             tables: 0,
