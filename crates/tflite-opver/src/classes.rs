@@ -31,10 +31,11 @@ pub(crate) enum Dims {
     Heap(Vec<i32>),
 }
 
-/// A tensor's facts packed into words, for [`TensorClasses`]: its type and flags, rank,
-/// dimensions (up to [`Dims::INLINE`]), and quantization (scale count, first scale's bits,
-/// quantized dimension). Equal keys are bitwise-equal facts, which TF's rules judge alike.
-pub(crate) type FactsKey = [u32; 10];
+/// A tensor's facts packed into 64-bit words, for [`TensorClasses`]: its type, flags and rank
+/// with its scale count; its dimensions (up to [`Dims::INLINE`]) two by two; its first
+/// scale's bits with its quantized dimension. Equal keys are bitwise-equal facts, which TF's
+/// rules judge alike.
+pub(crate) type FactsKey = [u64; 5];
 
 impl TensorFacts {
     /// The facts' key; `None` for a shape longer than [`Dims::INLINE`] or more scales than
@@ -72,17 +73,13 @@ pub(crate) fn pack_key(
         | u32::from(facts.quantization.is_some()) << 12
         | u32::from(first.is_some()) << 13
         | (rank as u32) << 16;
+    let pair = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
     Some([
-        flags,
-        dims[0] as u32,
-        dims[1] as u32,
-        dims[2] as u32,
-        dims[3] as u32,
-        dims[4] as u32,
-        dims[5] as u32,
-        count,
-        first.map_or(0, f32::to_bits),
-        dimension as u32,
+        pair(flags, count),
+        pair(dims[0] as u32, dims[1] as u32),
+        pair(dims[2] as u32, dims[3] as u32),
+        pair(dims[4] as u32, dims[5] as u32),
+        pair(first.map_or(0, f32::to_bits), dimension as u32),
     ])
 }
 
@@ -112,21 +109,16 @@ impl TensorClasses {
     /// multiplications, not a chain), then mixed once.
     #[inline]
     fn set_of(key: &FactsKey) -> usize {
-        const K: [u64; 10] = [
+        const K: [u64; 5] = [
             0x9e37_79b9_7f4a_7c15,
             0xc2b2_ae3d_27d4_eb4f,
             0x1656_67b1_9e37_79f9,
             0x85eb_ca77_c2b2_ae63,
             0x27d4_eb2f_1656_67c5,
-            0xff51_afd7_ed55_8ccd,
-            0xc4ce_b9fe_1a85_ec53,
-            0x2545_f491_4f6c_dd1d,
-            0x5851_f42d_4c95_7f2d,
-            0x1405_7b7e_f767_814f,
         ];
         let mut h = 0u64;
         for (&word, k) in key.iter().zip(K) {
-            h = h.wrapping_add(u64::from(word).wrapping_mul(k));
+            h = h.wrapping_add(word.wrapping_mul(k));
         }
         h ^= h >> 29;
         (h.wrapping_mul(K[0]) >> 54) as usize % Self::SETS
