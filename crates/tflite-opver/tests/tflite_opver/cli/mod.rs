@@ -196,6 +196,22 @@ fn unreadable_input_and_bad_usage_exit_2() {
 }
 
 /// A fresh scratch directory for one test.
+/// A model of one float operator `op` of one input and one output, stamped `version`, written
+/// into `dir`.
+fn float_op_stamped(dir: &std::path::Path, op: BuiltinOperator, version: i32) -> PathBuf {
+    let t = TensorSpec::new(ElementType::Float32, &[1, 4]);
+    let signature = OpSignature::new(op, vec![t.clone()], vec![t], Params::None);
+    let path = dir.join(format!("{op:?}_v{version}.tflite"));
+    std::fs::write(
+        &path,
+        ModelBuilder::new()
+            .signature(&signature, OpVersion::new(version))
+            .finish(),
+    )
+    .unwrap();
+    path
+}
+
 fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tflite-opver-cli-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -209,6 +225,13 @@ fn json_of(output: &Output) -> Value {
             text(&output.stdout)
         )
     })
+}
+
+/// The JSON object on standard output, with nothing on standard error: what `--json` prints
+/// when it has no usage error to report.
+fn json_alone(output: &Output) -> Value {
+    assert!(output.stderr.is_empty(), "{}", text(&output.stderr));
+    json_of(output)
 }
 
 /// Every key path of a JSON value: `a`, `a.b`, `list[].c`.
@@ -364,21 +387,7 @@ fn a_named_pipe_is_refused_without_waiting_for_a_writer() {
 fn check_hints_when_minimizing_would_fix_it() {
     // A float RELU needs version 1 (TFLite 1.5.0) but is stamped 3.
     let dir = scratch("hint");
-    let t = TensorSpec::new(ElementType::Float32, &[1, 4]);
-    let relu = OpSignature::new(
-        BuiltinOperator::RELU,
-        vec![t.clone()],
-        vec![t],
-        Params::None,
-    );
-    let path = dir.join("relu.tflite");
-    std::fs::write(
-        &path,
-        ModelBuilder::new()
-            .signature(&relu, OpVersion::new(3))
-            .finish(),
-    )
-    .unwrap();
+    let path = float_op_stamped(&dir, BuiltinOperator::RELU, 3);
     let out = check(&path, "1.5.0", false);
     assert_eq!(out.status.code(), Some(1));
     assert_prefixed(&out.stderr);

@@ -41,22 +41,7 @@ const RUNTIMES_KEYS: &[&str] = &[
 /// A float SQRT stamped version 2 (the version of its int8 and int16 kernels, which came in
 /// TensorFlow 2.21 and ai-edge-litert 2.0.2): a model older runtimes refuse.
 fn sqrt_v2(dir: &std::path::Path) -> PathBuf {
-    let t = TensorSpec::new(ElementType::Float32, &[1, 4]);
-    let sqrt = OpSignature::new(
-        BuiltinOperator::SQRT,
-        vec![t.clone()],
-        vec![t],
-        Params::None,
-    );
-    let path = dir.join("sqrt_v2.tflite");
-    std::fs::write(
-        &path,
-        ModelBuilder::new()
-            .signature(&sqrt, OpVersion::new(2))
-            .finish(),
-    )
-    .unwrap();
-    path
+    float_op_stamped(dir, BuiltinOperator::SQRT, 2)
 }
 
 fn runtimes(model: &std::path::Path, extra: &[&str]) -> Output {
