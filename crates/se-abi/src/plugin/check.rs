@@ -196,7 +196,7 @@ impl Plugin {
         let entry_points = ENTRY_POINTS
             .iter()
             .copied()
-            .filter(|name| elf.exports.contains(*name))
+            .filter(|name| elf.exports.iter().any(|e| e.name == **name))
             .collect();
         let mut plugin = Plugin {
             path: path.to_path_buf(),
@@ -318,7 +318,7 @@ impl Plugin {
         }
         let defined_by_files: BTreeSet<&str> = scope_files
             .iter()
-            .flat_map(|(_, info)| info.exports.iter().map(String::as_str))
+            .flat_map(|(_, info)| info.exports.iter().map(|e| e.name.as_str()))
             .collect();
         let visible = |symbol: &str| -> bool {
             let in_lib = |lib: &TfLibrary| {
@@ -440,8 +440,13 @@ fn run_dirs(path: &Path, info: &ElfInfo) -> Vec<PathBuf> {
         .or_else(|| path.parent().map(Path::to_path_buf))
         .unwrap_or_default();
     let origin = origin.to_string_lossy().to_string();
-    info.runpath
-        .iter()
+    // The loader ignores DT_RPATH when DT_RUNPATH is present (ld.so(8)).
+    let dirs = if info.runpath.is_empty() {
+        &info.rpath
+    } else {
+        &info.runpath
+    };
+    dirs.iter()
         .map(|dir| {
             let dir = PathBuf::from(
                 dir.replace("${ORIGIN}", &origin)

@@ -29,5 +29,5 @@ mod elf;
 mod host;
 
 pub use check::{ENTRY_POINTS, Plugin, Refusal, Verdict, is_c_api};
-pub use elf::{ElfInfo, Import};
+pub use elf::{ElfInfo, Export, Import, SymbolVersion, VersionNeed};
 pub use host::{HostOutcome, emulate};
