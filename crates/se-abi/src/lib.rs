@@ -114,8 +114,9 @@
 //! [`versioned_struct!`], and at every build the layout lock checks the declaration against the
 //! offsets and sizes written into it. What *is* generated (`cargo xtask codegen`) is the
 //! [`tensorflow`] module's declarations, from facts: the layouts the real headers of TensorFlow
-//! 2.5 ... 2.21 have (compiled against with gcc, one release at a time), and the libraries and
-//! C symbols releases 2.12 ... 2.21 ship.
+//! 2.5 ... 2.21 have (compiled against with gcc, one release at a time), and of releases 2.12 ...
+//! 2.21 the libraries they load, every symbol those export, and what each release checks when it
+//! loads a plugin.
 //!
 //! - **Breaking edits the compiler cannot see are caught by snapshots.** The layout lock sees
 //!   offsets and sizes only. A renamed member, a same-size type change (even through an alias:

@@ -1,14 +1,15 @@
 //! The code `cargo xtask codegen` writes for se-abi from the release facts ([`generate`]):
 //! `src/generated/tensorflow.rs`, its `versioned_struct!` declarations, each release's struct
-//! sizes and the libraries and C API symbols of the installable releases.
+//! sizes, and (from `release_tables`) the libraries, load checks and exports of the
+//! installable releases.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
+use super::FACTS;
 use super::history::{FactStruct, histories, read_layouts};
-use super::{FACTS, RELEASES, read_gz};
 
 /// se-abi's words for the structs and members: `(struct, member)` to `(kind, doc)`.
 /// `(struct, member)` to `(kind, doc)`; the member is empty for the struct's own doc.
@@ -201,127 +202,13 @@ pub fn generate(root: &Path) -> Result<(&'static str, crate::codegen::Files), St
     }
     rs.push_str("];\n");
 
-    rs.push_str(&release_libraries(root)?);
+    let (tables, exports) = super::release_tables::release_tables(root)?;
+    rs.push_str(&tables);
 
     let mut files = crate::codegen::Files::new();
     files.insert("tensorflow.rs".to_string(), rs.into_bytes());
+    files.insert("tensorflow_exports.bin".to_string(), exports);
     Ok(("tensorflow", files))
-}
-
-/// Whether an exported C symbol belongs to TensorFlow's C APIs (`TF_`, `TFE_`, `TSL_`, `TP_`,
-/// `SE_`, `TFNPD_`, `TFL_`, `TfLite...`): what a plugin may import from TensorFlow. The other C
-/// symbols TensorFlow's libraries export come from libraries bundled into them.
-fn is_c_api(name: &str) -> bool {
-    [
-        "TF_", "TFE_", "TSL_", "TP_", "SE_", "TFNPD_", "TFL_", "TfLite",
-    ]
-    .iter()
-    .any(|prefix| name.starts_with(prefix))
-}
-
-/// The libraries of the ten installable releases and the C API symbols each exports, as Rust
-/// tables for `se_abi::plugin`.
-fn release_libraries(root: &Path) -> Result<String, String> {
-    let mut releases = Vec::new();
-    let mut symbols = std::collections::BTreeSet::new();
-    for (release, python) in RELEASES {
-        if python.is_some() {
-            continue;
-        }
-        let value = read_gz(&root.join(FACTS).join(release).join("symbols.json.gz"))?;
-        for library in value["libraries"].as_array().into_iter().flatten() {
-            for name in library["c_symbols"].as_array().into_iter().flatten() {
-                if let Some(name) = name.as_str().filter(|n| is_c_api(n)) {
-                    symbols.insert(name.to_string());
-                }
-            }
-        }
-        releases.push((release, value));
-    }
-    let symbols: Vec<String> = symbols.into_iter().collect();
-    let index: BTreeMap<&str, usize> = symbols
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.as_str(), i))
-        .collect();
-    let mut rs = String::new();
-    rs.push_str(
-        "\n/// A shared library of a release's wheel that `import tensorflow` loads.\n\
-         #[derive(Debug, Clone, Copy)]\n\
-         pub struct TfLibrary {\n\
-         \x20   /// Its path below `site-packages`.\n\
-         \x20   pub path: &'static str,\n\
-         \x20   /// Its `DT_SONAME`, which a plugin's `DT_NEEDED` entry matches.\n\
-         \x20   pub soname: Option<&'static str>,\n\
-         \x20   /// Its own `DT_NEEDED` entries.\n\
-         \x20   pub needed: &'static [&'static str],\n\
-         \x20   /// The C API functions it exports: indices into [`C_API_SYMBOLS`].\n\
-         \x20   pub c_api: &'static [u16],\n\
-         }\n\n\
-         /// What one installable release offers a plugin at load time.\n\
-         #[derive(Debug, Clone, Copy)]\n\
-         pub struct TfRelease {\n\
-         \x20   /// The release, as `tf.__version__` names it.\n\
-         \x20   pub release: &'static str,\n\
-         \x20   /// Whether a global lookup (`dlsym(RTLD_DEFAULT)`) finds TensorFlow's C API: false up\n\
-         \x20   /// to 2.18, which loads its libraries with `RTLD_LOCAL`.\n\
-         \x20   pub global_c_api: bool,\n\
-         \x20   /// The libraries `import tensorflow` loads from the wheel.\n\
-         \x20   pub libraries: &'static [TfLibrary],\n\
-         }\n\n",
-    );
-    let _ = writeln!(
-        rs,
-        "/// Every C API function some release exports ({} names), sorted.\npub const C_API_SYMBOLS: &[&str] = &[",
-        symbols.len()
-    );
-    for chunk in symbols.chunks(4) {
-        let row: Vec<String> = chunk.iter().map(|s| format!("{s:?}")).collect();
-        let _ = writeln!(rs, "    {},", row.join(", "));
-    }
-    rs.push_str("];\n\n/// The releases whose wheels install on CPython 3.11, oldest first.\npub const TF_RELEASES: &[TfRelease] = &[\n");
-    for (release, value) in &releases {
-        let _ = writeln!(
-            rs,
-            "    TfRelease {{\n        release: {release:?},\n        global_c_api: {},\n        libraries: &[",
-            value["global_c_api"].as_bool().unwrap_or(false)
-        );
-        for library in value["libraries"].as_array().into_iter().flatten() {
-            let needed: Vec<String> = library["needed"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|n| n.as_str().map(|n| format!("{n:?}")))
-                .collect();
-            let c_api: Vec<String> = library["c_symbols"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|n| {
-                    n.as_str()
-                        .and_then(|n| index.get(n))
-                        .map(ToString::to_string)
-                })
-                .collect();
-            let soname = match library["soname"].as_str() {
-                Some(s) => format!("Some({s:?})"),
-                None => "None".to_string(),
-            };
-            let _ = writeln!(
-                rs,
-                "            TfLibrary {{\n                path: {:?},\n                soname: {soname},\n                needed: &[{}],\n                c_api: &[{}],\n            }},",
-                library["path"].as_str().unwrap_or_default(),
-                needed.join(", "),
-                c_api.join(", ")
-            );
-        }
-        rs.push_str("        ],\n    },\n");
-    }
-    rs.push_str("];\n");
-    if symbols.len() > usize::from(u16::MAX) {
-        return Err("more than 65535 C API symbols: widen the index type".to_string());
-    }
-    Ok(rs)
 }
 
 fn legacy_module(first: &str, last: &str) -> String {

@@ -11,11 +11,16 @@
 //!   compiles a layout dump against the header with `gcc` and runs it, so that every offset,
 //!   size, alignment, enum signedness and `*_STRUCT_SIZE` value is the compiler's, not ours.
 //!   Written to `crates/se-abi/releases/<release>/layout.json.gz`;
-//! - **symbols** (the ten releases that install on this Python, 2.12 ... 2.21): imports
-//!   tensorflow in the venv, lists the shared libraries it loaded from the wheel, and reads each
-//!   one's soname and exported C symbols (ELF, with the `object` crate); records whether a global
-//!   lookup (`dlsym(RTLD_DEFAULT)`) finds TensorFlow's C API. Written to
-//!   `crates/se-abi/releases/<release>/symbols.json.gz`.
+//! - **libraries and exports** (the ten releases that install on this Python, 2.12 ... 2.21):
+//!   imports tensorflow in the venv, lists the shared libraries it loaded from the wheel, reads
+//!   each one's soname, `DT_NEEDED`, version definitions and every symbol it exports, C++ names
+//!   and symbol versions included (ELF, with the `object` crate), and asks the process which of
+//!   them a global lookup (`dlsym(RTLD_DEFAULT)`) sees. Written to
+//!   `crates/se-abi/releases/<release>/symbols.json.gz`, and the exports of all ten releases to
+//!   one file, `crates/se-abi/releases/exports.txt.gz` (see [`symbols`]);
+//! - **validation** (the same ten): what the release checks when it loads a plugin, from the
+//!   message literals of its own `libtensorflow_framework.so.2` (see [`validation`]). Written to
+//!   `crates/se-abi/releases/<release>/validation.json.gz`.
 //!
 //! Those facts are committed (gzip-compressed JSON) and are the source data of `cargo xtask
 //! codegen`, which turns them into se-abi's `src/generated/` ([`generate`]).
@@ -27,7 +32,9 @@ mod c_header;
 mod generate;
 mod history;
 mod layout;
+mod release_tables;
 mod symbols;
+mod validation;
 mod wheels;
 
 use std::fs;
@@ -38,7 +45,8 @@ use serde_json::Value;
 use crate::gz::{gunzip, gzip};
 
 use layout::layout_of;
-use symbols::symbols_of;
+use symbols::{libraries_of, merge_exports, read_exports, write_exports};
+use validation::validation_of;
 use wheels::{ensure_wheel, extract_headers, site_packages};
 
 pub use generate::generate;
@@ -88,6 +96,8 @@ pub fn dump(root: &Path, venvs: &Path, wheels: &Path, only: &[String]) -> Result
         }
     }
     let scratch = tempfile::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
+    let facts = root.join(FACTS);
+    let mut exports = read_exports(&facts)?;
     for &(release, python) in RELEASES {
         if !only.is_empty() && !only.iter().any(|r| r == release) {
             continue;
@@ -114,8 +124,16 @@ pub fn dump(root: &Path, venvs: &Path, wheels: &Path, only: &[String]) -> Result
             layout["structs"].as_array().map_or(0, Vec::len)
         );
         if python.is_none() {
-            let symbols = symbols_of(&venv, release)?;
-            write_gz(&out.join("symbols.json.gz"), &symbols)?;
+            let tensorflow = site_packages(&venv)?.join("tensorflow");
+            write_gz(
+                &out.join("validation.json.gz"),
+                &validation_of(&tensorflow, release)?,
+            )?;
+            let (libraries, exported) = libraries_of(&venv, release)?;
+            write_gz(&out.join("symbols.json.gz"), &libraries)?;
+            merge_exports(&mut exports, release, &exported);
+            write_exports(&facts, &exports)?;
+            println!("{release}: {} exported names in all", exports.len());
         }
     }
     println!("now run `cargo xtask codegen` to regenerate se-abi's declarations");

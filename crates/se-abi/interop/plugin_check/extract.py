@@ -5,9 +5,10 @@ its binaries, which run to hundreds of megabytes.
     python3 extract.py PACKAGE_DIR PLUGIN_RELATIVE_PATH OUT.json
 
 PACKAGE_DIR is the unpacked wheel (its `site-packages` layout). For every shared library in it:
-its path, soname, DT_NEEDED, DT_RUNPATH or DT_RPATH, the TensorFlow C API functions it imports
-(weak or not) and the entry points and TensorFlow C API functions it exports. Read with
-binutils' `readelf` and `nm`.
+its path, soname, DT_NEEDED, DT_RUNPATH or DT_RPATH, every symbol it imports (C and C++, weak or
+not; without their versions, which the stand-in cannot reproduce), and the symbols it exports
+that matter to a load: the entry points, TensorFlow's C API, and whatever another library of the
+package imports. Read with binutils' `readelf` and `nm`.
 """
 import json
 import os
@@ -43,9 +44,8 @@ def symbols(path):
         parts = line.split()
         kind, name = parts[-2], parts[-1].split("@")[0]
         if kind in ("U", "w", "v"):
-            if C_API.match(name):
-                imports.append({"name": name, "weak": kind != "U"})
-        elif kind.isupper() and (name in ENTRY_POINTS or C_API.match(name)):
+            imports.append({"name": name, "weak": kind != "U"})
+        elif kind.isupper() or kind in ("i", "u"):
             exports.append(name)
     return sorted({i["name"]: i for i in imports}.values(), key=lambda i: i["name"]), sorted(set(exports))
 
@@ -62,6 +62,17 @@ def main():
             libraries.append(dict(path=os.path.relpath(path, package), **dynamic(path),
                                   imports=imports, exports=exports))
     libraries.sort(key=lambda l: l["path"])
+    basenames = {os.path.basename(l["path"]) for l in libraries}
+    for library in libraries:
+        data = open(os.path.join(package, library["path"]), "rb").read()
+        tails = {part.rsplit(b"/", 1)[-1] for part in data.split(b"\0")}
+        library["names"] = sorted(n for n in basenames if n.encode() in tails)
+    # Of each library's exports, keep what a load needs: the entry points, TensorFlow's C API,
+    # and what the package's libraries import from each other.
+    imported = {i["name"] for library in libraries for i in library["imports"]}
+    for library in libraries:
+        library["exports"] = [e for e in library["exports"]
+                              if e in ENTRY_POINTS or C_API.match(e) or e in imported]
     with open(out, "w") as f:
         json.dump({"plugin": plugin, "libraries": libraries}, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -6,63 +6,132 @@ writes the verdicts as JSON: the ground truth `se-abi plugin-check` is tested ag
 DIR holds one venv per release, `tf-<release>`, each with `tensorflow-cpu==<release>` installed
 (`cargo xtask se-abi-releases --venvs DIR` makes them; any venv with that layout will do). Each
 plugin is loaded with TensorFlow's own `load_pluggable_device_library`, in a new interpreter,
-optionally with an environment variable set. A verdict records whether the load succeeded, the
-exception's class and text, or the signal that killed the process and TensorFlow's last log
-line (a CHECK failure aborts the process). The plugin's directory is written `$PLUGIN_DIR` in
-the texts, so that verdicts do not depend on where the plugins were.
+optionally with environment variables set (`@VAR=VALUE`, several joined with `@`). A verdict
+records whether the load succeeded and the devices TensorFlow then lists, or the exception's
+class and text, or the signal that killed the process with TensorFlow's fatal log line (a CHECK
+failure aborts the process), or that it did not end within the time limit.
+
+Texts are normalised only where they depend on the machine: the plugin's directory is written
+`$PLUGIN_DIR`, the venv's `site-packages/` is removed (TensorFlow's libraries read
+`tensorflow/...`), and a fatal line is taken from after its `] ` (the time, thread, source file
+and line before it differ between runs and releases), with the `Status: ...` line 2.17 to 2.20
+print after it joined by a newline, as printed.
 """
 import argparse
+import concurrent.futures
+import glob
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 RELEASES = ["2.12.1", "2.13.1", "2.14.1", "2.15.1", "2.16.2", "2.17.1", "2.18.1", "2.19.1",
             "2.20.0", "2.21.0"]
 HERE = os.path.dirname(os.path.abspath(__file__))
+FATAL = re.compile(r"^(F\d{4} |\S+ [\d:.]+: F )")
 
 
-def judge(python, path, env_var):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="0")
+def site_packages(python):
+    """The site-packages folder of the venv whose interpreter is `python`."""
+    venv = os.path.dirname(os.path.dirname(python))
+    found = glob.glob(os.path.join(venv, "lib", "python*", "site-packages"))
+    return found[0] if found else None
+
+
+def environment(env_vars):
+    """This process's environment, without the plugins' own variables, and with `env_vars`
+    (`VAR=VALUE` each) set."""
+    env = dict(os.environ)
     env.pop("RUST_HOST_PLUGIN_VERBOSE", None)
-    if env_var:
-        key, _, value = env_var.partition("=")
+    env.pop("SE_ABI_PROBE", None)
+    for assignment in env_vars:
+        key, _, value = assignment.partition("=")
         env[key] = value
-    proc = subprocess.run([python, os.path.join(HERE, "load_one.py"), path], env=env,
-                          capture_output=True, text=True, timeout=600)
+    return env
+
+
+def judge(python, path, env_vars=(), timeout=120):
+    """Loads `path` once into the TensorFlow of `python`; returns the verdict."""
+    env = dict(environment(env_vars), TF_CPP_MIN_LOG_LEVEL="0")
     plugin_dir = os.path.dirname(os.path.abspath(path))
-    clean = lambda text: text.replace(plugin_dir, "$PLUGIN_DIR")
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("JUDGE ")]
-    if proc.returncode == 0 and lines:
+    packages = site_packages(python)
+
+    def clean(text):
+        text = text.replace(plugin_dir, "$PLUGIN_DIR")
+        if packages:
+            text = text.replace(packages + os.sep, "")
+        return text
+
+    # Files, not pipes: a plugin that forks leaves a child holding the process's outputs, and a
+    # pipe would not end until that child does.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([python, os.path.join(HERE, "load_one.py"), path], env=env,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                start_new_session=True)
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return {"loaded": False, "timeout": timeout}
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # what the plugin forked
+            except ProcessLookupError:
+                pass
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    lines = [l for l in stdout.splitlines() if l.startswith("JUDGE ")]
+    if returncode == 0 and lines:
         verdict = json.loads(lines[-1][len("JUDGE "):])
         verdict.pop("release", None)
         if "error" in verdict:
             verdict["error"] = clean(verdict["error"])
         return verdict
     verdict = {"loaded": False}
-    if proc.returncode < 0:
-        verdict["signal"] = signal.Signals(-proc.returncode).name
+    if returncode < 0:
+        verdict["signal"] = signal.Signals(-returncode).name
     else:
-        verdict["exit_status"] = proc.returncode
-    # The fatal log line (TensorFlow's `F... file.cc:N] ...`, or a plugin's own), from after its
-    # `] ` on (the time, thread and source line before it differ between runs and releases),
-    # with a `Status: ...` line that follows it (2.17 on print the status on its own line).
-    lines = proc.stderr.splitlines()
+        verdict["exit_status"] = returncode
+    lines = stderr.splitlines()
     for i, line in enumerate(lines):
-        if re.match(r"^(F\d{4} |\S+ [\d:.]+: F )", line) and "] " in line:
-            fatal = line[line.index("] ") + 2:].strip()
+        if FATAL.match(line) and "] " in line:
+            fatal = line[line.index("] ") + 2:].rstrip()
             if i + 1 < len(lines) and lines[i + 1].startswith("Status: "):
-                fatal += " " + lines[i + 1].strip()
+                fatal += "\n" + lines[i + 1].rstrip()
             verdict["fatal"] = clean(fatal)
             break
     # What the loader said, when a library the plugin loads at run time failed (the plugin's
     # own warning, before it aborts).
     undefined = [l for l in lines if "undefined symbol:" in l or "cannot open shared object" in l]
     if undefined:
-        verdict["loader"] = clean(undefined[0][undefined[0].index("] ") + 2:] if "] " in undefined[0] else undefined[0])
+        first = undefined[0]
+        verdict["loader"] = clean(first[first.index("] ") + 2:] if "] " in first else first)
     return verdict
+
+
+def judge_all(venvs, plugins, releases, workers=2, timeout=120):
+    """`plugins`: (name, path, env_vars). Returns {name: {"env": ..., "releases": {...}}}."""
+    verdicts = {name: {"env": "@".join(env) or None, "releases": {}} for name, _, env in plugins}
+    jobs = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        for name, path, env in plugins:
+            for release in releases:
+                python = os.path.join(venvs, f"tf-{release}", "bin", "python")
+                jobs[pool.submit(judge, python, path, env, timeout)] = (name, release)
+        for job in concurrent.futures.as_completed(jobs):
+            name, release = jobs[job]
+            verdict = job.result()
+            verdicts[name]["releases"][release] = verdict
+            print(f"{name} in {release}: {json.dumps(verdict)[:240]}", file=sys.stderr, flush=True)
+    for entry in verdicts.values():
+        entry["releases"] = dict(sorted(entry["releases"].items()))
+    return verdicts
 
 
 def main():
@@ -72,16 +141,12 @@ def main():
     parser.add_argument("--release", action="append", help="only these releases")
     parser.add_argument("plugins", nargs="+", metavar="NAME=PATH[@VAR=VALUE]")
     args = parser.parse_args()
-    verdicts = {}
+    plugins = []
     for spec in args.plugins:
         name, _, rest = spec.partition("=")
-        path, _, env_var = rest.partition("@")
-        verdicts[name] = {"env": env_var or None, "releases": {}}
-        for release in args.release or RELEASES:
-            python = os.path.join(args.venvs, f"tf-{release}", "bin", "python")
-            verdict = judge(python, path, env_var)
-            verdicts[name]["releases"][release] = verdict
-            print(f"{name} in {release}: {json.dumps(verdict)[:300]}", file=sys.stderr, flush=True)
+        path, *env = re.split(r"@(?=[A-Z_][A-Z0-9_]*=)", rest)
+        plugins.append((name, path, env))
+    verdicts = judge_all(args.venvs, plugins, args.release or RELEASES)
     with open(args.out, "w") as out:
         json.dump(verdicts, out, indent=1, sort_keys=True)
         out.write("\n")

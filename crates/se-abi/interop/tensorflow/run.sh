@@ -14,6 +14,9 @@
 #                    plugin built against a newer header: se_abi::fill reads TensorFlow's
 #                    struct_size first and writes only TF's 35 and 56 bytes (the plugin's log
 #                    says so); accepted and working the same.
+#   plugin-check     `se-abi plugin-check --run --tensorflow` on probe plugins, one linking this
+#                    TensorFlow's own library, agrees with this TensorFlow's load of each
+#                    (interop/plugin_check/live.py).
 #
 # It creates its own venv (in the Cargo target directory, reused by later runs; override with
 # SE_ABI_TF_VENV) and builds the plugin itself. Needs python3 with venv, and network access to
@@ -74,3 +77,26 @@ else
   exit 1
 fi
 echo "=== TensorFlow 2.21 loaded the Rust plugin as expected"
+
+echo "=== se-abi plugin-check --run --tensorflow beside TensorFlow's own load"
+# The probe plugin, and a shim that links TensorFlow's own framework library (as real plugins
+# do), so that only --tensorflow lets the tool run it: each loaded into this TensorFlow, and
+# checked by the tool against it, verdict and words.
+(cd "$repo" && cargo build --quiet -p se-abi --features cli --bin se-abi --example tf-probe)
+probes="$target/se-abi-live-probes"
+rm -rf "$probes" && mkdir -p "$probes"
+cp "$lib/libtf_probe.so" "$probes/"
+tensorflow="$("$venv/bin/python" -c 'import os, tensorflow as tf; print(os.path.dirname(tf.__file__))' 2>/dev/null | tail -n 1)"
+"${CC:-cc}" -shared -fPIC -o "$probes/libtf_probe_links_tf.so" \
+  "$repo/crates/se-abi/tests/c/probe_shim.c" -DIMPORT_C -Wl,--no-as-needed \
+  -Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN' -L"$probes" -l:libtf_probe.so \
+  -L"$tensorflow" -l:libtensorflow_framework.so.2
+unset RUST_HOST_PLUGIN_VERBOSE
+python3 "$repo/crates/se-abi/interop/plugin_check/live.py" --python "$venv/bin/python" \
+  --se-abi "$target/debug/se-abi" \
+  "links-tf=$probes/libtf_probe_links_tf.so" \
+  "links-tf, status in SE_InitPlugin=$probes/libtf_probe_links_tf.so@SE_ABI_PROBE=status=SE_InitPlugin:9:PROBE: refused through TensorFlow's own TF_SetStatus" \
+  "links-tf, null allocate=$probes/libtf_probe_links_tf.so@SE_ABI_PROBE=null=SP_StreamExecutor.allocate" \
+  "links-tf, status in get_device_count=$probes/libtf_probe_links_tf.so@SE_ABI_PROBE=status=get_device_count:13:PROBE: no devices" \
+  "probe, name lowercase=$probes/libtf_probe.so@SE_ABI_PROBE=name=probe"
+echo "=== se-abi plugin-check agrees with TensorFlow 2.21 on each"

@@ -1,33 +1,35 @@
-//! Which TensorFlow releases load a plugin, and why the others refuse it, from its files alone.
+//! Which TensorFlow releases load a plugin, and why the others refuse it.
 //!
 //! `tf.experimental.load_pluggable_device_library` (`TF_LoadPluggableDeviceLibrary`) opens the
-//! plugin with `dlopen(RTLD_NOW | RTLD_LOCAL)`, then looks up its entry points. What decides
-//! whether that works in a given release, each from the release facts se-abi carries
-//! ([`TF_RELEASES`]):
+//! plugin with `dlopen(RTLD_NOW | RTLD_LOCAL)`, then looks up its entry points and runs them.
+//! From the plugin's files alone (with the release facts se-abi carries), a release's verdict
+//! is decided up to the first of these:
 //!
-//! 1. **Every library it needs resolves.** A `DT_NEEDED` name matches a library the release
-//!    has loaded by its soname (the loader looks among loaded objects first), or a file in the
-//!    plugin's `DT_RUNPATH` / `DT_RPATH` directories (`$ORIGIN` is the plugin's own folder) or
-//!    in the system's library folders. `_pywrap_tensorflow_internal.so` has a soname up to 2.18
-//!    and none from 2.19 on: a plugin that needs it does not load there.
-//! 2. **Every TensorFlow C API function it imports is defined** (with `RTLD_NOW` nothing is left
-//!    for later): by a TensorFlow library it needs (directly or through another), or, from 2.19
-//!    on, where TensorFlow's libraries are in the global scope, by any library the release has
-//!    loaded. Up to 2.18 they are loaded `RTLD_LOCAL`: a plugin that does not link against them
-//!    finds none of their symbols. A library beside the plugin (in its `DT_RUNPATH`
-//!    directories) that it does not link but may `dlopen` at run time is checked the same way.
-//! 3. (With [`emulate`](super::emulate), in a child process: the plugin's `SE_InitPlugin`, run
-//!    against structs of the release's sizes, passes that release's validation.)
+//! 1. **`dlopen`**, replayed by [`super::loader`]: every library the plugin needs is found,
+//!    every symbol version it requires is defined, and every symbol it imports, C or C++, at
+//!    the version it asks for, is defined by a library in its scope. TensorFlow loads its own
+//!    libraries with `RTLD_LOCAL` up to 2.18, so there a plugin sees only those it links; from
+//!    2.19 on, those behind `_pywrap_tensorflow_internal.so` are global. A failure here is the
+//!    loader's error, which TensorFlow raises as `NotFoundError`.
+//! 2. **A library beside the plugin that it may load at run time** (in its run path, not
+//!    linked): replayed the same way once the plugin is loaded; a symbol it takes from
+//!    TensorFlow that the release lacks makes it fail when the plugin loads it.
+//! 3. **What TensorFlow then runs**: the library's initializers, `SE_InitPlugin` and
+//!    TensorFlow's checks of what it filled in, and the other entry points. A file read cannot
+//!    know what they do, so without a run the verdict is `None` ([`Verdict::loads`]), with the
+//!    reason; [`emulate`](super::emulate) runs `SE_InitPlugin` against the release's checks
+//!    ([`Verdict::with_run`] folds its outcome in).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::string::{String, ToString};
 use std::vec::Vec;
 use std::{format, vec};
 
 use super::elf::ElfInfo;
+use super::host::HostOutcome;
+use super::loader::{Files, Load, LoadFailure};
 use crate::error::Error;
-use crate::tensorflow::{C_API_SYMBOLS, TF_RELEASES, TfLibrary, TfRelease};
+use crate::tensorflow::{TF_RELEASES, TfRelease};
 
 /// The functions `RegisterPluggableDevicePlugin` looks up in a plugin, in its order; all are
 /// optional (`tensorflow/core/common_runtime/pluggable_device/pluggable_device_plugin_init.cc`).
@@ -39,110 +41,200 @@ pub const ENTRY_POINTS: &[&str] = &[
     "TF_InitProfiler",
 ];
 
-/// Where the loader looks for a `DT_NEEDED` name after the loaded objects and the library's own
-/// run path: the default folders of glibc's loader on x86-64 Debian and Ubuntu, and the generic
-/// ones (`ld.so(8)`).
-const SYSTEM_DIRS: &[&str] = &[
-    "/lib/x86_64-linux-gnu",
-    "/usr/lib/x86_64-linux-gnu",
-    "/lib64",
-    "/usr/lib64",
-    "/lib",
-    "/usr/lib",
-    "/usr/local/lib",
-];
-
-/// Whether `name` is one of TensorFlow's C API functions: the families a plugin may import from
-/// TensorFlow (`TF_`, `TFE_`, `TSL_`, `TP_`, `SE_`, `TFNPD_`, `TFL_`, `TfLite...`). The release
-/// facts record these; other C symbols TensorFlow's libraries export come from libraries bundled
-/// into them, and C++ symbols are not recorded (see the crate README for what this cannot know).
-pub fn is_c_api(name: &str) -> bool {
-    [
-        "TF_", "TFE_", "TSL_", "TP_", "SE_", "TFNPD_", "TFL_", "TfLite",
-    ]
-    .iter()
-    .any(|prefix| name.starts_with(prefix))
-}
-
-/// Why a release refuses a plugin.
+/// Why a release refuses a plugin. [`Refusal::message`] is what the release says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
-    /// A library that must be loaded with the plugin cannot be found.
+    /// A library the plugin needs (directly or through another) is found nowhere.
     MissingLibrary {
         /// The `DT_NEEDED` name.
         name: String,
         /// The library that needs it.
-        needed_by: PathBuf,
+        needed_by: String,
     },
-    /// A TensorFlow C API function a library imports is not defined where it would look.
+    /// A symbol version a library of the plugin's requires is not defined by the library it
+    /// names.
+    MissingVersion {
+        /// The version.
+        version: String,
+        /// The library that lacks it (TensorFlow's named by its path below `site-packages`).
+        library: String,
+        /// The library that requires it.
+        required_by: String,
+    },
+    /// A symbol a library imports is defined by no library in its scope, at that version.
     MissingSymbol {
-        /// The function.
+        /// The symbol.
         symbol: String,
+        /// The version the reference asks for.
+        version: Option<String>,
         /// The library that imports it.
-        imported_by: PathBuf,
+        imported_by: String,
         /// Whether that library is one the plugin may load at run time, rather than one loaded
         /// with it.
         at_run_time: bool,
-        /// Whether the release exports it at all (then the plugin just cannot see it: it is not
-        /// in the global scope up to 2.18, and the plugin does not link TensorFlow's library).
+        /// Whether a library of the release exports it (the plugin just does not see it: it
+        /// does not link that library, and up to 2.18 none is in the global scope).
         exported_elsewhere: bool,
     },
-    /// The plugin's `SE_InitPlugin`, run in an emulated host of the release, failed the
-    /// release's validation, or crashed: TensorFlow aborts the whole process (SIGABRT).
-    Init {
-        /// TensorFlow's words for it, or the signal.
+    /// TensorFlow aborts the process (`SIGABRT`) with this fatal log line (a `TF_CHECK_OK` of
+    /// the plugin's registration, or of its platform's).
+    Abort {
+        /// The line, from after its `file.cc:LINE] ` prefix.
+        message: String,
+    },
+    /// The process is killed by a signal TensorFlow does not raise itself (it calls a NULL
+    /// function of the plugin's, or the plugin's code crashes).
+    Crash {
+        /// The signal (`SIGSEGV`).
+        signal: String,
+        /// What happened.
+        message: String,
+    },
+    /// `load_pluggable_device_library` raises an exception of its own (not the loader's).
+    Raises {
+        /// Its Python class (`NotFoundError`).
+        class: String,
+        /// Its text.
         message: String,
     },
 }
 
 impl Refusal {
+    fn from_load(failure: LoadFailure, at_run_time: bool) -> Refusal {
+        match failure {
+            LoadFailure::NoLibrary { name, needed_by } => {
+                Refusal::MissingLibrary { name, needed_by }
+            }
+            LoadFailure::NoVersion {
+                version,
+                library,
+                required_by,
+            } => Refusal::MissingVersion {
+                version,
+                library,
+                required_by,
+            },
+            LoadFailure::UndefinedSymbol {
+                symbol,
+                version,
+                imported_by,
+                exported_elsewhere,
+            } => Refusal::MissingSymbol {
+                exported_elsewhere,
+                symbol,
+                version,
+                imported_by,
+                at_run_time,
+            },
+        }
+    }
+
     /// A short name for the kind of refusal (the `--json` output's `kind`).
     pub fn kind(&self) -> &'static str {
         match self {
             Refusal::MissingLibrary { .. } => "missing-library",
+            Refusal::MissingVersion { .. } => "missing-version",
             Refusal::MissingSymbol {
                 at_run_time: false, ..
             } => "missing-symbol",
             Refusal::MissingSymbol {
                 at_run_time: true, ..
             } => "missing-symbol-at-run-time",
-            Refusal::Init { .. } => "init",
+            Refusal::Abort { .. } => "abort",
+            Refusal::Crash { .. } => "crash",
+            Refusal::Raises { .. } => "raises",
         }
     }
 
-    /// What the release says, in the loader's or TensorFlow's words, with what se-abi knows of
-    /// why.
+    /// What the release says, in its words: the dynamic loader's error (which TensorFlow
+    /// raises), its fatal log line, or the exception's text. Paths are as the loader was given
+    /// them; TensorFlow's own libraries are named by their path below `site-packages`.
     pub fn message(&self) -> String {
         match self {
-            Refusal::MissingLibrary { name, needed_by } => format!(
-                "{name}: cannot open shared object file: No such file or directory (needed by {})",
-                needed_by.display()
-            ),
+            Refusal::MissingLibrary { name, .. } => {
+                format!("{name}: cannot open shared object file: No such file or directory")
+            }
+            Refusal::MissingVersion {
+                version,
+                library,
+                required_by,
+            } => format!("{library}: version `{version}' not found (required by {required_by})"),
             Refusal::MissingSymbol {
                 symbol,
+                version,
                 imported_by,
+                ..
+            } => match version {
+                Some(version) => {
+                    format!("{imported_by}: undefined symbol: {symbol}, version {version}")
+                }
+                None => format!("{imported_by}: undefined symbol: {symbol}"),
+            },
+            Refusal::Abort { message }
+            | Refusal::Crash { message, .. }
+            | Refusal::Raises { message, .. } => message.clone(),
+        }
+    }
+
+    /// What se-abi knows of why, beyond the release's words.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Refusal::MissingLibrary { needed_by, .. } => Some(format!("needed by {needed_by}")),
+            Refusal::MissingSymbol {
                 at_run_time,
                 exported_elsewhere,
+                ..
             } => {
-                let mut text = format!("{}: undefined symbol: {symbol}", imported_by.display());
-                if *exported_elsewhere {
-                    text.push_str(
-                        " (the release exports it, but loads its libraries with RTLD_LOCAL and \
-                         the plugin does not link them: a global lookup finds nothing)",
-                    );
+                let mut text = if *exported_elsewhere {
+                    String::from(
+                        "the release exports it, but not where the library looks: it does not \
+                         link the library that has it, and that library is not in the global scope",
+                    )
                 } else {
-                    text.push_str(" (the release does not export it)");
-                }
+                    String::from("the release does not export it")
+                };
                 if *at_run_time {
                     text.push_str(
                         "; a library beside the plugin, which it may load at run time, imports it",
                     );
                 }
-                text
+                Some(text)
             }
-            Refusal::Init { message } => message.clone(),
+            Refusal::Abort { .. } => Some("TensorFlow aborts the process: SIGABRT".to_string()),
+            _ => None,
         }
     }
+
+    /// The signal that ends the process, for a refusal that ends it.
+    pub fn signal(&self) -> Option<&str> {
+        match self {
+            Refusal::Abort { .. } => Some("SIGABRT"),
+            Refusal::Crash { signal, .. } => Some(signal),
+            _ => None,
+        }
+    }
+
+    /// The Python exception `load_pluggable_device_library` raises, for a refusal it raises.
+    pub fn exception(&self) -> Option<&str> {
+        match self {
+            Refusal::Raises { class, .. } => Some(class),
+            Refusal::MissingLibrary { .. }
+            | Refusal::MissingVersion { .. }
+            | Refusal::MissingSymbol {
+                at_run_time: false, ..
+            } => Some("NotFoundError"),
+            _ => None,
+        }
+    }
+}
+
+/// The devices a release lists once it has loaded the plugin (`get_device_count`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Devices {
+    /// The platform's device type (`SP_Platform::type`).
+    pub device_type: String,
+    /// How many (`get_device_count`; 0 after an error, which TensorFlow only logs).
+    pub count: i32,
 }
 
 /// One release's verdict.
@@ -150,309 +242,260 @@ impl Refusal {
 pub struct Verdict {
     /// The release.
     pub release: &'static str,
-    /// Why it refuses the plugin; empty when it loads it.
+    /// Why it refuses the plugin; the first is what it says. Empty when it does not.
     pub refusals: Vec<Refusal>,
+    /// Why se-abi cannot tell whether it loads, when it cannot (nothing refused it, but not
+    /// everything TensorFlow does was replayed).
+    pub unknown: Option<String>,
+    /// The devices it lists after the load, when `SE_InitPlugin` ran.
+    pub devices: Option<Devices>,
 }
 
 impl Verdict {
-    /// Whether the release loads the plugin.
-    pub fn loads(&self) -> bool {
-        self.refusals.is_empty()
+    /// Whether the release loads the plugin: `Some(false)` when it refuses it, `Some(true)` when
+    /// everything TensorFlow does at load was replayed and accepted it, `None` otherwise
+    /// ([`Verdict::unknown`] says why).
+    pub fn loads(&self) -> Option<bool> {
+        if !self.refusals.is_empty() {
+            Some(false)
+        } else if self.unknown.is_some() {
+            None
+        } else {
+            Some(true)
+        }
+    }
+
+    /// This verdict with what an emulated host of the release found when it ran the plugin
+    /// ([`emulate`](super::emulate)): its refusal, or its acceptance, or why it could not run.
+    /// `modules` are the plugin's entry points, whose others than `SE_InitPlugin` are not
+    /// replayed.
+    pub fn with_run(mut self, outcome: HostOutcome, modules: &[&str]) -> Verdict {
+        let unreplayed: Vec<&str> = modules
+            .iter()
+            .copied()
+            .filter(|m| *m != "SE_InitPlugin")
+            .collect();
+        let unreplayed = (!unreplayed.is_empty()).then(|| {
+            format!(
+                "{} not replayed: {} through TensorFlow's own functions",
+                unreplayed.join(", "),
+                if unreplayed.len() == 1 {
+                    "it registers what it brings"
+                } else {
+                    "they register what they bring"
+                }
+            )
+        });
+        match outcome {
+            HostOutcome::NotRun { reason } => self.unknown = Some(reason),
+            HostOutcome::NoDeviceModule => self.unknown = unreplayed,
+            HostOutcome::Accepted {
+                device_type,
+                devices,
+            } => {
+                self.devices = Some(Devices {
+                    device_type,
+                    count: devices,
+                });
+                self.unknown = unreplayed;
+            }
+            HostOutcome::Refused(refusal) => {
+                self.refusals.push(refusal);
+                self.unknown = None;
+            }
+        }
+        self
     }
 }
 
-/// A plugin file, read: its loading facts, those of the libraries it brings (found beside it),
-/// and its entry points.
+/// A plugin file, read: its loading facts, those of the libraries it brings, and its entry
+/// points.
 #[derive(Debug, Clone)]
 pub struct Plugin {
-    /// The plugin's path.
+    /// The plugin's path, as given.
     pub path: PathBuf,
+    /// The path the loader is given (the plugin's, made absolute, not resolved: `$ORIGIN` and
+    /// the loader's messages follow it as written).
+    pub load_path: String,
     /// Its loading facts.
     pub elf: ElfInfo,
-    /// The entry points it exports, of [`ENTRY_POINTS`].
+    /// The entry points it exports, of [`ENTRY_POINTS`] (TensorFlow looks them up through the
+    /// plugin's handle, so a library it needs may provide one).
     pub entry_points: Vec<&'static str>,
-    /// Libraries found on disk (not TensorFlow's), read once: path to facts.
-    files: BTreeMap<PathBuf, ElfInfo>,
-    /// Libraries beside the plugin that nothing links: it may `dlopen` them at run time.
-    companions: Vec<PathBuf>,
-}
-
-/// Where a `DT_NEEDED` name resolves in one release.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Found {
-    /// A library TensorFlow has loaded (its index in the release's libraries).
-    Tf(usize),
-    /// A file of the plugin's (read from disk).
-    File(PathBuf),
-    /// A system library: present, and exporting none of TensorFlow's functions.
-    System,
-    Missing,
+    /// The libraries read from disk: the plugin's and the system's.
+    files: Files,
+    /// Libraries in the plugin's own folders (run paths relative to `$ORIGIN`) that nothing
+    /// links but the plugin names (their file name is a string in the files it loads with): it
+    /// may load them at run time.
+    companions: Vec<String>,
 }
 
 impl Plugin {
-    /// Reads the plugin at `path` and the libraries beside it that it may load.
+    /// Reads the plugin at `path`, the libraries it needs, the libraries beside it that it may
+    /// load, and the system libraries the releases' loads involve.
     pub fn open(path: &Path) -> Result<Plugin, Error> {
-        let elf = ElfInfo::read(path)?;
-        let entry_points = ENTRY_POINTS
-            .iter()
-            .copied()
-            .filter(|name| elf.exports.iter().any(|e| e.name == **name))
-            .collect();
-        let mut plugin = Plugin {
+        let file = std::fs::File::open(path).map_err(|e| Error::PluginUnreadable {
             path: path.to_path_buf(),
-            elf,
-            entry_points,
-            files: BTreeMap::new(),
-            companions: Vec::new(),
-        };
-        // Every library the plugin's run path can reach, read once (whether linked or not).
-        let mut queue: VecDeque<(PathBuf, ElfInfo)> = VecDeque::new();
-        queue.push_back((plugin.path.clone(), plugin.elf.clone()));
-        let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
-        seen.insert(plugin.path.clone());
-        while let Some((from, info)) = queue.pop_front() {
-            for dir in run_dirs(&from, &info) {
-                let Ok(entries) = std::fs::read_dir(&dir) else {
+            kind: e.kind(),
+        })?;
+        Plugin::from_file(path, &file)
+    }
+
+    /// Like [`Plugin::open`], from a file already open (`path` names it, and is where the
+    /// loader would be given it).
+    pub fn from_file(path: &Path, file: &std::fs::File) -> Result<Plugin, Error> {
+        let elf = ElfInfo::read_file(path, file)?;
+        let load_path = std::path::absolute(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .to_string_lossy()
+            .into_owned();
+        let mut files = Files::default();
+        files.read_system();
+        // The plugin as read from the open file, then what it needs.
+        files.insert(&load_path, elf.clone());
+        files.read_closure(&load_path);
+        // The plugin's own folders: its run paths that start at `$ORIGIN`, and theirs.
+        let mut folders: Vec<String> = Vec::new();
+        let mut closure: Vec<String> = vec![load_path.clone()];
+        let mut at = 0;
+        while at < closure.len() {
+            let path = closure[at].clone();
+            at += 1;
+            let Some(info) = files.get(&path).cloned() else {
+                continue;
+            };
+            for dir in info.runpath.iter().chain(&info.rpath) {
+                if !dir.starts_with("$ORIGIN") && !dir.starts_with("${ORIGIN}") {
                     continue;
-                };
-                let mut names: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-                names.sort();
-                for candidate in names {
-                    let is_library = candidate
-                        .file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.ends_with(".so") || n.contains(".so."));
-                    if !is_library || !candidate.is_file() || !seen.insert(candidate.clone()) {
-                        continue;
-                    }
-                    if let Ok(found) = ElfInfo::read(&candidate) {
-                        plugin.files.insert(candidate.clone(), found.clone());
-                        queue.push_back((candidate, found));
+                }
+                let folder = super::loader::expand_one(dir, &path);
+                if !folders.contains(&folder) {
+                    folders.push(folder);
+                }
+            }
+            for name in &info.needed {
+                for folder in &folders {
+                    let candidate = format!("{}/{name}", folder.trim_end_matches('/'));
+                    if files.get(&candidate).is_some() && !closure.contains(&candidate) {
+                        closure.push(candidate);
                     }
                 }
             }
         }
-        // Those that nothing in the plugin's own closure links are its run-time companions
-        // (their closure decided per release, in `verdict`).
-        let linked = plugin.closure_files(&plugin.path, &plugin.elf);
-        plugin.companions = plugin
-            .files
-            .keys()
-            .filter(|p| !linked.contains(*p))
-            .cloned()
+        // Libraries in those folders that nothing links, and that the plugin's files name.
+        let mut candidates: Vec<String> = Vec::new();
+        for folder in &folders {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                continue;
+            };
+            let mut names: Vec<String> = entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| n.ends_with(".so") || n.contains(".so."))
+                .collect();
+            names.sort();
+            for name in names {
+                let candidate = format!("{}/{name}", folder.trim_end_matches('/'));
+                if !closure.contains(&candidate) && !candidates.contains(&candidate) {
+                    candidates.push(candidate);
+                }
+            }
+        }
+        let mut companions: Vec<String> = Vec::new();
+        let names: Vec<&str> = candidates
+            .iter()
+            .map(|c| c.rsplit('/').next().unwrap_or(c))
             .collect();
-        Ok(plugin)
+        let mut named = vec![false; candidates.len()];
+        for namer in closure.iter().filter(|_| !candidates.is_empty()) {
+            let found = super::elf::names_in(Path::new(namer), &names);
+            named.iter_mut().zip(found).for_each(|(n, f)| *n |= f);
+        }
+        for (companion, named) in candidates.iter().zip(named) {
+            if !named {
+                continue;
+            }
+            files.read_closure(companion);
+            if files.get(companion).is_some() {
+                companions.push(companion.clone());
+            }
+        }
+        companions.sort();
+        let entry_points = ENTRY_POINTS
+            .iter()
+            .copied()
+            .filter(|name| {
+                closure.iter().any(|p| {
+                    files
+                        .get(p)
+                        .is_some_and(|info| info.exports.iter().any(|e| e.name == *name))
+                })
+            })
+            .collect();
+        Ok(Plugin {
+            path: path.to_path_buf(),
+            load_path,
+            elf,
+            entry_points,
+            files,
+            companions,
+        })
     }
 
-    /// The verdict of every installable release, oldest first.
+    /// The verdict of every installable release, oldest first, from the files alone.
     pub fn verdicts(&self) -> Vec<Verdict> {
         TF_RELEASES.iter().map(|r| self.verdict(r)).collect()
     }
 
-    /// The verdict of one release.
-    pub fn verdict(&self, release: &TfRelease) -> Verdict {
-        let mut refusals = Vec::new();
-        // The plugin, loaded with its closure.
-        self.check_library(release, &self.path, &self.elf, false, &mut refusals);
-        // A library beside it that it may load at run time: only its TensorFlow imports, and
-        // only once the plugin itself loads.
-        if refusals.is_empty() {
-            for path in &self.companions {
-                if let Some(info) = self.files.get(path) {
-                    let mut found = Vec::new();
-                    self.check_library(release, path, info, true, &mut found);
-                    refusals.extend(
-                        found
-                            .into_iter()
-                            .filter(|r| matches!(r, Refusal::MissingSymbol { .. })),
-                    );
-                }
-            }
-        }
-        Verdict {
+    /// The verdict of one release from the files alone: a refusal the files prove, or `None`
+    /// ([`Verdict::loads`]) with what was not run.
+    pub fn verdict(&self, release: &'static TfRelease) -> Verdict {
+        let mut verdict = Verdict {
             release: release.release,
-            refusals,
-        }
-    }
-
-    /// Checks one library loaded with `dlopen`: its `DT_NEEDED` closure resolves, and every
-    /// TensorFlow C API function it and its closure import is defined in their scope.
-    fn check_library(
-        &self,
-        release: &TfRelease,
-        path: &Path,
-        info: &ElfInfo,
-        at_run_time: bool,
-        refusals: &mut Vec<Refusal>,
-    ) {
-        // Breadth-first, as the loader builds a library's local scope.
-        let mut scope_files: Vec<(PathBuf, &ElfInfo)> = vec![(path.to_path_buf(), info)];
-        let mut tf_libs: BTreeSet<usize> = BTreeSet::new();
-        let mut visited: BTreeSet<PathBuf> = BTreeSet::new();
-        visited.insert(path.to_path_buf());
-        let mut i = 0;
-        while i < scope_files.len() {
-            let (from, from_info) = scope_files[i].clone();
-            for name in &from_info.needed {
-                match self.find(release, &from, from_info, name) {
-                    Found::Tf(index) => tf_closure(release, index, &mut tf_libs),
-                    Found::File(file) => {
-                        if visited.insert(file.clone())
-                            && let Some(found) = self.files.get(&file)
-                        {
-                            scope_files.push((file, found));
-                        }
-                    }
-                    Found::System => {}
-                    Found::Missing => refusals.push(Refusal::MissingLibrary {
-                        name: name.clone(),
-                        needed_by: from.clone(),
-                    }),
-                }
-            }
-            i += 1;
-        }
-        if !refusals.is_empty() {
-            // The loader stops at the first library it cannot open.
-            return;
-        }
-        let defined_by_files: BTreeSet<&str> = scope_files
-            .iter()
-            .flat_map(|(_, info)| info.exports.iter().map(|e| e.name.as_str()))
-            .collect();
-        let visible = |symbol: &str| -> bool {
-            let in_lib = |lib: &TfLibrary| {
-                lib.c_api
-                    .iter()
-                    .any(|&k| C_API_SYMBOLS[usize::from(k)] == symbol)
-            };
-            tf_libs.iter().any(|&k| in_lib(&release.libraries[k]))
-                || (release.global_c_api && release.libraries.iter().any(in_lib))
+            refusals: Vec::new(),
+            unknown: None,
+            devices: None,
         };
-        for (file, info) in &scope_files {
-            for import in &info.imports {
-                if import.weak
-                    || !is_c_api(&import.name)
-                    || defined_by_files.contains(import.name.as_str())
-                {
-                    continue;
-                }
-                if !visible(&import.name) {
-                    let exported_elsewhere = release.libraries.iter().any(|lib| {
-                        lib.c_api
-                            .iter()
-                            .any(|&k| C_API_SYMBOLS[usize::from(k)] == import.name)
-                    });
-                    refusals.push(Refusal::MissingSymbol {
-                        symbol: import.name.clone(),
-                        imported_by: file.clone(),
-                        at_run_time,
-                        exported_elsewhere,
-                    });
-                }
+        let load = match Load::open(release, &self.files, &self.load_path) {
+            Ok(load) => load,
+            Err(failure) => {
+                verdict.refusals.push(Refusal::from_load(failure, false));
+                return verdict;
+            }
+        };
+        let mapped: Vec<&str> = load.plugin_files().map(|(p, _)| p).collect();
+        let beside: Vec<&str> = self
+            .companions
+            .iter()
+            .map(String::as_str)
+            .filter(|c| !mapped.contains(c))
+            .collect();
+        for companion in &beside {
+            if let Some(failure) = load.run_time_failure(companion, &beside) {
+                verdict.refusals.push(Refusal::from_load(failure, true));
             }
         }
-    }
-
-    /// Where `name`, needed by the library at `from`, resolves in `release`.
-    fn find(&self, release: &TfRelease, from: &Path, info: &ElfInfo, name: &str) -> Found {
-        // The loader first matches the name against the objects already loaded: TensorFlow's
-        // libraries, by soname.
-        if let Some(index) = release
-            .libraries
-            .iter()
-            .position(|lib| lib.soname == Some(name))
-        {
-            return Found::Tf(index);
-        }
-        if name.contains('/') {
-            let path = PathBuf::from(name);
-            return if self.files.contains_key(&path) {
-                Found::File(path)
-            } else if path.exists() {
-                Found::System
+        if verdict.refusals.is_empty() {
+            verdict.unknown = Some(if self.entry_points.contains(&"SE_InitPlugin") {
+                "SE_InitPlugin's validation not run; add --run".to_string()
             } else {
-                Found::Missing
-            };
+                "the plugin's code (its initializers, and the entry points TensorFlow calls) \
+                 not run; add --run"
+                    .to_string()
+            });
         }
-        for dir in run_dirs(from, info) {
-            let candidate = dir.join(name);
-            if self.files.contains_key(&candidate) {
-                return Found::File(candidate);
-            }
-            if candidate.exists() {
-                return Found::System;
-            }
-        }
-        if SYSTEM_DIRS
-            .iter()
-            .any(|dir| Path::new(dir).join(name).exists())
-        {
-            return Found::System;
-        }
-        Found::Missing
+        verdict
     }
 
-    /// The files (not TensorFlow's, not the system's) in the `DT_NEEDED` closure of a library,
-    /// whatever the release.
-    fn closure_files(&self, path: &Path, info: &ElfInfo) -> BTreeSet<PathBuf> {
-        let mut out = BTreeSet::new();
-        let mut queue = vec![(path.to_path_buf(), info.clone())];
-        while let Some((from, from_info)) = queue.pop() {
-            for name in &from_info.needed {
-                for dir in run_dirs(&from, &from_info) {
-                    let candidate = dir.join(name);
-                    if let Some(found) = self.files.get(&candidate) {
-                        if out.insert(candidate.clone()) {
-                            queue.push((candidate, found.clone()));
-                        }
-                        break;
-                    }
-                }
-            }
-        }
-        out
-    }
-}
-
-/// A TensorFlow library and, through their sonames, the TensorFlow libraries it needs.
-fn tf_closure(release: &TfRelease, index: usize, out: &mut BTreeSet<usize>) {
-    if !out.insert(index) {
-        return;
-    }
-    for name in release.libraries[index].needed {
-        if let Some(next) = release
-            .libraries
-            .iter()
-            .position(|lib| lib.soname == Some(*name))
-        {
-            tf_closure(release, next, out);
+    /// The libraries of `release` the plugin links (its `DT_NEEDED` closure reaches them), by
+    /// path below `site-packages`: an emulated host without TensorFlow cannot load it.
+    pub fn tensorflow_libraries(&self, release: &'static TfRelease) -> Vec<&'static str> {
+        match Load::open(release, &self.files, &self.load_path) {
+            Ok(load) => load
+                .tf_libraries()
+                .map(|l| release.libraries[l].path)
+                .collect(),
+            Err(_) => Vec::new(),
         }
     }
-}
-
-/// A library's run path with `$ORIGIN` (and `${ORIGIN}`) expanded to its own folder.
-fn run_dirs(path: &Path, info: &ElfInfo) -> Vec<PathBuf> {
-    let origin = path
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .or_else(|| path.parent().map(Path::to_path_buf))
-        .unwrap_or_default();
-    let origin = origin.to_string_lossy().to_string();
-    // The loader ignores DT_RPATH when DT_RUNPATH is present (ld.so(8)).
-    let dirs = if info.runpath.is_empty() {
-        &info.rpath
-    } else {
-        &info.runpath
-    };
-    dirs.iter()
-        .map(|dir| {
-            let dir = PathBuf::from(
-                dir.replace("${ORIGIN}", &origin)
-                    .replace("$ORIGIN", &origin),
-            );
-            dir.canonicalize().unwrap_or(dir)
-        })
-        .collect()
 }

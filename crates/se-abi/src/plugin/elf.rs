@@ -143,6 +143,29 @@ impl ElfInfo {
     }
 }
 
+/// Which of `names` (file names) the file at `path` holds as C strings, alone or at the end of
+/// a path (`"libfoo.so"`, `"/opt/x/libfoo.so"`): the names a library may pass to `dlopen`. An
+/// unreadable file holds none.
+pub(crate) fn names_in(path: &Path, names: &[&str]) -> Vec<bool> {
+    let mut found = vec![false; names.len()];
+    let Ok(file) = File::open(path) else {
+        return found;
+    };
+    // SAFETY: as in `ElfInfo::read_file`: a read-only map, read through bounds-checked slices
+    // only, for this function's life; a file changed underneath gives a wrong answer, never
+    // undefined behaviour here.
+    let Ok(map) = (unsafe { memmap2::Mmap::map(&file) }) else {
+        return found;
+    };
+    for string in map.split(|&b| b == 0) {
+        let tail = string.rsplit(|&b| b == b'/').next().unwrap_or(string);
+        if let Some(at) = names.iter().position(|n| n.as_bytes() == tail) {
+            found[at] = true;
+        }
+    }
+    found
+}
+
 /// `e_ident[EI_CLASS]`, `[EI_DATA]` and the header fields the loader checks
 /// (`_dl_map_object_from_fd`, `elf_get_dynamic_info`).
 fn not_a_plugin(path: &Path, reason: &'static str) -> Error {

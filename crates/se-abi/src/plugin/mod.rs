@@ -12,22 +12,29 @@
 //!
 //! let plugin = Plugin::open("libmy_plugin.so".as_ref())?;
 //! for verdict in plugin.verdicts() {
-//!     match verdict.refusals.first() {
-//!         None => println!("TensorFlow {} loads it", verdict.release),
-//!         Some(why) => println!("TensorFlow {} refuses it: {}", verdict.release, why.message()),
+//!     match (verdict.loads(), verdict.refusals.first()) {
+//!         (Some(false), Some(why)) => println!("TensorFlow {} refuses it: {}", verdict.release, why.message()),
+//!         (_, _) => println!("TensorFlow {}: {:?}", verdict.release, verdict.unknown),
 //!     }
 //! }
 //! # Ok::<(), se_abi::Error>(())
 //! ```
 //!
-//! What decides, from the plugin's files alone, is described in [`Plugin`]'s module below
-//! (`check`); what it cannot know is in the crate's README. [`emulate`] runs the plugin's
-//! `SE_InitPlugin` against one release's struct sizes and validation, in this process.
+//! The modules, in the order a load goes:
+//! - `elf`: a library's loading facts, read as the dynamic loader reads them ([`ElfInfo`]);
+//! - `exports`: every symbol the releases' libraries export, C++ included;
+//! - `loader`: `dlopen` replayed from the files, in one release;
+//! - `check`: the verdicts ([`Plugin`], [`Verdict`], [`Refusal`]);
+//! - `host`: the emulated host that runs `SE_InitPlugin` against a release's checks
+//!   ([`emulate`]), and [`status`], the `TF_Status` it hands the plugin.
 
 mod check;
 mod elf;
+mod exports;
 mod host;
+mod loader;
+pub mod status;
 
-pub use check::{ENTRY_POINTS, Plugin, Refusal, Verdict, is_c_api};
+pub use check::{Devices, ENTRY_POINTS, Plugin, Refusal, Verdict};
 pub use elf::{ElfInfo, Export, Import, SymbolVersion, VersionNeed};
-pub use host::{HostOutcome, emulate};
+pub use host::{HostOutcome, Step, abort_text, emulate};

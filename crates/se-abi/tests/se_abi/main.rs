@@ -6,9 +6,12 @@
 //!   allocating the struct and the host allocating it (valgrind runs `matrix::` and `copy::` in
 //!   `.ci/run`);
 //! - `oracle`: TensorFlow's real layouts, release by release;
+//! - `elf`: plugins read as the dynamic loader reads them;
 //! - `ui`: the layout lock's compile errors, pinned by their messages;
 //! - `cli`: the `se-abi` tool's input handling, output and exit codes;
-//! - `verdicts`: `se-abi plugin-check` against real TensorFlow loading the plugins.
+//! - `verdicts`: `se-abi plugin-check` against real TensorFlow loading real plugins (the
+//!   example's builds, Intel's, Microsoft's);
+//! - `probes`: the same, for probe plugins that each break one thing.
 
 mod common;
 
@@ -18,9 +21,13 @@ mod common;
 #[cfg(feature = "cli")]
 mod cli;
 mod copy;
+#[cfg(feature = "cli")]
+mod elf;
 mod layout;
 mod matrix;
 mod oracle;
+#[cfg(feature = "cli")]
+mod probes;
 mod ui;
 #[cfg(feature = "cli")]
 mod verdicts;

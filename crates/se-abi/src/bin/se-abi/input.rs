@@ -1,18 +1,20 @@
-//! The input plugin: a regular file, checked before anything opens it.
+//! The input plugin: opened once, then checked through the open file.
 //!
-//! The plugin is not memory-mapped or read whole: `se_abi::plugin` reads only its ELF headers,
-//! dynamic section and dynamic symbols, through `object`'s read cache (a plugin's companion
-//! libraries run to hundreds of megabytes). What this module adds is the check that the path is
-//! a regular file, made on its metadata before any `open`: opening a named pipe (FIFO) with no
-//! writer blocks forever.
+//! The path is opened with `O_NONBLOCK` (opening a named pipe with no writer would otherwise
+//! block for ever), and what it is, is read from the open file (`fstat`), so the file checked is
+//! the file read. A directory, a pipe, a socket or a device is refused before anything is read.
+//! The file's bytes are then read by `se_abi::plugin` from this descriptor: memory-mapped, or,
+//! for a file the system reports as empty (`/proc/self/maps`), read up to a bound.
 
+use std::fs::File;
 use std::io;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 /// Why the input cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum InputError {
-    /// Its metadata could not be read (missing file, no permission).
+    /// It could not be opened or inspected (missing file, no permission).
     #[error("cannot read {}", path.display())]
     Read {
         path: PathBuf,
@@ -24,12 +26,18 @@ pub(crate) enum InputError {
     NotAFile { path: PathBuf, what: &'static str },
 }
 
-/// Refuses, without opening it, a path that is not a regular file.
-pub(crate) fn check_input(path: &Path) -> Result<(), InputError> {
-    let metadata = std::fs::metadata(path).map_err(|source| InputError::Read {
+/// Opens `path` for reading without blocking, and refuses what is not a regular file.
+pub(crate) fn open(path: &Path) -> Result<File, InputError> {
+    let read = |source| InputError::Read {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    let file = File::options()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(read)?;
+    let metadata = file.metadata().map_err(read)?;
     if metadata.is_dir() {
         return Err(InputError::NotAFile {
             path: path.to_owned(),
@@ -42,5 +50,5 @@ pub(crate) fn check_input(path: &Path) -> Result<(), InputError> {
             what: "a pipe, socket or device",
         });
     }
-    Ok(())
+    Ok(file)
 }

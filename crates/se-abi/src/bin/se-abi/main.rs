@@ -1,36 +1,36 @@
 //! `se-abi`: which TensorFlow releases load a PluggableDevice plugin.
 //!
 //! ```text
-//! se-abi plugin-check PLUGIN.so [--run] [--release R]... [--json]
+//! se-abi plugin-check PLUGIN.so [--run [--tensorflow DIR] [--timeout SECONDS]] [--release R]... [--json]
 //! ```
 //!
-//! Exit status: 0 every release checked loads the plugin, 1 at least one refuses it, 2 the input
+//! Exit status: 0 no release checked refuses the plugin, 1 at least one refuses it, 2 the input
 //! could not be read or the usage is wrong. Every message on stderr starts with `se-abi: `.
 
+mod children;
+mod host;
 mod input;
+mod tf_status;
 
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command as Process, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use se_abi::plugin::{HostOutcome, Plugin, Refusal, Verdict};
-use se_abi::tensorflow::TF_RELEASES;
+use se_abi::plugin::{HostOutcome, Plugin, Verdict};
+use se_abi::tensorflow::{TF_RELEASES, TfRelease};
 use serde_json::{Value, json};
 
 /// The binary's name, which starts every message it writes to stderr.
 const TOOL: &str = "se-abi";
-
-/// How long one emulated host may run the plugin's `SE_InitPlugin` before it is stopped.
-const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(Parser)]
 #[command(
     name = TOOL,
     version,
     about = "StreamExecutor C API plugins: which TensorFlow releases load this plugin, and why not",
-    after_help = "Exit status: 0 every release checked loads the plugin, 1 at least one refuses \
+    after_help = "Exit status: 0 no release checked refuses the plugin, 1 at least one refuses \
                   it, 2 unreadable input or bad usage."
 )]
 struct Cli {
@@ -46,7 +46,16 @@ enum Command {
     /// Runs the plugin's `SE_InitPlugin` in an emulated host of one release (the child process
     /// of `plugin-check --run`; not for direct use).
     #[command(name = "__emulate-host", hide = true)]
-    EmulateHost { plugin: PathBuf, release: String },
+    EmulateHost {
+        plugin: PathBuf,
+        #[arg(value_parser = release)]
+        release: String,
+        channel: PathBuf,
+        #[arg(long)]
+        tensorflow: Option<PathBuf>,
+        #[arg(long)]
+        linked: Vec<String>,
+    },
 }
 
 #[derive(Args)]
@@ -54,9 +63,16 @@ struct CheckArgs {
     /// The plugin's shared library (`.so`).
     plugin: PathBuf,
     /// Also run the plugin's `SE_InitPlugin` in an emulated host of each release (a child
-    /// process per release) and apply that release's validation. This EXECUTES THE PLUGIN.
+    /// process per release) and apply that release's checks. This EXECUTES THE PLUGIN.
     #[arg(long)]
     run: bool,
+    /// An installed TensorFlow (its `tensorflow` folder in `site-packages`): with `--run`, a
+    /// plugin that links TensorFlow's libraries runs against that release's own.
+    #[arg(long, value_name = "DIR", requires = "run")]
+    tensorflow: Option<PathBuf>,
+    /// How long each emulated host may run before it is stopped (with `--run`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 20.0, requires = "run")]
+    timeout: f64,
     /// Only these releases (repeatable; default: all ten).
     #[arg(long = "release", value_name = "RELEASE", value_parser = release)]
     releases: Vec<String>,
@@ -71,21 +87,29 @@ fn release(text: &str) -> Result<String, String> {
         Some(r) => Ok(r.release.to_string()),
         None => Err(format!(
             "unknown release; the releases se-abi knows are {}",
-            TF_RELEASES
-                .iter()
-                .map(|r| r.release)
-                .collect::<Vec<_>>()
-                .join(", ")
+            known_releases()
         )),
     }
 }
 
+fn known_releases() -> String {
+    TF_RELEASES
+        .iter()
+        .map(|r| r.release)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn find_release(name: &str) -> Option<&'static TfRelease> {
+    TF_RELEASES.iter().find(|r| r.release == name)
+}
+
 /// What a run concluded; the exit code follows from it.
 enum Outcome {
-    /// Exit 0: every release checked loads the plugin.
-    Accepted,
+    /// Exit 0: no release checked refuses the plugin.
+    NoneRefuses,
     /// Exit 1: at least one refuses it.
-    Rejected,
+    Refused,
 }
 
 /// Why a run could not conclude: exit 2.
@@ -97,9 +121,12 @@ enum CliError {
     /// The plugin could not be read as one.
     #[error(transparent)]
     Plugin(#[from] se_abi::Error),
-    /// The emulated host could not be started.
-    #[error("cannot run the emulated host: {0}")]
-    Host(String),
+    /// `--tensorflow` does not name an installed TensorFlow se-abi knows.
+    #[error("--tensorflow {}: {why}", path.display())]
+    TensorFlow { path: PathBuf, why: String },
+    /// The emulated hosts could not be started.
+    #[error("cannot run the emulated hosts")]
+    Host(#[source] io::Error),
     /// Writing the output failed.
     #[error("cannot write the output")]
     Output(#[source] io::Error),
@@ -112,8 +139,8 @@ fn main() -> ExitCode {
             let json = args.json;
             let path = args.plugin.clone();
             match plugin_check(&args) {
-                Ok(Outcome::Accepted) => ExitCode::SUCCESS,
-                Ok(Outcome::Rejected) => ExitCode::from(1),
+                Ok(Outcome::NoneRefuses) => ExitCode::SUCCESS,
+                Ok(Outcome::Refused) => ExitCode::from(1),
                 Err(error) => {
                     eprintln!("{TOOL}: {}", chain(&error));
                     if json {
@@ -128,29 +155,16 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::EmulateHost { plugin, release } => {
-            // SAFETY: `emulate` runs the plugin's code in this process (see its `# Safety`).
-            // This is the child process `plugin-check --run` starts for it, at the user's
-            // request, on the plugin the user named: whatever the plugin does, it does to this
-            // process alone, which the parent watches, stops after a time limit, and judges by
-            // its exit.
-            let outcome = unsafe { se_abi::plugin::emulate(&plugin, &release) };
-            let out = match outcome {
-                Ok(HostOutcome::Accepted) => json!({"outcome": "accepted"}),
-                Ok(HostOutcome::Refused { message }) => {
-                    json!({"outcome": "refused", "message": message})
-                }
-                Ok(HostOutcome::NotRun { reason }) => {
-                    json!({"outcome": "not-run", "message": reason})
-                }
-                Ok(HostOutcome::NoDeviceModule) => json!({"outcome": "no-device-module"}),
-                Err(e) => json!({"outcome": "not-run", "message": e.to_string()}),
-            };
-            println!("{out}");
-            // The plugin stays loaded; leave without running its destructors' surprises twice.
-            let _ = io::stdout().flush();
-            ExitCode::SUCCESS
-        }
+        Command::EmulateHost {
+            plugin,
+            release,
+            channel,
+            tensorflow,
+            linked,
+        } => match find_release(&release) {
+            Some(release) => host::run(&plugin, release, &channel, tensorflow.as_deref(), &linked),
+            None => ExitCode::from(2),
+        },
     }
 }
 
@@ -165,98 +179,217 @@ fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// What the emulated host of one release said.
-#[derive(Debug, Clone)]
-enum Run {
-    Accepted,
-    Skipped(String),
-    NoDeviceModule,
-    Refused(String),
-}
-
-impl Run {
-    fn key(&self) -> &'static str {
-        match self {
-            Run::Accepted => "accepted",
-            Run::Skipped(_) => "not-run",
-            Run::NoDeviceModule => "no-device-module",
-            Run::Refused(_) => "refused",
-        }
+/// The release of the TensorFlow installed at `dir` (its `tensorflow` folder): the version of
+/// the distribution beside it whose `RECORD` lists its `libtensorflow_framework.so.2`
+/// (`tensorflow_cpu-2.21.0.dist-info`, `tensorflow-2.21.0.dist-info`, ...).
+fn installed_release(dir: &Path) -> Result<&'static TfRelease, CliError> {
+    let fail = |why: String| CliError::TensorFlow {
+        path: dir.to_path_buf(),
+        why,
+    };
+    if !dir.join("libtensorflow_framework.so.2").is_file() {
+        return Err(fail(
+            "no libtensorflow_framework.so.2 in it: name the `tensorflow` folder of an installed \
+             TensorFlow (site-packages/tensorflow)"
+                .to_string(),
+        ));
+    }
+    let parent = dir.parent().unwrap_or(dir);
+    let folder = dir
+        .file_name()
+        .map_or("tensorflow".into(), |n| n.to_string_lossy().into_owned());
+    let owner = format!("{folder}/libtensorflow_framework.so.2,");
+    let entries = std::fs::read_dir(parent).map_err(|e| fail(e.to_string()))?;
+    let mut versions: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".dist-info"))
+        .filter(|n| {
+            std::fs::read_to_string(parent.join(n).join("RECORD"))
+                .is_ok_and(|record| record.lines().any(|l| l.starts_with(&owner)))
+        })
+        .filter_map(|n| {
+            let stem = n.strip_suffix(".dist-info")?;
+            Some(stem.rsplit_once('-')?.1.to_string())
+        })
+        .collect();
+    versions.sort();
+    versions.dedup();
+    match versions.as_slice() {
+        [version] => find_release(version).ok_or_else(|| {
+            fail(format!(
+                "TensorFlow {version}: se-abi knows {}",
+                known_releases()
+            ))
+        }),
+        [] => Err(fail(
+            "no distribution beside it lists its libtensorflow_framework.so.2 (a *.dist-info \
+             RECORD): cannot tell which release it is"
+                .to_string(),
+        )),
+        _ => Err(fail(format!(
+            "several distributions beside it claim it ({})",
+            versions.join(", ")
+        ))),
     }
 }
 
 fn plugin_check(args: &CheckArgs) -> Result<Outcome, CliError> {
-    input::check_input(&args.plugin)?;
-    let plugin = Plugin::open(&args.plugin)?;
-    let mut rows: Vec<(Verdict, Option<Run>)> = Vec::new();
-    for release in TF_RELEASES {
-        if !args.releases.is_empty() && !args.releases.iter().any(|r| r == release.release) {
-            continue;
-        }
-        let mut verdict = plugin.verdict(release);
-        // TensorFlow runs `SE_InitPlugin` only once the library is loaded.
-        let run = if args.run && verdict.loads() && !plugin.entry_points.contains(&"SE_InitPlugin")
-        {
-            Some(Run::NoDeviceModule)
-        } else if args.run && verdict.loads() {
-            let run = emulate_in_child(&args.plugin, release.release)?;
-            if let Run::Refused(message) = &run {
-                verdict.refusals.push(Refusal::Init {
-                    message: message.clone(),
-                });
+    let file = input::open(&args.plugin)?;
+    let plugin = Plugin::from_file(&args.plugin, &file)?;
+    let tensorflow = match &args.tensorflow {
+        Some(dir) => Some((dir.as_path(), installed_release(dir)?)),
+        None => None,
+    };
+    let releases: Vec<&'static TfRelease> = TF_RELEASES
+        .iter()
+        .filter(|r| args.releases.is_empty() || args.releases.iter().any(|n| n == r.release))
+        .collect();
+    let mut verdicts: Vec<Verdict> = releases.iter().map(|r| plugin.verdict(r)).collect();
+    if args.run {
+        // TensorFlow runs the plugin's code only once the library is loaded.
+        let mut jobs = Vec::new();
+        for (release, verdict) in releases.iter().zip(&mut verdicts) {
+            if verdict.loads() == Some(false) {
+                continue;
             }
-            Some(run)
-        } else {
-            None
-        };
-        rows.push((verdict, run));
+            let linked: Vec<String> = plugin
+                .tensorflow_libraries(release)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            let with_tensorflow = tensorflow.is_some_and(|(_, r)| r.release == release.release);
+            if !linked.is_empty() && !with_tensorflow {
+                let reason = format!(
+                    "it links TensorFlow's {}, so it cannot run without TensorFlow {}: add \
+                     --tensorflow DIR, DIR an installed TensorFlow {} (site-packages/tensorflow)",
+                    linked.join(", "),
+                    release.release,
+                    release.release,
+                );
+                *verdict = verdict
+                    .clone()
+                    .with_run(HostOutcome::NotRun { reason }, &plugin.entry_points);
+                continue;
+            }
+            jobs.push((
+                verdicts_index(&releases, release),
+                children::Job {
+                    release: release.release,
+                    linked: if with_tensorflow { linked } else { Vec::new() },
+                },
+            ));
+        }
+        let specs: Vec<children::Job> = jobs
+            .iter()
+            .map(|(_, j)| children::Job {
+                release: j.release,
+                linked: j.linked.clone(),
+            })
+            .collect();
+        let load_path = PathBuf::from(&plugin.load_path);
+        let outcomes = children::run_all(
+            &load_path,
+            &specs,
+            tensorflow.map(|(dir, _)| dir),
+            Duration::from_secs_f64(args.timeout.max(0.001)),
+        )
+        .map_err(CliError::Host)?;
+        for ((index, _), outcome) in jobs.iter().zip(outcomes) {
+            verdicts[*index] = verdicts[*index]
+                .clone()
+                .with_run(outcome, &plugin.entry_points);
+        }
     }
-    let refused = rows.iter().any(|(v, _)| !v.loads());
+    let refused = verdicts.iter().any(|v| v.loads() == Some(false));
     let stdout = io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        let releases: Vec<Value> = rows
-            .iter()
-            .map(|(verdict, run)| {
-                let refusals: Vec<Value> = verdict
-                    .refusals
-                    .iter()
-                    .map(|r| json!({"kind": r.kind(), "message": r.message()}))
-                    .collect();
-                json!({
-                    "release": verdict.release,
-                    "loads": verdict.loads(),
-                    "refusals": refusals,
-                    "init": run.as_ref().map(Run::key),
-                    "init_message": run.as_ref().and_then(|r| match r {
-                        Run::Skipped(m) | Run::Refused(m) => Some(m.clone()),
-                        _ => None,
-                    }),
-                })
-            })
-            .collect();
-        let value = json!({
-            "plugin": args.plugin.display().to_string(),
-            "unreadable": false,
-            "entry_points": plugin.entry_points,
-            "needed": plugin.elf.needed,
-            "ran_init": args.run,
-            "releases": releases,
-            "loads_in": rows.iter().filter(|(v, _)| v.loads()).map(|(v, _)| v.release).collect::<Vec<_>>(),
-        });
+        let value = to_json(&plugin, &verdicts, args.run, tensorflow);
         writeln!(out, "{value}").map_err(CliError::Output)?;
     } else {
-        let text = render(&plugin, &rows, args.run);
+        let text = render(&plugin, &verdicts, args.run);
         out.write_all(text.as_bytes()).map_err(CliError::Output)?;
     }
     Ok(if refused {
-        Outcome::Rejected
+        Outcome::Refused
     } else {
-        Outcome::Accepted
+        Outcome::NoneRefuses
     })
 }
 
-fn render(plugin: &Plugin, rows: &[(Verdict, Option<Run>)], ran: bool) -> String {
+fn verdicts_index(releases: &[&'static TfRelease], release: &TfRelease) -> usize {
+    releases
+        .iter()
+        .position(|r| r.release == release.release)
+        .unwrap_or(0)
+}
+
+/// `loads` as JSON: true, false or null.
+fn loads_json(verdict: &Verdict) -> Value {
+    match verdict.loads() {
+        Some(loads) => Value::Bool(loads),
+        None => Value::Null,
+    }
+}
+
+fn to_json(
+    plugin: &Plugin,
+    verdicts: &[Verdict],
+    ran: bool,
+    tensorflow: Option<(&Path, &TfRelease)>,
+) -> Value {
+    let releases: Vec<Value> = verdicts
+        .iter()
+        .map(|verdict| {
+            let refusals: Vec<Value> = verdict
+                .refusals
+                .iter()
+                .map(|r| {
+                    json!({
+                        "kind": r.kind(),
+                        "message": r.message(),
+                        "note": r.note(),
+                        "signal": r.signal(),
+                        "exception": r.exception(),
+                    })
+                })
+                .collect();
+            json!({
+                "release": verdict.release,
+                "loads": loads_json(verdict),
+                "reason": verdict.unknown,
+                "refusals": refusals,
+                "devices": verdict.devices.as_ref().map(|d| json!({
+                    "device_type": d.device_type,
+                    "count": d.count,
+                })),
+            })
+        })
+        .collect();
+    json!({
+        "plugin": plugin.path.display().to_string(),
+        "unreadable": false,
+        "entry_points": plugin.entry_points,
+        "needed": plugin.elf.needed,
+        "ran_init": ran,
+        "tensorflow": tensorflow.map(|(dir, r)| json!({
+            "path": dir.display().to_string(),
+            "release": r.release,
+        })),
+        "releases": releases,
+        "loads_in": verdicts.iter().filter(|v| v.loads() == Some(true)).map(|v| v.release).collect::<Vec<_>>(),
+        "refused_by": verdicts.iter().filter(|v| v.loads() == Some(false)).map(|v| v.release).collect::<Vec<_>>(),
+        "unknown_in": verdicts.iter().filter(|v| v.loads().is_none()).map(|v| v.release).collect::<Vec<_>>(),
+    })
+}
+
+/// `text`, with every line after the first indented to column `indent`.
+fn indented(text: &str, indent: usize) -> String {
+    text.replace('\n', &format!("\n{:indent$}", ""))
+}
+
+fn render(plugin: &Plugin, verdicts: &[Verdict], ran: bool) -> String {
     let mut text = format!("plugin {}\n", plugin.path.display());
     if plugin.entry_points.is_empty() {
         text.push_str(
@@ -269,111 +402,81 @@ fn render(plugin: &Plugin, rows: &[(Verdict, Option<Run>)], ran: bool) -> String
             plugin.entry_points.join(", ")
         ));
     }
-    for (verdict, run) in rows {
-        match verdict.refusals.first() {
-            None => {
-                let note = match run {
-                    Some(Run::Accepted) => " (SE_InitPlugin ran and passed its validation)",
-                    Some(Run::NoDeviceModule) => " (no SE_InitPlugin to run)",
-                    Some(Run::Skipped(_)) => {
-                        " (SE_InitPlugin not run: the plugin cannot load without TensorFlow)"
-                    }
-                    _ => "",
-                };
-                text.push_str(&format!("{:<8} loads{note}\n", verdict.release));
-            }
-            Some(first) => {
-                text.push_str(&format!(
-                    "{:<8} refused: {}\n",
-                    verdict.release,
-                    first.message()
-                ));
+    for verdict in verdicts {
+        let line = match (verdict.refusals.first(), &verdict.devices) {
+            (Some(first), _) => {
+                let mut line = format!("refused: {}", indented(&first.message(), 18));
+                if let Some(note) = first.note() {
+                    line.push_str(&format!("\n          ({note})"));
+                }
                 let more = verdict.refusals.len() - 1;
                 if more > 0 {
-                    text.push_str(&format!("{:<8}   and {more} more of the same kinds\n", ""));
+                    line.push_str(&format!("\n          and {more} more"));
                 }
+                line
             }
-        }
+            (None, devices) => {
+                let mut line = match (verdict.unknown.as_deref(), devices) {
+                    (Some(why), _) => format!("cannot tell: {why}"),
+                    (None, Some(d)) if d.count <= 0 => format!(
+                        "loads, but lists no {} device (get_device_count reported {})",
+                        d.device_type, d.count
+                    ),
+                    (None, Some(d)) => format!(
+                        "loads: {} {} device{}",
+                        d.count,
+                        d.device_type,
+                        if d.count == 1 { "" } else { "s" }
+                    ),
+                    (None, None) => "loads (it registers no device)".to_string(),
+                };
+                if verdict.unknown.is_some()
+                    && let Some(d) = devices
+                {
+                    line.push_str(&format!(
+                        "\n          (SE_InitPlugin passed; {} {} device{} listed)",
+                        d.count,
+                        d.device_type,
+                        if d.count == 1 { "" } else { "s" }
+                    ));
+                }
+                line
+            }
+        };
+        text.push_str(&format!("{:<8}  {line}\n", verdict.release));
     }
-    let loads: Vec<&str> = rows
-        .iter()
-        .filter(|(v, _)| v.loads())
-        .map(|(v, _)| v.release)
-        .collect();
-    text.push_str(&format!(
-        "loads in {} of {} releases{}\n",
-        loads.len(),
-        rows.len(),
-        if loads.is_empty() {
+    let with = |pick: fn(&Verdict) -> bool| -> Vec<&str> {
+        verdicts
+            .iter()
+            .filter(|v| pick(v))
+            .map(|v| v.release)
+            .collect()
+    };
+    let loads = with(|v| v.loads() == Some(true));
+    let refused = with(|v| v.loads() == Some(false));
+    let unknown = with(|v| v.loads().is_none());
+    let list = |names: &[&str]| {
+        if names.is_empty() {
             String::new()
         } else {
-            format!(": {}", loads.join(", "))
+            format!(" ({})", names.join(", "))
         }
+    };
+    text.push_str(&format!(
+        "of {} releases: loads in {}{}, refused by {}{}, cannot tell for {}{}\n",
+        verdicts.len(),
+        loads.len(),
+        list(&loads),
+        refused.len(),
+        list(&refused),
+        unknown.len(),
+        list(&unknown),
     ));
-    if !ran && plugin.entry_points.contains(&"SE_InitPlugin") {
+    if !ran && !unknown.is_empty() {
         text.push_str(
-            "SE_InitPlugin was not run: add --run to run it in an emulated host of each release \
-             (this executes the plugin)\n",
+            "nothing of the plugin's code was run: add --run to run SE_InitPlugin in an emulated \
+             host of each release (this executes the plugin)\n",
         );
     }
     text
-}
-
-/// Runs `se-abi __emulate-host PLUGIN RELEASE` and reads what it says; a crash or a hang of the
-/// plugin ends the child, not this process.
-fn emulate_in_child(plugin: &Path, release: &str) -> Result<Run, CliError> {
-    let exe = std::env::current_exe().map_err(|e| CliError::Host(e.to_string()))?;
-    let mut child = Process::new(exe)
-        .arg("__emulate-host")
-        .arg(plugin)
-        .arg(release)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| CliError::Host(e.to_string()))?;
-    let started = Instant::now();
-    let status = loop {
-        match child
-            .try_wait()
-            .map_err(|e| CliError::Host(e.to_string()))?
-        {
-            Some(status) => break status,
-            None if started.elapsed() > RUN_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Ok(Run::Refused(format!(
-                    "SE_InitPlugin did not return within {} s",
-                    RUN_TIMEOUT.as_secs()
-                )));
-            }
-            None => std::thread::sleep(Duration::from_millis(10)),
-        }
-    };
-    let mut stdout = String::new();
-    if let Some(mut pipe) = child.stdout.take() {
-        use std::io::Read as _;
-        let _ = pipe.read_to_string(&mut stdout);
-    }
-    if !status.success() {
-        use std::os::unix::process::ExitStatusExt as _;
-        let how = match status.signal() {
-            Some(6) => "aborted (SIGABRT)".to_string(),
-            Some(11) => "crashed (SIGSEGV)".to_string(),
-            Some(signal) => format!("was killed by signal {signal}"),
-            None => format!("exited with {status}"),
-        };
-        return Ok(Run::Refused(format!(
-            "SE_InitPlugin {how} in an emulated host of TensorFlow {release}"
-        )));
-    }
-    let value: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .map_err(|e| CliError::Host(format!("the emulated host said something else: {e}")))?;
-    let message = value["message"].as_str().unwrap_or_default().to_string();
-    Ok(match value["outcome"].as_str() {
-        Some("accepted") => Run::Accepted,
-        Some("refused") => Run::Refused(message),
-        Some("no-device-module") => Run::NoDeviceModule,
-        _ => Run::Skipped(message),
-    })
 }

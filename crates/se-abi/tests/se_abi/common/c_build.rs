@@ -14,6 +14,20 @@ pub fn c_dir() -> PathBuf {
         .join("c")
 }
 
+/// Runs the C compiler (`$CC`, else `cc`) with `args`, panicking with its output on failure.
+pub fn cc(args: &[String]) {
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let output = Command::new(&compiler)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler `{compiler}`: {e}"));
+    assert!(
+        output.status.success(),
+        "{compiler} {args:?}:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// A private output directory for this test process (several may run at once).
 pub fn out_dir() -> PathBuf {
     let dir =

@@ -1,0 +1,95 @@
+//! `se_abi::plugin::ElfInfo` reads a library as the dynamic loader does: through its program
+//! headers. Section headers stripped, or nonsense, change nothing; damaged bytes give an error,
+//! never a panic.
+
+use std::path::Path;
+
+use se_abi::plugin::{ElfInfo, SymbolVersion};
+
+use crate::probes::{strip_section_headers, variants};
+
+fn read(path: &Path) -> ElfInfo {
+    ElfInfo::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn imports_carry_their_versions_and_come_in_relocation_order() {
+    let info = read(&variants()["imports-versioned"]);
+    let import = info
+        .imports
+        .iter()
+        .find(|i| i.name == "_ZN10tensorflow8internal15LogMessageFatalD1Ev")
+        .expect("the versioned import");
+    assert_eq!(
+        import.version,
+        Some(SymbolVersion("tensorflow".to_string()))
+    );
+    assert!(!import.weak);
+    let needs: Vec<(&str, Vec<&str>)> = info
+        .version_needs
+        .iter()
+        .map(|n| {
+            (
+                n.file.as_str(),
+                n.versions.iter().map(|(v, _)| v.0.as_str()).collect(),
+            )
+        })
+        .collect();
+    assert!(
+        needs.contains(&("_pywrap_tensorflow_internal.so", vec!["tensorflow"])),
+        "{needs:?}"
+    );
+    assert_eq!(
+        info.needed[..2],
+        ["libtf_probe.so", "_pywrap_tensorflow_internal.so"]
+    );
+    assert_eq!(info.runpath, ["$ORIGIN"]);
+    // The probe's exports are sorted, and hold its entry point.
+    let probe = read(&variants()["probe"]);
+    assert!(probe.exports.windows(2).all(|w| w[0].name <= w[1].name));
+    assert!(probe.exports.iter().any(|e| e.name == "SE_InitPlugin"));
+}
+
+#[test]
+fn section_headers_stripped_or_wild_change_nothing() {
+    let original = read(&variants()["missing"]);
+    assert!(
+        original
+            .needed
+            .contains(&"libse_abi_missing.so".to_string())
+    );
+    let stripped = read(&variants()["missing-stripped"]);
+    assert_eq!(original, stripped);
+    // A huge e_shnum and an e_shoff past the end of the file: dlopen ignores both.
+    let mut bytes = std::fs::read(&variants()["missing"]).unwrap();
+    bytes[0x28..0x30].copy_from_slice(&(1u64 << 62).to_le_bytes());
+    bytes[0x3c..0x3e].copy_from_slice(&u16::MAX.to_le_bytes());
+    let wild = ElfInfo::parse(Path::new("wild.so"), &bytes).expect("read as the loader reads it");
+    assert_eq!(original, wild);
+    let dir = variants()["missing"].parent().unwrap().join("elf-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    strip_section_headers(&variants()["imports-versioned"], &dir.join("stripped.so"));
+    assert_eq!(
+        read(&variants()["imports-versioned"]),
+        read(&dir.join("stripped.so"))
+    );
+}
+
+#[test]
+fn every_truncation_and_many_corruptions_give_an_answer_or_an_error() {
+    let bytes = std::fs::read(&variants()["imports-versioned"]).unwrap();
+    let path = Path::new("damaged.so");
+    // Every prefix up to the end of the dynamic tables, then every 97th.
+    for end in (0..4096.min(bytes.len())).chain((4096..bytes.len()).step_by(97)) {
+        let _ = ElfInfo::parse(path, &bytes[..end]);
+    }
+    // Each byte of the headers and dynamic tables set to 0xff in turn.
+    for at in 0..4096.min(bytes.len()) {
+        let mut damaged = bytes.clone();
+        damaged[at] = 0xff;
+        if let Ok(info) = ElfInfo::parse(path, &damaged) {
+            assert!(info.imports.iter().all(|i| !i.name.is_empty()));
+            assert!(info.exports.iter().all(|e| !e.name.is_empty()));
+        }
+    }
+}
