@@ -97,7 +97,7 @@ pub fn dump(root: &Path, venvs: &Path, wheels: &Path, only: &[String]) -> Result
     }
     let scratch = tempfile::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
     let facts = root.join(FACTS);
-    let mut exports = read_exports(&facts)?;
+    let mut exports = read_exports(&facts)?.into_map();
     for &(release, python) in RELEASES {
         if !only.is_empty() && !only.iter().any(|r| r == release) {
             continue;

@@ -15,13 +15,13 @@
 //! different sets share a fingerprint. A name no release exports is taken for an exported one
 //! only when its fingerprint equals one of theirs: about once in 20 million lookups.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::symbols::{Exporters, read_exports};
+use super::symbols::read_exports;
 use super::{FACTS, RELEASES, read_gz};
 
 /// A name's 44-bit fingerprint: its GNU hash (32 bits) and the low 12 bits of its SysV ELF hash.
@@ -129,20 +129,20 @@ pub(super) fn release_tables(root: &Path) -> Result<(String, Vec<u8>), String> {
         Some((r, l))
     };
     let exports = read_exports(&root.join(FACTS))?;
-    let mut groups: BTreeMap<&Exporters, Vec<u64>> = BTreeMap::new();
-    let mut owner: BTreeMap<u64, &str> = BTreeMap::new();
-    for (name, set) in &exports {
+    let mut groups: Vec<Vec<u64>> = vec![Vec::new(); exports.sets.len()];
+    let mut owner: HashMap<u64, (&str, usize)> = HashMap::with_capacity(exports.names.len());
+    for (name, set) in &exports.names {
         let print = fingerprint(name.as_bytes());
-        if let Some(other) = owner.insert(print, name)
-            && exports[other] != *set
+        if let Some((other, other_set)) = owner.insert(print, (name, *set))
+            && other_set != *set
         {
             return Err(format!(
                 "`{name}` and `{other}` share a fingerprint and are exported by different \
-                     libraries: widen the fingerprint (xtask/src/se_abi_releases/release_tables.rs \
-                     and se-abi's src/plugin/exports.rs)"
+                 libraries: widen the fingerprint (xtask/src/se_abi_releases/release_tables.rs \
+                 and se-abi's src/plugin/exports.rs)"
             ));
         }
-        groups.entry(set).or_default().push(print);
+        groups[*set].push(print);
     }
     let mut blob = Vec::new();
     let _ = writeln!(
@@ -152,11 +152,11 @@ pub(super) fn release_tables(root: &Path) -> Result<(String, Vec<u8>), String> {
          [`TF_EXPORT_VERSIONS`].\n\
          #[cfg(feature = \"plugin-check\")]\n\
          pub(crate) const TF_EXPORTERS: &[&[(u8, u8, u8)]] = &[",
-        exports.len()
+        exports.names.len()
     );
     let mut counts = Vec::new();
     let mut versions: Vec<&str> = vec!["-"];
-    for (set, prints) in &mut groups {
+    for (set, prints) in exports.sets.iter().zip(&mut groups) {
         let mut members = Vec::new();
         for (release, path, version) in set.iter() {
             let Some((r, l)) = index_of(release, path) else {

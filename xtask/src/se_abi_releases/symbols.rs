@@ -265,49 +265,66 @@ pub(super) const EXPORTS: &str = "exports.txt.gz";
 /// Who exports a name: each `(release, library path, version)`.
 pub(super) type Exporters = BTreeSet<(String, String, String)>;
 
-/// Every export of every release, as [`read_exports`] returns them: `name` to its exporters.
+/// Every export of every release, by name: `name` to its exporters (what the dump merges).
 pub(super) type Exports = BTreeMap<String, Exporters>;
+
+/// `exports.txt.gz` as written: the distinct sets of exporters, and each name with the index of
+/// its set (what codegen reads, with no set copied per name).
+#[derive(Default)]
+pub(super) struct ExportsFile {
+    pub(super) sets: Vec<Exporters>,
+    pub(super) names: Vec<(String, usize)>,
+}
+
+impl ExportsFile {
+    /// Each name with its own copy of its set.
+    pub(super) fn into_map(self) -> Exports {
+        self.names
+            .into_iter()
+            .map(|(name, set)| (name, self.sets[set].clone()))
+            .collect()
+    }
+}
 
 /// Reads `exports.txt.gz` (empty if there is none yet).
 ///
 /// The file is text: `# ...` comments; `pattern <N> <release> <library> <version> ...` lines,
 /// one per distinct set of (release, library, version) triples, giving each set a number; then
 /// one `<name> <N>` line per exported name (tab-separated), sorted by name.
-pub(super) fn read_exports(facts: &Path) -> Result<Exports, String> {
+pub(super) fn read_exports(facts: &Path) -> Result<ExportsFile, String> {
     let path = facts.join(EXPORTS);
     let Ok(bytes) = fs::read(&path) else {
-        return Ok(Exports::new());
+        return Ok(ExportsFile::default());
     };
     let text = String::from_utf8(gunzip(&bytes, &path)?)
         .map_err(|_| format!("{}: not UTF-8", path.display()))?;
-    let mut patterns: Vec<Exporters> = Vec::new();
-    let mut exports = Exports::new();
+    let mut file = ExportsFile::default();
     for (number, line) in text.lines().enumerate() {
         let bad = || format!("{}:{}: malformed line", path.display(), number + 1);
         if line.starts_with('#') {
             continue;
         }
-        let fields: Vec<&str> = line.split('\t').collect();
-        if fields[0] == "pattern" {
-            let members = fields[2..]
+        if let Some(set) = line.strip_prefix("pattern\t") {
+            let fields: Vec<&str> = set.split('\t').skip(1).collect();
+            let members = fields
                 .chunks(3)
                 .map(|c| match c {
                     [r, l, v] => Ok((r.to_string(), l.to_string(), v.to_string())),
                     _ => Err(bad()),
                 })
                 .collect::<Result<_, _>>()?;
-            patterns.push(members);
-        } else if let [name, pattern] = fields[..] {
-            let index: usize = pattern.parse().map_err(|_| bad())?;
-            exports.insert(
-                name.to_string(),
-                patterns.get(index).ok_or_else(bad)?.clone(),
-            );
+            file.sets.push(members);
+        } else if let Some((name, set)) = line.split_once('\t') {
+            let set: usize = set.parse().map_err(|_| bad())?;
+            if set >= file.sets.len() {
+                return Err(bad());
+            }
+            file.names.push((name.to_string(), set));
         } else {
             return Err(bad());
         }
     }
-    Ok(exports)
+    Ok(file)
 }
 
 /// Replaces `release`'s exports in `exports` with those of `libraries`.

@@ -476,13 +476,17 @@ impl Plugin {
             }
         }
         if verdict.refusals.is_empty() {
-            verdict.unknown = Some(if self.entry_points.contains(&"SE_InitPlugin") {
-                "SE_InitPlugin's validation not run; add --run".to_string()
+            let what = if self.entry_points.contains(&"SE_InitPlugin") {
+                "SE_InitPlugin's validation"
             } else {
-                "the plugin's code (its initializers, and the entry points TensorFlow calls) \
-                 not run; add --run"
-                    .to_string()
-            });
+                "the plugin's code (its initializers, and the entry points TensorFlow calls)"
+            };
+            let how = if load.tf_libraries().next().is_some() {
+                "add --run, with --tensorflow DIR: it links TensorFlow's libraries"
+            } else {
+                "add --run"
+            };
+            verdict.unknown = Some(format!("{what} not run; {how}"));
         }
         verdict
     }
