@@ -25,13 +25,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// The crate's own `rust_plugin` example, a real shared library with no entry point.
 fn a_shared_library() -> PathBuf {
-    // The matrix builds it; this only needs its path, so build it the same way.
-    let _ = crate::common::c_build::build_and_load_rust_plugin();
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("se-abi-examples")
-        .join("debug")
-        .join("examples")
-        .join("librust_plugin.so")
+    crate::common::c_build::rust_plugin()
 }
 
 #[test]

@@ -60,7 +60,7 @@ pub(crate) fn strip_section_headers(source: &Path, target: &Path) {
 pub(crate) fn variants() -> &'static BTreeMap<&'static str, PathBuf> {
     static VARIANTS: OnceLock<BTreeMap<&'static str, PathBuf>> = OnceLock::new();
     VARIANTS.get_or_init(|| {
-        let examples = crate::verdicts::build_examples(&["tf-probe"]);
+        let examples = crate::common::c_build::build_examples(&["tf-probe"]);
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("se-abi-probes-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

@@ -110,39 +110,10 @@ fn verdicts() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON")
 }
 
-/// Builds the crate's plugin examples `names` (in the target directory the tests build
-/// examples in); returns the folder they are in.
-pub(crate) fn build_examples(names: &[&str]) -> PathBuf {
-    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("se-abi-examples");
-    let mut command = Command::new(env!("CARGO"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR")).args([
-        "build",
-        "--quiet",
-        "--offline",
-        "--package",
-        "se-abi",
-    ]);
-    for name in names {
-        command.args(["--example", name]);
-    }
-    let output = command
-        .arg("--target-dir")
-        .arg(&target_dir)
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("run cargo");
-    assert!(
-        output.status.success(),
-        "building the examples {names:?} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    target_dir.join("debug").join("examples")
-}
-
 #[test]
 fn plugin_check_agrees_with_tensorflow_on_the_example_plugin() {
     let verdicts = verdicts();
-    let dir = build_examples(&[
+    let dir = crate::common::c_build::build_examples(&[
         "tf-plugin",
         "tf-plugin-older",
         "tf-plugin-newer",

@@ -68,28 +68,49 @@ pub fn build_and_load(source: &str, name: &str, defines: &[&str]) -> Library {
     unsafe { Library::new(&out) }.unwrap_or_else(|e| panic!("dlopen {}: {e}", out.display()))
 }
 
-/// Builds the crate's `rust_plugin` example, a `cdylib`, with the Cargo running the tests (in a
-/// target directory of its own, shared with the other example builds of the tests, so it does
-/// not wait on the one running them) and loads it.
-pub fn build_and_load_rust_plugin() -> Library {
-    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("se-abi-examples");
-    let output = Command::new(env!("CARGO"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["build", "--quiet", "--offline", "--package", "se-abi"])
-        .args(["--example", "rust_plugin", "--target-dir"])
-        .arg(&target_dir)
-        .env_remove("RUSTFLAGS")
+/// Builds the crate's examples `names` (plugins: `cdylib`s) with the Cargo running the tests, in
+/// its own target directory (the parent of `CARGO_TARGET_TMPDIR`), and returns the folder they
+/// are in. Cargo holds that directory's lock only while it builds, not while tests run, and
+/// `cargo test` builds se-abi with the features an example build asks for (the dev-dependencies'
+/// `cli`), so the nested build compiles the examples alone and never rebuilds what the test run
+/// built (so `RUSTFLAGS` and the `CARGO_*` settings are inherited, not cleared).
+pub fn build_examples(names: &[&str]) -> PathBuf {
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("CARGO_TARGET_TMPDIR is <target>/tmp");
+    let mut command = Command::new(env!("CARGO"));
+    command.current_dir(env!("CARGO_MANIFEST_DIR")).args([
+        "build",
+        "--quiet",
+        "--offline",
+        "--package",
+        "se-abi",
+    ]);
+    for name in names {
+        command.args(["--example", name]);
+    }
+    let output = command
+        .arg("--target-dir")
+        .arg(target_dir)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run cargo to build the rust_plugin example: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run cargo to build the examples {names:?}: {e}"));
     assert!(
         output.status.success(),
-        "building the rust_plugin example failed:\n{}",
+        "building the examples {names:?} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let library = target_dir
-        .join("debug")
-        .join("examples")
-        .join("librust_plugin.so");
+    target_dir.join("debug").join("examples")
+}
+
+/// The crate's `rust_plugin` example (a `cdylib` with no entry point), built by
+/// [`build_examples`]: its path.
+pub fn rust_plugin() -> PathBuf {
+    build_examples(&["rust_plugin"]).join("librust_plugin.so")
+}
+
+/// Builds the crate's `rust_plugin` example and loads it.
+pub fn build_and_load_rust_plugin() -> Library {
+    let library = rust_plugin();
     // SAFETY: `Library::new` runs the library's initialization routines, and unloading runs its
     // termination routines, either of which may impose arbitrary requirements (see
     // <https://docs.rs/libloading/0.9/libloading/struct.Library.html#method.new>).
