@@ -27,6 +27,9 @@ for target in $(cargo +nightly fuzz list); do
     graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef" "$crates/graphdef-versions/tests/data/findings") ;;
     tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig" "$crates/tflite-opver/tests/data/runtimes/specimens" "$crates/tflite-opver/tests/data/runtimes/converted") ;;
     ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden") ;;
+    # Small real shared libraries (seeds/make_se_abi_plugin_elf.sh): from nothing, the fuzzer
+    # never passes the ELF header check (41 edges in a minute).
+    se_abi_plugin_elf) seeds=("seeds/se_abi_plugin_elf") ;;
   esac
   for dir in "${seeds[@]}"; do
     [[ -d "$dir" ]] || { echo "fuzz seed directory $dir is missing"; exit 1; }

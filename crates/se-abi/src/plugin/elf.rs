@@ -337,14 +337,20 @@ impl<'a> Image<'a> {
             info.rpath = split_path(&path);
         }
 
-        // Versions: the names behind each version index, from DT_VERDEF and DT_VERNEED.
+        // Versions: the names behind each version index, from DT_VERDEF and DT_VERNEED, as
+        // glibc's `_dl_check_map_versions` (elf/dl-version.c) fills `l_versions`: the needed
+        // versions first, then the defined ones over them, except the base definition (the
+        // file's own name), which "should not be available for matching a versioned symbol".
+        // An index left without a name is looked up unversioned (`RESOLVE_MAP` in
+        // elf/dl-reloc.c passes no version whose hash is 0). `version_of` takes the first
+        // match, so the definitions go first.
         let mut version_names: Vec<(u16, SymbolVersion)> = Vec::new();
         if let Some(address) = self.value(elf::DT_VERDEF) {
             for (index, flags, name) in self.verdefs(address, &string) {
                 if flags & elf::VER_FLG_BASE == 0 {
                     info.version_definitions.push(name.clone());
+                    version_names.push((index, name));
                 }
-                version_names.push((index, name));
             }
         }
         if let Some(address) = self.value(elf::DT_VERNEED) {

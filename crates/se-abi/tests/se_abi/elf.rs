@@ -12,6 +12,32 @@ fn read(path: &Path) -> ElfInfo {
     ElfInfo::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// What every answer holds, whatever the bytes (the fuzz target's checks): no empty names,
+/// exports sorted by name, and each versioned import's version one the file needs or defines.
+fn assert_consistent(info: &ElfInfo, what: &str) {
+    assert!(info.imports.iter().all(|i| !i.name.is_empty()), "{what}");
+    assert!(info.exports.iter().all(|e| !e.name.is_empty()), "{what}");
+    assert!(
+        info.exports.windows(2).all(|w| w[0].name <= w[1].name),
+        "{what}"
+    );
+    let known = |v: &SymbolVersion| {
+        info.version_needs
+            .iter()
+            .flat_map(|n| &n.versions)
+            .any(|(w, _)| w == v)
+            || info.version_definitions.contains(v)
+    };
+    for import in &info.imports {
+        if let Some(version) = &import.version {
+            assert!(
+                known(version),
+                "{what}: {import:?} has a version the file never names"
+            );
+        }
+    }
+}
+
 #[test]
 fn imports_carry_their_versions_and_come_in_relocation_order() {
     let info = read(&variants()["imports-versioned"]);
@@ -88,8 +114,25 @@ fn every_truncation_and_many_corruptions_give_an_answer_or_an_error() {
         let mut damaged = bytes.clone();
         damaged[at] = 0xff;
         if let Ok(info) = ElfInfo::parse(path, &damaged) {
-            assert!(info.imports.iter().all(|i| !i.name.is_empty()));
-            assert!(info.exports.iter().all(|e| !e.name.is_empty()));
+            assert_consistent(&info, &format!("byte {at} set to 0xff"));
         }
     }
+}
+
+/// The fuzz target's findings (tests/data/findings/): an import whose version index only the
+/// base definition carries is looked up unversioned, as glibc does (the base name "should not
+/// be available for matching a versioned symbol", elf/dl-version.c).
+#[test]
+fn fuzz_findings_stay_consistent() {
+    let dir = crate::common::data("findings");
+    let mut read = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        let info =
+            ElfInfo::parse(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_consistent(&info, &path.display().to_string());
+        read += 1;
+    }
+    assert!(read >= 2, "the findings are missing from {}", dir.display());
 }
