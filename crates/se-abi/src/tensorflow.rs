@@ -158,3 +158,89 @@ impl SE_EventStatus {
 /// The plugin's entry point, which TensorFlow looks up by the name `SE_InitPlugin` in the
 /// plugin's shared library and calls once (`SEInitPluginFn`).
 pub type SEInitPluginFn = unsafe extern "C" fn(*mut SE_PlatformRegistrationParams, *mut TF_Status);
+
+// --- The types of the release tables (`TF_RELEASES`), which `cargo xtask codegen` fills in. ---
+
+/// A shared library of a release's wheel that `import tensorflow` loads.
+#[derive(Debug, Clone, Copy)]
+pub struct TfLibrary {
+    /// Its path below `site-packages`.
+    pub path: &'static str,
+    /// Its `DT_SONAME`, which a plugin's `DT_NEEDED` entry matches.
+    pub soname: Option<&'static str>,
+    /// Its own `DT_NEEDED` entries.
+    pub needed: &'static [&'static str],
+    /// The symbol versions it defines (`DT_VERDEF`), its base entry (its own name) included.
+    pub version_definitions: &'static [&'static str],
+    /// Whether it is in the process's global scope after `import tensorflow` (loaded with
+    /// `RTLD_GLOBAL`, or needed by a library that was), so that a plugin that does not link it
+    /// still binds to its symbols: none up to 2.18; from 2.19 the libraries behind
+    /// `_pywrap_tensorflow_internal.so` (not `libtensorflow_cc.so.2`).
+    pub global: bool,
+}
+
+/// What a release checks in one struct a plugin fills (`TF_VALIDATE_STRUCT_SIZE`, then
+/// `TF_VALIDATE_NOT_NULL` for each member, in order).
+#[derive(Debug, Clone, Copy)]
+pub struct StructCheck {
+    /// The size constant the `struct_size` message names, as TensorFlow spells it there
+    /// (`SP_STREAM_EXECUTOR_STRUCT_SIZE`, which the header spells `SP_STREAMEXECUTOR_STRUCT_SIZE`).
+    pub size_macro: &'static str,
+    /// The members that must not be NULL, in the order they are checked.
+    pub members: &'static [&'static str],
+}
+
+/// How a release's `TF_CHECK_OK` prints a failed status before it aborts the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckOk {
+    /// `Non-OK-status: EXPR status: STATUS` (2.12 to 2.16, `tsl/platform/status.cc`).
+    NonOkStatus,
+    /// `Non-OK-status: EXPR`, then `Status: STATUS` on a line of its own (2.17 to 2.20).
+    NonOkStatusNewline,
+    /// `Check failed: (::tsl::TfCheckOkDeprecationMarker(), EXPR) is OK (STATUS)` (absl's
+    /// `CHECK_OK`, 2.21).
+    CheckFailed,
+}
+
+/// What a release does with a plugin's `SE_InitPlugin` (`InitStreamExecutorPlugin`,
+/// `tensorflow/c/experimental/stream_executor/stream_executor.cc`), taken from the release's
+/// own binary by `cargo xtask se-abi-releases`: the checks it makes, in order, and the words it
+/// aborts with when one fails.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadRules {
+    /// `SE_PlatformRegistrationParams`, after `SE_InitPlugin` returns.
+    pub registration_params: StructCheck,
+    /// `SP_Platform`; then its `name` and `type` must match `[A-Z][A-Z_]*`.
+    pub platform: StructCheck,
+    /// `SP_PlatformFns`.
+    pub platform_fns: StructCheck,
+    /// `SP_DeviceFns`, after `create_device_fns`.
+    pub device_fns: StructCheck,
+    /// `SP_StreamExecutor`, after `create_stream_executor`.
+    pub stream_executor: StructCheck,
+    /// `SP_TimerFns`, after `create_timer_fns`, in the releases that still call it (2.12, 2.13).
+    pub timer_fns: Option<StructCheck>,
+    /// The members of `stream_executor` checked only when the platform
+    /// `supports_unified_memory`.
+    pub unified_memory: &'static [&'static str],
+    /// How the release prints the status it aborts with.
+    pub check_ok: CheckOk,
+    /// The expression `TF_CHECK_OK` names when the plugin's registration fails.
+    pub register_plugin: &'static str,
+    /// The expression it names when the platform's name is taken.
+    pub register_platform: &'static str,
+}
+
+/// What one installable release offers a plugin at load time.
+#[derive(Debug, Clone, Copy)]
+pub struct TfRelease {
+    /// The release, as `tf.__version__` names it.
+    pub release: &'static str,
+    /// Whether a global lookup (`dlsym(RTLD_DEFAULT)`) finds TensorFlow's C API: false up
+    /// to 2.18, which loads its libraries with `RTLD_LOCAL`.
+    pub global_c_api: bool,
+    /// The libraries `import tensorflow` loads from the wheel.
+    pub libraries: &'static [TfLibrary],
+    /// What it checks when it loads a plugin.
+    pub load: LoadRules,
+}
