@@ -222,4 +222,3 @@ pub(super) fn release_tables(root: &Path) -> Result<(String, Vec<u8>), String> {
     );
     Ok((rs, blob))
 }
-

@@ -134,6 +134,13 @@ def judge_all(venvs, plugins, releases, workers=2, timeout=120):
     return verdicts
 
 
+def parse_spec(spec):
+    """`NAME=PATH[@VAR=VALUE...]` as `(name, path, ["VAR=VALUE", ...])`."""
+    name, _, rest = spec.partition("=")
+    path, *env = re.split(r"@(?=[A-Z_][A-Z0-9_]*=)", rest)
+    return name, path, env
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--venvs", required=True)
@@ -143,9 +150,7 @@ def main():
     args = parser.parse_args()
     plugins = []
     for spec in args.plugins:
-        name, _, rest = spec.partition("=")
-        path, *env = re.split(r"@(?=[A-Z_][A-Z0-9_]*=)", rest)
-        plugins.append((name, path, env))
+        plugins.append(parse_spec(spec))
     verdicts = judge_all(args.venvs, plugins, args.release or RELEASES)
     with open(args.out, "w") as out:
         json.dump(verdicts, out, indent=1, sort_keys=True)

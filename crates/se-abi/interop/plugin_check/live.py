@@ -11,7 +11,6 @@ reports through TensorFlow's own `TF_SetStatus`.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -65,8 +64,7 @@ def main():
                              env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")).stdout.split()[-1]
     failures = 0
     for spec in args.plugins:
-        name, _, rest = spec.partition("=")
-        path, *env = re.split(r"@(?=[A-Z_][A-Z0-9_]*=)", rest)
+        name, path, env = judge.parse_spec(spec)
         real = judge.judge(args.python, path, env)
         mine = ours(args.se_abi, args.python, path, env, release)
         why = disagreement(mine, real, os.path.dirname(os.path.abspath(path)))
