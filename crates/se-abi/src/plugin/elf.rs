@@ -538,7 +538,7 @@ impl<'a> Image<'a> {
                 && let Some(name) = string(u64::from(aux.vda_name.get(LE)))
             {
                 out.push((
-                    def.vd_ndx.get(LE),
+                    def.vd_ndx.get(LE) & elf::VERSYM_VERSION,
                     def.vd_flags.get(LE),
                     SymbolVersion(name),
                 ));
@@ -553,7 +553,10 @@ impl<'a> Image<'a> {
     }
 
     /// The version requirements: for each needed file, `(index, weak, name)` of each version,
-    /// following `vn_next` and `vna_next` as the loader does.
+    /// following `vn_next` and `vna_next` as the loader does. glibc's `_dl_check_map_versions`
+    /// (elf/dl-version.c) walks each chain until a `*_next` of 0 and never reads `vn_cnt` or
+    /// `vd_cnt`, and takes an index without its high bit (`& 0x7fff`), so do these two (which is why they are not `object`'s
+    /// `VerneedIterator` and `VerdefIterator`, which trust the counts).
     #[allow(clippy::type_complexity)]
     fn verneeds(
         &self,
@@ -573,7 +576,8 @@ impl<'a> Image<'a> {
             let file = string(u64::from(need.vn_file.get(LE))).unwrap_or_default();
             let mut versions = Vec::new();
             let mut aux_at = at.saturating_add(need.vn_aux.get(LE) as usize);
-            for _ in 0..need.vn_cnt.get(LE) {
+            // Each entry is 16 bytes: no more entries than that fit.
+            for _ in 0..data.len() / 16 {
                 let Some((aux, _)) = data
                     .get(aux_at..)
                     .and_then(|d| from_bytes::<elf::Vernaux<LE>>(d).ok())
@@ -582,7 +586,7 @@ impl<'a> Image<'a> {
                 };
                 if let Some(name) = string(u64::from(aux.vna_name.get(LE))) {
                     versions.push((
-                        aux.vna_other.get(LE),
+                        aux.vna_other.get(LE) & elf::VERSYM_VERSION,
                         aux.vna_flags.get(LE) & elf::VER_FLG_WEAK != 0,
                         SymbolVersion(name),
                     ));

@@ -136,3 +136,53 @@ fn fuzz_findings_stay_consistent() {
     }
     assert!(read >= 2, "the findings are missing from {}", dir.display());
 }
+
+/// The file offset of the section named `name`, read from the section headers (the probe has
+/// them; the reader under test never looks at them).
+fn section_offset(bytes: &[u8], name: &str) -> usize {
+    let u16_at = |at: usize| usize::from(u16::from_le_bytes(bytes[at..at + 2].try_into().unwrap()));
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+    let (shoff, shentsize, shnum, shstrndx) =
+        (u64_at(0x28), u16_at(0x3a), u16_at(0x3c), u16_at(0x3e));
+    let header = |index: usize| shoff + index * shentsize;
+    let names = u64_at(header(shstrndx) + 0x18);
+    (0..shnum)
+        .find(|&i| {
+            let at = names + u32_at(header(i));
+            bytes[at..].starts_with(name.as_bytes()) && bytes[at + name.len()] == 0
+        })
+        .map(|i| u64_at(header(i) + 0x18))
+        .unwrap_or_else(|| panic!("no section {name}"))
+}
+
+/// glibc walks a version requirement's entries by `vna_next` and never reads `vn_cnt`
+/// (`_dl_check_map_versions`, elf/dl-version.c): a count of 0 changes nothing it requires.
+#[test]
+fn version_requirements_follow_the_chain_not_the_count() {
+    let original = read(&variants()["imports-versioned"]);
+    let mut bytes = std::fs::read(&variants()["imports-versioned"]).unwrap();
+    let mut at = section_offset(&bytes, ".gnu.version_r");
+    let mut zeroed = 0;
+    loop {
+        bytes[at + 2..at + 4].fill(0); // vn_cnt
+        zeroed += 1;
+        let next = u32::from_le_bytes(bytes[at + 12..at + 16].try_into().unwrap()) as usize;
+        if next == 0 {
+            break;
+        }
+        at += next;
+    }
+    assert!(
+        zeroed >= 2,
+        "the probe needs versions of libc and of TensorFlow"
+    );
+    let counted_out = ElfInfo::parse(Path::new("no-counts.so"), &bytes).unwrap();
+    assert_eq!(original, counted_out);
+    assert!(
+        original
+            .version_needs
+            .iter()
+            .any(|n| n.versions.iter().any(|(v, _)| v.0 == "tensorflow"))
+    );
+}
