@@ -249,6 +249,12 @@ pub struct Verdict {
     pub unknown: Option<String>,
     /// The devices it lists after the load, when `SE_InitPlugin` ran.
     pub devices: Option<Devices>,
+    /// What the release's loader would say of each library beside the plugin that nothing
+    /// links but the plugin's files name (so the plugin may `dlopen` it at run time, as Intel's
+    /// picks its AVX2 or AVX-512 build), where that library would fail to load. Not refusals:
+    /// whether the plugin loads it, and what it does when that fails, is its own code, so a
+    /// verdict with any of these is at most unknown.
+    pub at_run_time: Vec<Refusal>,
 }
 
 impl Verdict {
@@ -263,6 +269,17 @@ impl Verdict {
         } else {
             Some(true)
         }
+    }
+
+    /// Why a run that accepted the plugin still cannot tell: a library it may load later
+    /// ([`Verdict::at_run_time`]) would fail to load.
+    fn run_time_doubt(&self) -> Option<String> {
+        (!self.at_run_time.is_empty()).then(|| {
+            format!(
+                "{} beside the plugin, which it may load at run time, would fail to load                  (at_run_time); whether it does is the plugin's code",
+                libraries(self.at_run_time.len())
+            )
+        })
     }
 
     /// This verdict with what an emulated host of the release found when it ran the plugin
@@ -288,7 +305,7 @@ impl Verdict {
         });
         match outcome {
             HostOutcome::NotRun { reason } => self.unknown = Some(reason),
-            HostOutcome::NoDeviceModule => self.unknown = unreplayed,
+            HostOutcome::NoDeviceModule => self.unknown = unreplayed.or(self.run_time_doubt()),
             HostOutcome::Accepted {
                 device_type,
                 devices,
@@ -297,7 +314,7 @@ impl Verdict {
                     device_type,
                     count: devices,
                 });
-                self.unknown = unreplayed;
+                self.unknown = unreplayed.or(self.run_time_doubt());
             }
             HostOutcome::Refused(refusal) => {
                 self.refusals.push(refusal);
@@ -455,6 +472,7 @@ impl Plugin {
             refusals: Vec::new(),
             unknown: None,
             devices: None,
+            at_run_time: Vec::new(),
         };
         let load = match Load::open(release, &self.files, &self.load_path) {
             Ok(load) => load,
@@ -472,7 +490,7 @@ impl Plugin {
             .collect();
         for companion in &beside {
             if let Some(failure) = load.run_time_failure(companion, &beside) {
-                verdict.refusals.push(Refusal::from_load(failure, true));
+                verdict.at_run_time.push(Refusal::from_load(failure, true));
             }
         }
         if verdict.refusals.is_empty() {
@@ -486,7 +504,11 @@ impl Plugin {
             } else {
                 "add --run"
             };
-            verdict.unknown = Some(format!("{what} not run; {how}"));
+            let mut reason = format!("{what} not run; {how}");
+            if let Some(doubt) = verdict.run_time_doubt() {
+                reason = format!("{reason}; and {doubt}");
+            }
+            verdict.unknown = Some(reason);
         }
         verdict
     }
@@ -501,5 +523,14 @@ impl Plugin {
                 .collect(),
             Err(_) => Vec::new(),
         }
+    }
+}
+
+/// "1 library" / "2 libraries".
+fn libraries(count: usize) -> String {
+    if count == 1 {
+        "1 library".to_string()
+    } else {
+        format!("{count} libraries")
     }
 }

@@ -137,7 +137,17 @@ fn json_keys_and_a_plugin_that_registers_nothing() {
         .map(String::as_str)
         .collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["devices", "loads", "reason", "refusals", "release"]);
+    assert_eq!(
+        keys,
+        [
+            "at_run_time",
+            "devices",
+            "loads",
+            "reason",
+            "refusals",
+            "release"
+        ]
+    );
     assert!(releases.iter().all(|r| r["loads"].is_null()));
     assert!(
         releases[0]["reason"]

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use se_abi::plugin::{HostOutcome, Plugin, Verdict};
+use se_abi::plugin::{HostOutcome, Plugin, Refusal, Verdict};
 use se_abi::tensorflow::{TF_RELEASES, TfRelease};
 use serde_json::{Value, json};
 
@@ -248,8 +248,10 @@ fn plugin_check(args: &CheckArgs) -> Result<Outcome, CliError> {
     let mut verdicts: Vec<Verdict> = releases.iter().map(|r| plugin.verdict(r)).collect();
     if args.run {
         // TensorFlow runs the plugin's code only once the library is loaded.
+        // The verdicts to run (their indexes), and what each child is asked.
+        let mut indexes = Vec::new();
         let mut jobs = Vec::new();
-        for (release, verdict) in releases.iter().zip(&mut verdicts) {
+        for (index, (release, verdict)) in releases.iter().zip(&mut verdicts).enumerate() {
             if verdict.loads() == Some(false) {
                 continue;
             }
@@ -272,31 +274,22 @@ fn plugin_check(args: &CheckArgs) -> Result<Outcome, CliError> {
                     .with_run(HostOutcome::NotRun { reason }, &plugin.entry_points);
                 continue;
             }
-            jobs.push((
-                verdicts_index(&releases, release),
-                children::Job {
-                    release: release.release,
-                    linked: if with_tensorflow { linked } else { Vec::new() },
-                },
-            ));
+            indexes.push(index);
+            jobs.push(children::Job {
+                release: release.release,
+                linked: if with_tensorflow { linked } else { Vec::new() },
+            });
         }
-        let specs: Vec<children::Job> = jobs
-            .iter()
-            .map(|(_, j)| children::Job {
-                release: j.release,
-                linked: j.linked.clone(),
-            })
-            .collect();
         let load_path = PathBuf::from(&plugin.load_path);
         let outcomes = children::run_all(
             &load_path,
-            &specs,
+            &jobs,
             tensorflow.map(|(dir, _)| dir),
             Duration::from_secs_f64(args.timeout.max(0.001)),
         )
         .map_err(CliError::Host)?;
-        for ((index, _), outcome) in jobs.iter().zip(outcomes) {
-            verdicts[*index] = verdicts[*index]
+        for (index, outcome) in indexes.into_iter().zip(outcomes) {
+            verdicts[index] = verdicts[index]
                 .clone()
                 .with_run(outcome, &plugin.entry_points);
         }
@@ -318,13 +311,6 @@ fn plugin_check(args: &CheckArgs) -> Result<Outcome, CliError> {
     })
 }
 
-fn verdicts_index(releases: &[&'static TfRelease], release: &TfRelease) -> usize {
-    releases
-        .iter()
-        .position(|r| r.release == release.release)
-        .unwrap_or(0)
-}
-
 /// `loads` as JSON: true, false or null.
 fn loads_json(verdict: &Verdict) -> Value {
     match verdict.loads() {
@@ -342,24 +328,12 @@ fn to_json(
     let releases: Vec<Value> = verdicts
         .iter()
         .map(|verdict| {
-            let refusals: Vec<Value> = verdict
-                .refusals
-                .iter()
-                .map(|r| {
-                    json!({
-                        "kind": r.kind(),
-                        "message": r.message(),
-                        "note": r.note(),
-                        "signal": r.signal(),
-                        "exception": r.exception(),
-                    })
-                })
-                .collect();
             json!({
                 "release": verdict.release,
                 "loads": loads_json(verdict),
                 "reason": verdict.unknown,
-                "refusals": refusals,
+                "refusals": verdict.refusals.iter().map(refusal_json).collect::<Vec<_>>(),
+                "at_run_time": verdict.at_run_time.iter().map(refusal_json).collect::<Vec<_>>(),
                 "devices": verdict.devices.as_ref().map(|d| json!({
                     "device_type": d.device_type,
                     "count": d.count,
@@ -381,6 +355,17 @@ fn to_json(
         "loads_in": verdicts.iter().filter(|v| v.loads() == Some(true)).map(|v| v.release).collect::<Vec<_>>(),
         "refused_by": verdicts.iter().filter(|v| v.loads() == Some(false)).map(|v| v.release).collect::<Vec<_>>(),
         "unknown_in": verdicts.iter().filter(|v| v.loads().is_none()).map(|v| v.release).collect::<Vec<_>>(),
+    })
+}
+
+/// One refusal as JSON.
+fn refusal_json(refusal: &Refusal) -> Value {
+    json!({
+        "kind": refusal.kind(),
+        "message": refusal.message(),
+        "note": refusal.note(),
+        "signal": refusal.signal(),
+        "exception": refusal.exception(),
     })
 }
 
@@ -430,6 +415,12 @@ fn render(plugin: &Plugin, verdicts: &[Verdict], ran: bool) -> String {
                     ),
                     (None, None) => "loads (it registers no device)".to_string(),
                 };
+                for later in &verdict.at_run_time {
+                    line.push_str(&format!(
+                        "\n          at run time: {}",
+                        indented(&later.message(), 23)
+                    ));
+                }
                 if verdict.unknown.is_some()
                     && let Some(d) = devices
                 {
