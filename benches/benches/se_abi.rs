@@ -4,11 +4,23 @@
 //!   `nonzero` member) beside a plain field read of an identical `#[repr(C)]` struct.
 //! - `copy`: a versioned copy from bytes (validate `struct_size`, copy, zero the rest, check a
 //!   newer producer's tail) beside a plain copy of the same bytes.
+//! - `plugin`: `plugin-check`'s reader of a shared library as the dynamic loader sees it
+//!   (`ElfInfo::parse`: program headers, dynamic section, symbols, versions, relocations)
+//!   beside `object` walking the same file's dynamic symbols and their names (borrowed: it
+//!   copies, sorts and versions nothing, so it is the floor, not a rival); and the whole static
+//!   check of ten releases (`Plugin::open`, `verdicts`: the plugin, its closure and the system
+//!   libraries read, ten loads replayed) beside reading the file alone (`ElfInfo::read`). The
+//!   library is this machine's `libc.so.6` (or `SE_ABI_BENCH_LIBRARY`).
 
 use std::ffi::{c_char, c_void};
 use std::hint::black_box;
 
+use std::path::PathBuf;
+
 use criterion::{Criterion, criterion_group, criterion_main};
+use object::read::elf::ElfFile64;
+use object::{Object as _, ObjectSymbol as _};
+use se_abi::plugin::{ElfInfo, Plugin};
 use se_abi::{Tail, copy_from_bytes, versioned_struct};
 
 versioned_struct! {
@@ -152,5 +164,62 @@ fn copy(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, read, copy);
+/// The library the `plugin` benches read: `SE_ABI_BENCH_LIBRARY`, or glibc's `libc.so.6`.
+fn bench_library() -> Option<PathBuf> {
+    let path = std::env::var_os("SE_ABI_BENCH_LIBRARY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/lib/x86_64-linux-gnu/libc.so.6"));
+    path.exists().then_some(path)
+}
+
+fn plugin(c: &mut Criterion) {
+    let Some(path) = bench_library() else {
+        eprintln!("se_abi/plugin: no library to read (set SE_ABI_BENCH_LIBRARY)");
+        return;
+    };
+    let bytes = std::fs::read(&path).expect("read the library");
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut group = c.benchmark_group("se_abi/plugin");
+    let floor = format!("{name}: object, every dynamic symbol's name, borrowed (baseline)");
+    group.bench_function(floor, |b| {
+        b.iter(|| {
+            let file =
+                ElfFile64::<object::Endianness>::parse(black_box(&bytes[..])).expect("an ELF file");
+            file.dynamic_symbols()
+                .filter_map(|s| s.name().ok())
+                .map(str::len)
+                .sum::<usize>()
+        })
+    });
+    group.bench_function(format!("{name}: ElfInfo::parse"), |b| {
+        b.iter(|| {
+            ElfInfo::parse(&path, black_box(&bytes[..]))
+                .expect("a shared library")
+                .exports
+                .len()
+        })
+    });
+    group.bench_function(format!("{name}: ElfInfo::read (baseline)"), |b| {
+        b.iter(|| {
+            ElfInfo::read(black_box(&path))
+                .expect("a shared library")
+                .exports
+                .len()
+        })
+    });
+    group.bench_function(
+        format!("{name}: Plugin::open, verdicts of ten releases"),
+        |b| {
+            b.iter(|| {
+                Plugin::open(black_box(&path))
+                    .expect("a shared library")
+                    .verdicts()
+                    .len()
+            })
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, read, copy, plugin);
 criterion_main!(benches);

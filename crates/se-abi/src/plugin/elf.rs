@@ -423,8 +423,9 @@ impl<'a> Image<'a> {
             });
         }
 
-        // Sorted by name, for lookups; a name may be defined at several versions.
-        info.exports.sort_by(|a, b| a.name.cmp(&b.name));
+        // Sorted by name, for lookups; a name may be defined at several versions, in no order
+        // (a lookup takes any that matches).
+        info.exports.sort_unstable_by(|a, b| a.name.cmp(&b.name));
 
         // Imports, in the order the relocations look them up.
         let mut seen = vec![false; symbols.len()];
