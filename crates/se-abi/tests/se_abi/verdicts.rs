@@ -13,6 +13,8 @@
 //!   libraries' paths, sonames, `DT_NEEDED`, run paths, and the TensorFlow functions they import
 //!   and export, extracted from the wheels by `interop/plugin_check/extract.py`), and checked
 //!   statically (it has no `SE_InitPlugin`);
+//! - the crate's `rust_plugin` example, a library with none of TensorFlow's entry points, which
+//!   every release loads and which registers nothing;
 //! - Microsoft's DirectML plugin (`tensorflow-directml-plugin` 0.4.0.dev230202), rebuilt from
 //!   `tests/data/plugins/directml-*.skeleton.json`: its own bytes where the dynamic loader reads
 //!   them (headers, dynamic section, symbols, versions, relocations; made by
@@ -114,6 +116,30 @@ fn agree(
 fn verdicts() -> Value {
     let path = common::data("plugin_verdicts.json");
     serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("JSON")
+}
+
+/// A library with none of TensorFlow's entry points (the crate's `rust_plugin` example):
+/// every release loads it and registers nothing, and the tool says so with `--run`; without it,
+/// it cannot tell (the library's initializers are not run).
+#[test]
+fn plugin_check_agrees_with_tensorflow_on_a_library_without_entry_points() {
+    let verdicts = verdicts();
+    let plugin = crate::common::c_build::rust_plugin();
+    let ran = plugin_check(&plugin, true, None);
+    assert_eq!(ran["entry_points"], serde_json::json!([]));
+    let mut failures = Vec::new();
+    let cells = agree(
+        "rust-plugin",
+        &ran,
+        &verdicts,
+        plugin.parent().unwrap(),
+        &mut failures,
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(cells, 10);
+    assert_eq!(ran["loads_in"].as_array().unwrap().len(), 10, "{ran}");
+    let read = plugin_check(&plugin, false, None);
+    assert_eq!(read["unknown_in"].as_array().unwrap().len(), 10, "{read}");
 }
 
 #[test]
