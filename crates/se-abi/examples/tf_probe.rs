@@ -17,6 +17,7 @@
 //! | `fork` | `SE_InitPlugin` forks a child that lives for five minutes, holding the parent's files |
 //! | `hang` | `SE_InitPlugin` never returns |
 //! | `crash=FUNCTION` | that function raises `SIGSEGV` |
+//! | `exit=FUNCTION:STATUS` | that function ends the process with C's `exit(STATUS)` |
 //!
 //! Every struct is written at TensorFlow 2.21's size (or the host's, if smaller: it writes
 //! nothing past the host's `struct_size`), every function member points to a function (one that
@@ -43,6 +44,7 @@ struct Probe {
     fork: bool,
     hang: bool,
     crash: Option<String>,
+    exit: Option<(String, c_int)>,
 }
 
 fn text(value: &str) -> Option<CString> {
@@ -88,6 +90,11 @@ fn probe() -> &'static Probe {
                 "fork" => probe.fork = true,
                 "hang" => probe.hang = true,
                 "crash" => probe.crash = Some(value.to_string()),
+                "exit" => {
+                    let (function, status) = value.split_once(':').expect("FUNCTION:STATUS");
+                    let status = status.parse().expect("an exit status");
+                    probe.exit = Some((function.to_string(), status));
+                }
                 other => panic!("SE_ABI_PROBE: unknown directive {other}"),
             }
         }
@@ -100,6 +107,7 @@ unsafe extern "C" {
     fn fork() -> c_int;
     fn sleep(seconds: u32) -> u32;
     fn raise(signal: c_int) -> c_int;
+    fn exit(status: c_int) -> !;
     fn _exit(status: c_int) -> !;
 }
 
@@ -115,6 +123,11 @@ fn at(function: &str) {
     if probe.crash.as_deref() == Some(function) {
         // SAFETY: `raise` has no preconditions; SIGSEGV (11) ends the process, as asked.
         unsafe { raise(11) };
+    }
+    if let Some((_, status)) = probe.exit.as_ref().filter(|(f, _)| f == function) {
+        // SAFETY: `exit` has no preconditions; it runs the process's exit handlers and ends
+        // it, as asked.
+        unsafe { exit(*status) };
     }
 }
 

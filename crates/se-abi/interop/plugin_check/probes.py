@@ -107,6 +107,8 @@ def probes():
     out.append(("negative devices", "probe", "devices=-1"))
     for function in ["SE_InitPlugin", "create_stream_executor", "get_device_count"]:
         out.append((f"crash in {function}", "probe", f"crash={function}"))
+    for function in ["SE_InitPlugin", "get_device_count"]:
+        out.append((f"exit 3 in {function}", "probe", f"exit={function}:3"))
     out.append(("stdout 200 KB", "probe", "stdout=200000"))
     out.append(("stdout one unflushed line", "probe", "stdout-unflushed=PROBE: buffered"))
     out.append(("fork", "probe", "fork"))

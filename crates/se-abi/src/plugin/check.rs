@@ -90,6 +90,14 @@ pub enum Refusal {
         /// What happened.
         message: String,
     },
+    /// The plugin's code ends the process itself (C's `exit`) while TensorFlow loads it: the
+    /// load never returns, and the program ends with this status.
+    Exits {
+        /// The exit status.
+        status: i32,
+        /// What happened.
+        message: String,
+    },
     /// `load_pluggable_device_library` raises an exception of its own (not the loader's).
     Raises {
         /// Its Python class (`NotFoundError`).
@@ -142,6 +150,7 @@ impl Refusal {
             } => "missing-symbol-at-run-time",
             Refusal::Abort { .. } => "abort",
             Refusal::Crash { .. } => "crash",
+            Refusal::Exits { .. } => "exit",
             Refusal::Raises { .. } => "raises",
         }
     }
@@ -172,6 +181,7 @@ impl Refusal {
             },
             Refusal::Abort { message }
             | Refusal::Crash { message, .. }
+            | Refusal::Exits { message, .. }
             | Refusal::Raises { message, .. } => message.clone(),
         }
     }
@@ -210,6 +220,14 @@ impl Refusal {
         match self {
             Refusal::Abort { .. } => Some("SIGABRT"),
             Refusal::Crash { signal, .. } => Some(signal),
+            _ => None,
+        }
+    }
+
+    /// The status the process exits with, for a plugin that ends it itself.
+    pub fn exit_status(&self) -> Option<i32> {
+        match self {
+            Refusal::Exits { status, .. } => Some(*status),
             _ => None,
         }
     }

@@ -265,6 +265,12 @@ pub(crate) fn disagreement(ours: &Value, real: &Value, plugin_dir: &Path) -> Opt
             real["signal"]
         ));
     }
+    if first["exit_status"] != real["exit_status"] {
+        return Some(format!(
+            "TensorFlow's process exits with status {}; se-abi says {first}",
+            real["exit_status"]
+        ));
+    }
     if let Some(fatal) = real["fatal"].as_str()
         && message != fatal
     {

@@ -177,16 +177,27 @@ pub(crate) fn run_all(
             }
             (Some(exit), None) => {
                 use std::os::unix::process::ExitStatusExt as _;
-                let how = match exit.signal() {
-                    Some(signal) => signal_name(signal),
-                    None => format!("exit status {}", exit.code().unwrap_or(-1)),
-                };
-                HostOutcome::Refused(Refusal::Crash {
-                    message: format!(
-                        "the process is ended by {how} in {}",
-                        doing(step.as_deref())
-                    ),
-                    signal: how,
+                HostOutcome::Refused(match (exit.signal(), exit.code()) {
+                    (Some(signal), _) => {
+                        let signal = signal_name(signal);
+                        Refusal::Crash {
+                            message: format!(
+                                "the process is ended by {signal} in {}",
+                                doing(step.as_deref())
+                            ),
+                            signal,
+                        }
+                    }
+                    (_, code) => {
+                        let status = code.unwrap_or(-1);
+                        Refusal::Exits {
+                            message: format!(
+                                "the process exits with status {status} in {}",
+                                doing(step.as_deref())
+                            ),
+                            status,
+                        }
+                    }
                 })
             }
         };

@@ -365,6 +365,7 @@ fn refusal_json(refusal: &Refusal) -> Value {
         "message": refusal.message(),
         "note": refusal.note(),
         "signal": refusal.signal(),
+        "exit_status": refusal.exit_status(),
         "exception": refusal.exception(),
     })
 }
