@@ -1,129 +1,52 @@
 //! Workspace automation, run as `cargo xtask <command>`.
 //!
-//! - `cargo xtask codegen` regenerates every committed `crates/<crate>/src/generated/` module
-//!   from the schemas in `proto/`; `--check` regenerates in memory and fails, naming each stale
-//!   file, when the committed code differs.
-//! - `cargo xtask demo` runs each crate's `examples/tour.rs` in turn.
-//! - `cargo xtask tf-releases` dumps the ops and version constants of ten real TensorFlow
-//!   releases into `crates/graphdef-versions/releases/` (codegen turns them into tables).
-//! - `cargo xtask se-abi-releases` dumps the StreamExecutor C API layouts of TensorFlow 2.5 ...
-//!   2.21 and the libraries and C symbols of 2.12 ... 2.21 from their real wheels into
-//!   `crates/se-abi/releases/` (codegen turns them into se-abi's declarations).
-//! - `cargo xtask tflite-runtimes` probes thirty real TensorFlow Lite runtimes (their op
-//!   registrations, the tensor types they accept, their refusals' words) into
-//!   `crates/tflite-opver/runtimes/` (codegen turns them into tables).
-//! - `cargo xtask abi-check` compares se-abi's declared `struct_size`-versioned structs with their
-//!   committed layout snapshots and fails, naming the struct and the member, on any change other
-//!   than appending members or deprecating one; `--bless` records the declarations.
+//! - `cargo xtask demo` runs each crate's `examples/tour.rs` in turn. It is run here, by a
+//!   program that depends on clap alone, so a cold demo compiles only the four crates it shows.
+//! - Every other command is a code generator or a fact maker, and is handed to the
+//!   `xtask-generators` package (`generators/`): `cargo xtask codegen [--check]`,
+//!   `abi-check [--bless]`, `tf-releases`, `se-abi-releases`, `tflite-runtimes`. Its first run
+//!   compiles protox, prost-build and planus; `cargo xtask help` lists its commands.
 
-mod abi_check;
-mod codegen;
 mod demo;
-mod gz;
-mod se_abi_releases;
-mod tf_releases;
-mod tflite_runtimes;
-mod venv;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",
-    about = "Workspace automation for the compat-versioning crates"
+    bin_name = "cargo xtask",
+    about = "Workspace automation for the compat-versioning crates",
+    // `cargo xtask help` goes to the generators, whose help lists their commands.
+    disable_help_subcommand = true,
+    after_help = "Code generation and TensorFlow facts are run by the xtask-generators package:\n  \
+                  cargo xtask codegen [--check]   regenerate crates/*/src/generated/\n  \
+                  cargo xtask abi-check [--bless] se-abi's layout snapshots\n  \
+                  cargo xtask tf-releases | se-abi-releases | tflite-runtimes   release facts\n\
+                  `cargo xtask help` lists them all (and builds the generators)."
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Task,
 }
 
 #[derive(Subcommand)]
-enum Command {
-    /// Regenerate `crates/*/src/generated/` from `proto/` (pure Rust: protox, prost-build, planus).
-    Codegen {
-        /// Do not write anything: fail, naming every stale file, if committed code is not fresh.
-        #[arg(long)]
-        check: bool,
-    },
-    /// Run every crate's `examples/tour.rs`, one after the other.
+enum Task {
+    /// Run every crate's `examples/tour.rs`, one after the other (builds no code generator).
     Demo,
-    /// Dump TensorFlow releases' registered ops and version constants from their real wheels
-    /// into crates/graphdef-versions/releases/ (installs each wheel in a scratch venv).
-    TfReleases {
-        /// Where the venvs go (`tf-<release>` each; one that already imports tensorflow is reused).
-        #[arg(long, default_value = "target/tf-releases-venvs")]
-        venvs: PathBuf,
-        /// Only these releases (default: all ten).
-        #[arg(long = "release", value_name = "RELEASE")]
-        releases: Vec<String>,
-    },
-    /// Dump TensorFlow 2.5 ... 2.21's StreamExecutor C API layouts (compiled against each
-    /// wheel's headers) and 2.12 ... 2.21's libraries and C symbols into crates/se-abi/releases/.
-    SeAbiReleases {
-        /// Where the venvs of 2.12 ... 2.21 are (`tf-<release>` each; made if missing).
-        #[arg(long, default_value = "target/tf-releases-venvs")]
-        venvs: PathBuf,
-        /// Where the wheels of 2.5 ... 2.11 are (downloaded there if missing).
-        #[arg(long, default_value = "target/se-abi-wheels")]
-        wheels: PathBuf,
-        /// Only these releases (default: all).
-        #[arg(long = "release", value_name = "RELEASE")]
-        releases: Vec<String>,
-    },
-    /// Probe TensorFlow Lite runtimes (tensorflow-cpu, tflite-runtime, ai-edge-litert) from their
-    /// real wheels into crates/tflite-opver/runtimes/ (installs each wheel in a scratch venv).
-    TfliteRuntimes {
-        /// Where the venvs go (`tf-<release>` for tensorflow-cpu, shared with tf-releases;
-        /// `tflite-<dist>-<version>` for the others; one with that version is reused).
-        #[arg(long, default_value = "target/tf-releases-venvs")]
-        venvs: PathBuf,
-        /// Only these runtimes, named as `ai-edge-litert 2.3.0` (default: all thirty).
-        #[arg(long = "runtime", value_name = "NAME")]
-        runtimes: Vec<String>,
-    },
-    /// Compare se-abi's declared structs with their layout snapshots (`crates/se-abi/abi/`).
-    AbiCheck {
-        /// Record the declarations as the new snapshots (an intended change) instead of failing.
-        #[arg(long)]
-        bless: bool,
-    },
+    /// Any other command: run by the xtask-generators package (`cargo xtask help` lists them).
+    #[command(external_subcommand)]
+    Generator(Vec<OsString>),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
     let root = workspace_root();
-    let result = match cli.command {
-        Command::Codegen { check } => {
-            let mode = if check {
-                codegen::Mode::Check
-            } else {
-                codegen::Mode::Write
-            };
-            codegen::run(&root, mode)
-        }
-        Command::Demo => demo::run(&root),
-        Command::TfReleases { venvs, releases } => {
-            tf_releases::dump(&root, &root.join(venvs), &releases)
-        }
-        Command::SeAbiReleases {
-            venvs,
-            wheels,
-            releases,
-        } => se_abi_releases::dump(&root, &root.join(venvs), &root.join(wheels), &releases),
-        Command::TfliteRuntimes { venvs, runtimes } => {
-            tflite_runtimes::probe(&root, &root.join(venvs), &runtimes)
-        }
-        Command::AbiCheck { bless } => {
-            let mode = if bless {
-                abi_check::Mode::Bless
-            } else {
-                abi_check::Mode::Check
-            };
-            abi_check::run(&root, mode)
-        }
+    let result = match Cli::parse().command {
+        Task::Demo => demo::run(&root),
+        Task::Generator(args) => generators(&root, &args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -131,6 +54,23 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Runs `cargo run --package xtask-generators -- ARGS` in the workspace and passes its exit on.
+fn generators(root: &std::path::Path, args: &[OsString]) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(root)
+        .args(["run", "--quiet", "--package", "xtask-generators", "--"])
+        .args(args)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    match status.code() {
+        Some(0) => Ok(()),
+        // The generator has said what went wrong; only its exit status is left to pass on.
+        Some(code) => std::process::exit(code),
+        None => Err(format!("xtask-generators ended by a signal ({status})")),
     }
 }
 

@@ -4,7 +4,7 @@
 //! The names themselves are not kept (eight hundred thousand of them, mostly C++, run to 90 MB):
 //! `cargo xtask codegen` writes a 44-bit fingerprint of each ([`fingerprint`]) into
 //! `src/generated/tensorflow_exports.bin`, grouped by the set of libraries that export it
-//! (`TF_EXPORTERS`); see `xtask/src/se_abi_releases/release_tables.rs` for the format. The file
+//! (`TF_EXPORTERS`); see `xtask/generators/src/se_abi_releases/release_tables.rs` for the format. The file
 //! is decoded once, on first use, into one sorted table. A name no release exports is taken for
 //! an exported one only if its fingerprint equals one of theirs: with 800,000 fingerprints among
 //! 2^44, about once in 20 million lookups.

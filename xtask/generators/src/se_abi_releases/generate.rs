@@ -69,7 +69,7 @@ fn span(first: &str, last: &str) -> String {
 /// The generator `cargo xtask codegen` runs for se-abi: `src/generated/tensorflow.rs`, every
 /// StreamExecutor C API struct declared with `versioned_struct!` from the release facts, and
 /// each release's struct sizes.
-pub fn generate(root: &Path) -> Result<(&'static str, crate::codegen::Files), String> {
+pub fn generate(root: &Path) -> Result<(&'static str, crate::generated::Files), String> {
     let layouts = read_layouts(root)?;
     let docs = read_member_docs(root)?;
     let histories = histories(&layouts)?;
@@ -84,7 +84,7 @@ pub fn generate(root: &Path) -> Result<(&'static str, crate::codegen::Files), St
          #[allow(unused_imports)]\nuse core::ffi::{{c_char, c_int, c_uint, c_void}};\n\n\
          // TensorFlow's typedefs (`TF_Bool`, `SP_Stream`, ...), declared by hand beside this \
          module.\n#[allow(unused_imports)]\nuse crate::tensorflow::*;\nuse crate::versioned_struct;\n",
-        crate::codegen::HEADER
+        crate::generated::facts_header(FACTS, "se-abi-releases")
     );
     let doc_of = |st: &str, member: &str| -> Result<&(String, String), String> {
         docs.get(&(st.to_string(), member.to_string()))
@@ -205,7 +205,7 @@ pub fn generate(root: &Path) -> Result<(&'static str, crate::codegen::Files), St
     let (tables, exports) = super::release_tables::release_tables(root)?;
     rs.push_str(&tables);
 
-    let mut files = crate::codegen::Files::new();
+    let mut files = crate::generated::Files::new();
     files.insert("tensorflow.rs".to_string(), rs.into_bytes());
     files.insert("tensorflow_exports.bin".to_string(), exports);
     Ok(("tensorflow", files))

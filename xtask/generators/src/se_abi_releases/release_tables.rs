@@ -138,7 +138,7 @@ pub(super) fn release_tables(root: &Path) -> Result<(String, Vec<u8>), String> {
         {
             return Err(format!(
                 "`{name}` and `{other}` share a fingerprint and are exported by different \
-                 libraries: widen the fingerprint (xtask/src/se_abi_releases/release_tables.rs \
+                 libraries: widen the fingerprint (xtask/generators/src/se_abi_releases/release_tables.rs \
                  and se-abi's src/plugin/exports.rs)"
             ));
         }
@@ -215,7 +215,7 @@ pub(super) fn release_tables(root: &Path) -> Result<(String, Vec<u8>), String> {
         "/// How many fingerprints each set of [`TF_EXPORTERS`] has in `tensorflow_exports.bin`.\n\
          #[cfg(feature = \"plugin-check\")]\n\
          pub(crate) const TF_EXPORT_COUNTS: &[u32] = &[{}];\n\n\
-         /// The fingerprints of every exported name, set by set (see `xtask/src/se_abi_releases/release_tables.rs`).\n\
+         /// The fingerprints of every exported name, set by set (see `xtask/generators/src/se_abi_releases/release_tables.rs`).\n\
          #[cfg(feature = \"plugin-check\")]\n\
          pub(crate) const TF_EXPORT_FINGERPRINTS: &[u8] = include_bytes!(\"tensorflow_exports.bin\");",
         counts.join(", ")

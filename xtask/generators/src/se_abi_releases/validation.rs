@@ -136,7 +136,7 @@ pub(super) fn validation_of(tensorflow: &Path, release: &str) -> Result<Value, S
         if let Some(unknown) = found.iter().find(|m| !order.contains(&m.as_str())) {
             return Err(format!(
                 "{release} checks `{unknown}` of {name}, which the table of checks \
-                 (xtask/src/se_abi_releases/validation.rs, ORDER) does not have: add it in the \
+                 (xtask/generators/src/se_abi_releases/validation.rs, ORDER) does not have: add it in the \
                  order of that release's stream_executor.cc"
             ));
         }

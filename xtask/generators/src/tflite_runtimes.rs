@@ -21,7 +21,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::codegen::{Files, HEADER};
+use crate::generated::{Files, facts_header};
 use crate::gz::{gunzip, gzip};
 use crate::venv::{self, run};
 
@@ -263,8 +263,9 @@ pub fn generate(root: &Path) -> Result<(&'static str, Files), String> {
     let mut rs = String::new();
     let _ = writeln!(
         rs,
-        "{HEADER}\n// TensorFlow Lite runtimes: {} of them, probed from their real wheels by `cargo xtask\n\
+        "{}\n// TensorFlow Lite runtimes: {} of them, probed from their real wheels by `cargo xtask\n\
          // tflite-runtimes` into `{FACTS}/` (see its probe script for how each fact was found).\n",
+        facts_header(FACTS, "tflite-runtimes"),
         RUNTIMES.len()
     );
     rs.push_str(

@@ -16,7 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::codegen::{Files, HEADER};
+use crate::generated::{Files, facts_header};
 use crate::gz::gunzip;
 use crate::venv::{self, run};
 
@@ -103,8 +103,9 @@ pub fn generate(root: &Path) -> Result<(&'static str, Files), String> {
     let mut rs = String::new();
     let _ = writeln!(
         rs,
-        "{HEADER}\n// TensorFlow releases {} to {}: version constants and registered ops, from the\n\
+        "{}\n// TensorFlow releases {} to {}: version constants and registered ops, from the\n\
          // dumps in `{DUMPS}/` (made by `cargo xtask tf-releases` from the real wheels).\n",
+        facts_header(DUMPS, "tf-releases"),
         RELEASES[0],
         RELEASES[RELEASES.len() - 1]
     );
