@@ -308,6 +308,15 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
                     Some(if meets { 0 } else { 1 }),
                     "{file} by [{min}, {max}]"
                 );
+                // The text says what the range means for a build, and for this one.
+                let text = stdout(&output);
+                let says = format!(
+                    "readable in versions [{from}, {to}]: a build reads the file when its range \
+                     [minimum, current] includes one of them\n  (minimum <= {to} and current >= \
+                     {from}); this reader [{min}, {max}] {}\n",
+                    if meets { "does" } else { "does not" }
+                );
+                assert!(text.contains(&says), "{file} by [{min}, {max}]: {text}");
             }
         }
     }

@@ -187,6 +187,12 @@ struct Image<'a> {
 impl<'a> Image<'a> {
     fn new(path: &'a Path, bytes: &'a [u8]) -> Result<Image<'a>, Error> {
         let err = |reason| not_a_plugin(path, reason);
+        if bytes.is_empty() {
+            return Err(err(
+                "an empty file (0 bytes), not an ELF file (cut off while copying or \
+                 downloading? or written by a build that failed?)",
+            ));
+        }
         let (header, _) =
             from_bytes::<elf::FileHeader64<LE>>(bytes).map_err(|()| err("not an ELF file"))?;
         if header.e_ident.magic != elf::ELFMAG {

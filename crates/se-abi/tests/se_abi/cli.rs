@@ -69,7 +69,13 @@ fn unreadable_inputs_exit_2_with_a_message() {
     let text = dir.join("notes.txt");
     std::fs::write(&text, "not a plugin").unwrap();
     let missing = dir.join("missing.so");
-    let cases: [(&Path, &str); 3] = [
+    let empty = dir.join("empty.so");
+    std::fs::write(&empty, "").unwrap();
+    let cases: [(&Path, &str); 4] = [
+        (
+            &empty,
+            "is an empty file (0 bytes), not an ELF file (cut off while copying",
+        ),
         (&dir, "is a directory, not a plugin file"),
         (&missing, "cannot read"),
         (

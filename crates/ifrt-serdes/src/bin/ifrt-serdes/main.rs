@@ -434,12 +434,20 @@ impl Report {
             .then(|| readable_in(&self.values, built_in_current()))
             .flatten()
         {
+            // The range is of versions, not of builds: say what it means for a build.
             Some((from, to)) => format!(
-                "readable in versions [{}, {}] (narrowest build: [{}, {}])",
-                from.value(),
-                to.value(),
-                from.value(),
-                from.value()
+                "readable in versions [{from}, {to}]: a build reads the file when its range \
+                 [minimum, current] includes one of them\n  (minimum <= {to} and current >= \
+                 {from}); this reader [{}, {}] {}",
+                reader.minimum().number().value(),
+                reader.current().number().value(),
+                if reader.minimum().number() <= to && reader.current().number() >= from {
+                    "does"
+                } else {
+                    "does not"
+                },
+                from = from.value(),
+                to = to.value(),
             ),
             None => "readable in no version of this history".to_string(),
         };
