@@ -146,6 +146,10 @@ fn start(plugin: &Path, probe: &str, args: &[&str]) -> std::process::Child {
         .args(args)
         .arg(plugin)
         .env("SE_ABI_PROBE", probe)
+        // Many probes make the plugin panic or abort on purpose; a backtrace of each (the
+        // developer's RUST_BACKTRACE=1, inherited by the emulated hosts) costs half a second of
+        // symbolizing and tells nothing.
+        .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
