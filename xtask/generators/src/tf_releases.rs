@@ -30,8 +30,8 @@ pub const RELEASES: &[&str] = &[
 /// Where the dumps live, relative to the workspace root.
 const DUMPS: &str = "crates/graphdef-versions/releases";
 
-/// The dump script, run inside each release's venv.
-const DUMP_SCRIPT: &str = include_str!("tf_releases_dump.py");
+/// The dump script, run inside each release's venv, relative to the workspace root.
+const DUMP_SCRIPT: &str = "crates/graphdef-versions/interop/releases/dump.py";
 
 /// `cargo xtask tf-releases`: dumps `releases` (all when empty) into the committed source data.
 pub fn dump(root: &Path, venvs: &Path, releases: &[String]) -> Result<(), String> {
@@ -48,9 +48,7 @@ pub fn dump(root: &Path, venvs: &Path, releases: &[String]) -> Result<(), String
         }
         releases.iter().map(String::as_str).collect()
     };
-    let script_dir = tempfile::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
-    let script = script_dir.path().join("tf_releases_dump.py");
-    fs::write(&script, DUMP_SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
+    let script = root.join(DUMP_SCRIPT);
     for release in chosen {
         let venv = venvs.join(format!("tf-{release}"));
         venv::ensure_tensorflow(&venv, release)?;

@@ -103,11 +103,9 @@ impl Runtime {
 /// Where the facts live, relative to the workspace root.
 const FACTS: &str = "crates/tflite-opver/runtimes";
 
-/// The probe, run inside each runtime's venv.
-const PROBE_SCRIPT: &str = include_str!("tflite_runtimes_probe.py");
-
-/// The FlatBuffer writer the probe imports (written beside it; `specimens.py` shares it too).
-const FLATBUFFER_WRITER: &str = include_str!("tflite_flatbuffer.py");
+/// The probe, run inside each runtime's venv, relative to the workspace root. It imports the
+/// FlatBuffer writer beside it (`flatbuffer.py`, which `specimens.py` there shares).
+const PROBE_SCRIPT: &str = "crates/tflite-opver/interop/runtimes/probe.py";
 
 /// `cargo xtask tflite-runtimes`: probes `chosen` (all when empty) into the committed facts.
 pub fn probe(root: &Path, venvs: &Path, chosen: &[String]) -> Result<(), String> {
@@ -120,11 +118,8 @@ pub fn probe(root: &Path, venvs: &Path, chosen: &[String]) -> Result<(), String>
             ));
         }
     }
+    let script = root.join(PROBE_SCRIPT);
     let scratch = tempfile::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
-    let script = scratch.path().join("tflite_runtimes_probe.py");
-    fs::write(&script, PROBE_SCRIPT).map_err(|e| format!("{}: {e}", script.display()))?;
-    let writer = scratch.path().join("tflite_flatbuffer.py");
-    fs::write(&writer, FLATBUFFER_WRITER).map_err(|e| format!("{}: {e}", writer.display()))?;
     fs::create_dir_all(root.join(FACTS)).map_err(|e| format!("{FACTS}: {e}"))?;
     for runtime in RUNTIMES {
         if !chosen.is_empty() && !chosen.contains(&runtime.name()) {

@@ -4,16 +4,15 @@ interpreter, and a few it accepts.
     python3 specimens.py OUT_DIR
 
 No dependency: the FlatBuffers are written by the repository's small writer,
-`xtask/src/tflite_flatbuffer.py`, which the runtime probe uses too. Each model is named
+`flatbuffer.py` beside this script, which the runtime probe (`probe.py`) uses too. Each model is named
 for what it holds; `verdicts.py` has every runtime judge them.
 """
 import os
 import sys
 
-
-# The FlatBuffer writer the runtime probe of `cargo xtask tflite-runtimes` uses too.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../../xtask/src"))
-from tflite_flatbuffer import Str, Table, Vec, quantization, serialize, tensor  # noqa: E402
+# The FlatBuffer writer beside this script, which the runtime probe of `cargo xtask
+# tflite-runtimes` uses too (Python puts a script's own folder on its import path).
+from flatbuffer import Str, Table, Vec, quantization, serialize, tensor  # noqa: E402
 
 
 FLOAT32, INT32, STRING, INT16, INT8, RESOURCE, VARIANT, INT4, BFLOAT16 = 0, 2, 5, 7, 9, 13, 14, 17, 18

@@ -1,6 +1,6 @@
 """Probes one TensorFlow Lite runtime: what its interpreter refuses to construct, and in what words.
 
-    python tflite_runtimes_probe.py OUT_JSON FAMILY VERSION
+    python probe.py OUT_JSON FAMILY VERSION
 
 Run by `cargo xtask tflite-runtimes` inside a venv that holds that runtime's wheel
 (`tensorflow-cpu`, `tflite-runtime` or `ai-edge-litert`). Every probe is a small model written
@@ -56,8 +56,8 @@ def load_interpreter():
     return importlib.import_module(INTERPRETER_MODULE).Interpreter
 
 
-# The FlatBuffer writer: tflite_flatbuffer.py, written beside this script.
-from tflite_flatbuffer import Str, Table, Vec, quantization, serialize, tensor  # noqa: E402
+# The FlatBuffer writer: flatbuffer.py, beside this script.
+from flatbuffer import Str, Table, Vec, quantization, serialize, tensor  # noqa: E402
 
 
 def model(codes=(), tensors=(), operators=(), buffers=(b"",), version=3, subgraphs=None,

@@ -1,6 +1,6 @@
 """A FlatBuffer writer for hand-made TensorFlow Lite models, with no dependency.
 
-Shared by `tflite_runtimes_probe.py` (which `cargo xtask tflite-runtimes` runs inside each
+Shared by `probe.py` (which `cargo xtask tflite-runtimes` runs inside each
 runtime's venv, with this file beside it) and `crates/tflite-opver/interop/runtimes/specimens.py`.
 
 It writes front to back: every table's vtable is written just before it, and every offset points
