@@ -11,8 +11,9 @@
 //! message on stderr starts with `ifrt-serdes: `.
 
 mod input;
+mod outcome;
 
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -26,6 +27,7 @@ use ifrt_serdes::{
 use serde_json::{Value, json};
 
 use crate::input::read_input;
+use crate::outcome::{Outcome, chain, exit_code, print, print_json};
 
 /// The binary's name, which starts every message it writes to stderr.
 const TOOL: &str = "ifrt-serdes";
@@ -101,14 +103,6 @@ struct NegotiateArgs {
     json: bool,
 }
 
-/// What a run concluded; the exit code follows from it.
-enum Outcome {
-    /// Exit 0: done, accepted, compatible.
-    Accepted,
-    /// Exit 1: the input was read fine and is refused / incompatible / would not load.
-    Rejected,
-}
-
 /// Why a run could not conclude: exit 2.
 #[derive(Debug, thiserror::Error)]
 enum CliError {
@@ -165,49 +159,16 @@ enum CliError {
     Output(#[source] io::Error),
 }
 
+fn main() -> ExitCode {
+    exit_code(run(Cli::parse()))
+}
+
 fn run(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {
         Command::History(args) => history(&args),
         Command::Inspect(args) => inspect(&args),
         Command::Negotiate(args) => negotiate_ranges(&args),
     }
-}
-
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(Outcome::Accepted) => ExitCode::SUCCESS,
-        Ok(Outcome::Rejected) => ExitCode::from(1),
-        Err(error) => {
-            eprintln!("{TOOL}: {}", chain(&error));
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// An error and its `source()` chain on one line, joined with ": ".
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
-/// Writes `text` to stdout.
-fn print(text: &str) -> Result<(), CliError> {
-    io::stdout()
-        .lock()
-        .write_all(text.as_bytes())
-        .map_err(CliError::Output)
-}
-
-/// Writes one JSON object and a newline to stdout.
-fn print_json(value: &Value) -> Result<(), CliError> {
-    print(&format!("{value}\n"))
 }
 
 fn history(args: &HistoryArgs) -> Result<Outcome, CliError> {
@@ -326,6 +287,9 @@ impl Failure {
 /// Reads `path` as a build supporting `reader` would.
 fn read_file(path: &Path, reader: SupportedVersions) -> Report {
     let options = DeserializeOptions::default();
+    // One serialized value: its length is checked against the library's limit for untrusted
+    // input before anything is mapped, and the registry then reads the envelope and its payload
+    // straight from the mapped pages, borrowing rather than copying them.
     let bytes = match read_input(path, DeserializeOptions::DEFAULT_MAX_BYTES as u64) {
         // Empty bytes decode as an envelope with no type name; say what is wrong instead.
         Ok(bytes) if bytes.is_empty() => {

@@ -168,12 +168,21 @@ fn main() -> ExitCode {
     }
 }
 
-/// An error and its sources, joined with `: `.
-fn chain(error: &dyn std::error::Error) -> String {
+/// An error and its `source()` chain on one line, joined with ": ". A cause whose text its
+/// parent already ends with (an error that displays its own source) is not repeated.
+///
+/// The same function as in the other three tools' `outcome.rs` (`xtask/tests/alike.rs` checks).
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
+    let mut previous = text.clone();
     let mut source = error.source();
     while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
+        let cause_text = cause.to_string();
+        if !previous.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        previous = cause_text;
         source = cause.source();
     }
     text
