@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::operator::{BuiltinOperator, OpVersion};
+use crate::operator::code::{BuiltinOperator, OpVersion};
 
 /// Everything that can go wrong reading, judging or re-stamping a model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,7 +69,7 @@ pub enum Error {
         len: usize,
     },
 
-    /// A runtime name that names none of the runtimes covered ([`Runtime::all`](crate::Runtime::all)).
+    /// A runtime name that names none of the runtimes covered ([`Runtime::all`](crate::runtimes::installed::Runtime::all)).
     #[error(
         "unknown runtime {name:?}: name one as its users do, as \"ai-edge-litert 2.3.0\"; the runtimes covered are {}",
         known_runtimes()
@@ -309,7 +309,9 @@ pub(crate) fn malformed(error: planus::Error) -> Error {
 
 /// Every runtime's name, for [`Error::UnknownRuntime`].
 fn known_runtimes() -> String {
-    let names: Vec<String> = crate::Runtime::all().map(|r| r.to_string()).collect();
+    let names: Vec<String> = crate::runtimes::installed::Runtime::all()
+        .map(|r| r.to_string())
+        .collect();
     names.join(", ")
 }
 

@@ -98,34 +98,17 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
-mod classes;
-mod delegate;
-mod delegate_presets;
+mod delegates;
 mod error;
-mod findings;
-mod forms;
-mod front;
 #[rustfmt::skip]
 #[allow(unsafe_code)]
 mod generated;
-mod limits;
-mod loading;
 mod model;
 mod operator;
-mod options;
 pub mod params;
-mod raw;
-mod reading;
-mod resolver;
 mod rules;
-mod runtime;
 mod runtimes;
-mod signature;
 mod stamp;
-mod subgraph;
-mod tensor;
-mod version;
-mod writer;
 
 // Reading a model: validated once, then judged.
 pub use model::{
@@ -133,41 +116,41 @@ pub use model::{
     RuntimeMetadata,
 };
 // Operators and their versions.
-pub use operator::{BuiltinOperator, OpVersion, OperatorKind};
+pub use operator::code::{BuiltinOperator, OpVersion, OperatorKind};
 // One operator: its tensors and its signature (its options: the `params` module).
-pub use signature::{OpSignature, SignatureFacts};
-pub use tensor::{ElementType, Quantization, TensorSpec};
+pub use operator::signature::{OpSignature, SignatureFacts};
+pub use operator::tensor::{ElementType, Quantization, TensorSpec};
 // TensorFlow's op version rules, and user-defined ones.
-pub use rules::{IntoVersionReason, VersionRule, VersionRules};
-pub use version::{VersionReason, op_version, version_reason};
+pub use rules::tensorflow::{VersionReason, op_version, version_reason};
+pub use rules::user::{IntoVersionReason, VersionRule, VersionRules};
 // Re-stamping a model's versions and minimum runtime; writing small models.
+pub use model::builder::ModelBuilder;
 pub use stamp::{
     StampMode, Stamped, VersionChange, stamp, stamp_with, stamped_versions, stamped_versions_with,
 };
-pub use writer::ModelBuilder;
 // What a model's stamps get wrong (stored too low, min_runtime_version missing).
-pub use findings::StampWarning;
+pub use stamp::warnings::StampWarning;
 // What TFLite's loader refuses before looking at a kernel: its verifier's limits.
-pub use limits::{
+pub use runtimes::verifier::{
     LimitWarning, LoaderLimits, VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES, loader_limits,
 };
 // TFLite releases: the (op, version) -> minimum runtime table and the metadata.
-pub use runtime::{
+pub use runtimes::min_runtime::{
     RuntimeTableEntry, RuntimeVersion, compare_runtime_version, metadata_text,
     min_runtime_version_for_model, min_runtime_version_for_op, runtime_supports, runtime_table,
     supported_by,
 };
 // Real runtimes: which of them load a model, and in what words the others refuse it.
-pub use runtimes::{
+pub use runtimes::installed::{
     BlockingCause, BlockingOperator, LoadOutcome, RefusedBy, Runtime, RuntimeFamily,
     RuntimeVerdict, RuntimeVerdicts,
 };
 // Kernel registries and delegates.
-pub use delegate::{
+pub use delegates::{
     Capability, Check, Decision, Delegate, Partition, Placement, Refusal, UnsupportedWording,
     VersionWording,
 };
-pub use resolver::Resolver;
+pub use runtimes::resolver::Resolver;
 // Errors.
 pub use error::{DecodeError, Error, FlatBufferError, ResolveError, StampError};
 

@@ -7,9 +7,9 @@
 //! same classes are recognised as alike with a comparison of indices.
 
 use crate::error::Error;
-use crate::loading::ClassLoad;
-use crate::reading::pool_mark;
-use crate::tensor::{ElementType, Quantization};
+use crate::model::read::pool_mark;
+use crate::operator::tensor::{ElementType, Quantization};
+use crate::runtimes::interpreter::ClassLoad;
 
 /// A tensor digested into what signatures need.
 #[derive(Clone, Debug, PartialEq)]
@@ -223,9 +223,9 @@ impl std::fmt::Debug for Dims {
 mod tests {
     use super::*;
     use crate::model::Model;
-    use crate::operator::{BuiltinOperator, OpVersion};
-    use crate::tensor::TensorSpec;
-    use crate::writer::ModelBuilder;
+    use crate::model::builder::ModelBuilder;
+    use crate::operator::code::{BuiltinOperator, OpVersion};
+    use crate::operator::tensor::TensorSpec;
 
     #[test]
     fn dims_keep_every_rank() {

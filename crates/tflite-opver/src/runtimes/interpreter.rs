@@ -26,13 +26,13 @@
 //! details, data kept outside the FlatBuffer, the options of each operator (`ParseOpData`),
 //! and signature definitions. Real models, as converters write them, pass all of these.
 
-use crate::classes::TensorFacts;
 use crate::generated::runtimes::{NAMES, RuntimeFacts, TypeFacts};
 use crate::generated::schema::tflite as fb;
-use crate::limits::{VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES};
 use crate::model::Model;
-use crate::operator::BuiltinOperator;
-use crate::raw::SparsityFields;
+use crate::model::classes::TensorFacts;
+use crate::model::wire::SparsityFields;
+use crate::operator::code::BuiltinOperator;
+use crate::runtimes::verifier::{VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES};
 
 /// What a model holds that a runtime's interpreter builder checks besides its operator codes,
 /// gathered while the model is read.
@@ -194,7 +194,7 @@ fn size_of(dims: impl Iterator<Item = i32>, bits: u8) -> Option<u64> {
     count.checked_mul(u64::from(bits / 8))
 }
 
-/// What a tensor class ([`TensorClasses`](crate::classes::TensorClasses)) implies for loading,
+/// What a tensor class ([`TensorClasses`](crate::model::classes::TensorClasses)) implies for loading,
 /// worked out once per class: a model of millions of tensors has a few classes, and each tensor
 /// then costs [`ClassLoad::is_odd_constant`]'s few comparisons instead of [`is_odd`]'s work.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,20 +1,20 @@
 //! Reading a subgraph's operators: each by hand where it can be ([`RawOperator`]), by planus
-//! otherwise, into its facts, its pooled tensor indices and its form ([`forms`](crate::forms)).
+//! otherwise, into its facts, its pooled tensor indices and its form ([`forms`](crate::model::forms)).
 
 use crate::error::{DecodeError, Error, malformed};
-use crate::forms::{FormKey, FormTable};
 use crate::generated::schema::tflite as fb;
-use crate::loading::{MissingOptions, OPTIONS_NEEDED, has_needed_options};
+use crate::model::forms::{FormKey, FormTable};
+use crate::model::subgraph::{OperatorFacts, Subgraph};
+use crate::model::wire::{RawOperator, Span, i32s, union_value};
 use crate::model::{OperatorCode, OperatorLocation};
-use crate::options;
+use crate::operator::options;
 use crate::params::{OptionsKind, Params};
-use crate::raw::{RawOperator, Span, i32s, union_value};
-use crate::subgraph::{OperatorFacts, Subgraph};
+use crate::runtimes::interpreter::{MissingOptions, OPTIONS_NEEDED, has_needed_options};
 
 use super::{earliest, external, missing, present};
 
 /// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
-/// their forms ([`forms`](crate::forms)).
+/// their forms ([`forms`](crate::model::forms)).
 struct Digested<'p, 'b> {
     /// The subgraph's tensor classes ([`Subgraph::tensors`]).
     classes: &'p [u32],
@@ -148,7 +148,7 @@ impl Subgraph {
     /// FlatBuffer tables.
     ///
     /// Each operator is read by hand ([`RawOperator`]) where the subgraph's operators vector
-    /// was found by hand too (`raw`), and by planus otherwise or when the hand reader gives up,
+    /// was found by hand too (`wire`), and by planus otherwise or when the hand reader gives up,
     /// so planus' error names whatever is malformed.
     ///
     /// A loop of its own: inside [`Model::from_bytes`](crate::Model::from_bytes), planus'

@@ -1,7 +1,7 @@
 //! Reading a model's bytes into a [`Model`]: validated once, digested into plain values.
 //!
 //! There are two readers of the same tables. planus' generated readers read everything, and
-//! report what is malformed; the hand readers of [`raw`](crate::raw) read the tables a large
+//! report what is malformed; the hand readers of [`wire`](crate::model::wire) read the tables a large
 //! model has millions of (buffers, tensors, operators) a few times faster. Each buffer, tensor
 //! and operator is read by hand where its vector was found by hand, and by planus otherwise or
 //! where the hand reader gives up, so a malformed model is always reported by planus; a test
@@ -9,9 +9,9 @@
 //!
 //! [`Model::read`] walks the model in the order its parts depend on each other, one module each:
 //! - `buffers`: each buffer's data length, read once, which makes a tensor constant;
-//! - `tensors`: each tensor digested into its class ([`classes`](crate::classes)), the few a
+//! - `tensors`: each tensor digested into its class ([`classes`](crate::model::classes)), the few a
 //!   runtime may refuse kept aside;
-//! - `operators`: each operator digested into its form ([`forms`](crate::forms)) and its
+//! - `operators`: each operator digested into its form ([`forms`](crate::model::forms)) and its
 //!   tensor indices, pooled;
 //!
 //! and what TFLite's interpreter builder checks goes into the model's [`LoadFacts`] on the way.
@@ -22,15 +22,17 @@ mod tensors;
 
 use planus::ReadAsRoot;
 
-use crate::classes::TensorClasses;
 use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
-use crate::loading::LoadFacts;
+use crate::model::classes::TensorClasses;
+use crate::model::subgraph::Subgraph;
+use crate::model::wire::{
+    Data, RawBuffer, VectorField, buffers_vector, operators_vector, tensors_vector,
+};
 use crate::model::{FILE_IDENTIFIER, Model, OperatorCode, RuntimeMetadata};
-use crate::operator::{BuiltinOperator, OpVersion};
-use crate::raw::{Data, RawBuffer, VectorField, buffers_vector, operators_vector, tensors_vector};
-use crate::runtime::RuntimeVersion;
-use crate::subgraph::Subgraph;
+use crate::operator::code::{BuiltinOperator, OpVersion};
+use crate::runtimes::interpreter::LoadFacts;
+use crate::runtimes::min_runtime::RuntimeVersion;
 
 use buffers::{BufferLen, BufferLens};
 pub(crate) use operators::pool_mark;
@@ -303,10 +305,10 @@ fn present<T>(field: planus::Result<Option<T>>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::builder::ModelBuilder;
+    use crate::operator::tensor::TensorSpec;
+    use crate::operator::tensor::{ElementType, Quantization};
     use crate::params::{AddParams, Conv2DParams, Params};
-    use crate::tensor::TensorSpec;
-    use crate::tensor::{ElementType, Quantization};
-    use crate::writer::ModelBuilder;
 
     /// A model whose operators exercise every field the hand reader reads: options of two
     /// kinds, none, a custom op, absent inputs.
