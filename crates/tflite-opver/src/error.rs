@@ -307,10 +307,14 @@ pub(crate) fn malformed(error: planus::Error) -> Error {
     DecodeError::Malformed(error.into()).into()
 }
 
-/// Every runtime's name, for [`Error::UnknownRuntime`].
+/// Every runtime's name, for [`Error::UnknownRuntime`]: the runtime table's, as
+/// [`Runtime`](crate::runtimes::installed::Runtime) prints them (`family version`; a test in
+/// `runtimes/installed.rs` checks the two agree). Read from the table itself, not through
+/// `Runtime`, so that the error type depends on no part of the crate that returns it.
 fn known_runtimes() -> String {
-    let names: Vec<String> = crate::runtimes::installed::Runtime::all()
-        .map(|r| r.to_string())
+    let names: Vec<String> = crate::generated::runtimes::RUNTIMES
+        .iter()
+        .map(|facts| format!("{} {}", facts.family, facts.version))
         .collect();
     names.join(", ")
 }

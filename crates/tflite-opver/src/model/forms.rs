@@ -19,7 +19,7 @@ use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 
 use crate::error::Error;
-use crate::model::read::pool_mark;
+use crate::model::pool::pool_mark;
 use crate::params::Params;
 
 /// One distinct reading of a subgraph's operators.

@@ -4,11 +4,14 @@
 pub(crate) mod builder;
 pub(crate) mod classes;
 pub(crate) mod forms;
+pub(crate) mod load_facts;
+pub(crate) mod pool;
 pub(crate) mod read;
 pub(crate) mod subgraph;
 pub(crate) mod wire;
 
 use crate::error::Error;
+use crate::model::load_facts::LoadFacts;
 use crate::model::subgraph::{OperatorFacts, Subgraph};
 use crate::operator::code::{BuiltinOperator, OpVersion, OperatorKind};
 use crate::operator::signature::{OpSignature, SignatureFacts};
@@ -16,7 +19,6 @@ use crate::operator::tensor::{ElementType, TensorSpec};
 use crate::params::Params;
 use crate::rules::tensorflow::{VersionReason, version_reason};
 use crate::rules::user::{Judge, TfRules, VersionRules};
-use crate::runtimes::interpreter::LoadFacts;
 use crate::runtimes::min_runtime::{self, RuntimeVersion};
 
 /// The FlatBuffers file identifier of every TFLite model (`file_identifier "TFL3"`).

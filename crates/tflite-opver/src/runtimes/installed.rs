@@ -488,4 +488,19 @@ mod tests {
         model.tables = crate::runtimes::verifier::VERIFIER_MAX_TABLES;
         assert_eq!(model.runtime_verdicts().loading().count(), 30);
     }
+
+    /// An unknown runtime's error lists every runtime by the name `Runtime` prints and
+    /// `Runtime::find` takes (the error reads them from the table, not through `Runtime`).
+    #[test]
+    fn an_unknown_runtime_error_lists_every_runtime_by_its_name() {
+        let text = "tflite-runtime 0.0.1"
+            .parse::<Runtime>()
+            .unwrap_err()
+            .to_string();
+        let names: Vec<String> = Runtime::all().map(|r| r.to_string()).collect();
+        assert!(text.ends_with(&names.join(", ")), "{text}");
+        for name in &names {
+            assert!(Runtime::find(name).is_some(), "{name}");
+        }
+    }
 }

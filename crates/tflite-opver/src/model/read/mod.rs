@@ -17,6 +17,7 @@
 //! and what TFLite's interpreter builder checks goes into the model's [`LoadFacts`] on the way.
 
 mod buffers;
+mod fields;
 mod operators;
 mod tensors;
 
@@ -25,17 +26,17 @@ use planus::ReadAsRoot;
 use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
 use crate::model::classes::TensorClasses;
+use crate::model::load_facts::LoadFacts;
 use crate::model::subgraph::Subgraph;
 use crate::model::wire::{
     Data, RawBuffer, VectorField, buffers_vector, operators_vector, tensors_vector,
 };
 use crate::model::{FILE_IDENTIFIER, Model, OperatorCode, RuntimeMetadata};
 use crate::operator::code::{BuiltinOperator, OpVersion};
-use crate::runtimes::interpreter::LoadFacts;
 use crate::runtimes::min_runtime::RuntimeVersion;
 
 use buffers::{BufferLen, BufferLens};
-pub(crate) use operators::pool_mark;
+use fields::{earliest, external, len_of, missing};
 use tensors::{OddSink, digest_raw_tensor, digest_tensor};
 
 impl<'a> Model<'a> {
@@ -257,28 +258,6 @@ impl<'a> Model<'a> {
     }
 }
 
-/// The earlier of two offsets of data kept outside the FlatBuffer.
-#[inline]
-fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// An offset of data kept outside the FlatBuffer: only offsets above 1 are (TF: "only valid if
-/// > 1").
-#[inline]
-fn external(offset: u64) -> Option<u64> {
-    (offset > 1).then_some(offset)
-}
-
-/// A vector element planus' own reader found missing, after the vector's length said it was
-/// there.
-fn missing(what: &'static str) -> Error {
-    DecodeError::OutOfBounds { what }.into()
-}
-
 /// Buffer `i`'s `offset`, read by planus.
 fn planus_buffer_offset(
     buffers: Option<planus::Vector<'_, planus::Result<fb::BufferRef<'_>>>>,
@@ -289,17 +268,6 @@ fn planus_buffer_offset(
         .and_then(|list| list.get(i))
         .ok_or_else(|| missing("a buffer"))?;
     buffer.map_err(malformed)?.offset().map_err(malformed)
-}
-
-/// The length of an optional vector field, 0 when absent or unreadable.
-fn len_of<T>(field: planus::Result<Option<planus::Vector<'_, T>>>) -> usize {
-    field.ok().flatten().map_or(0, |v| v.len())
-}
-
-/// 1 when an optional table (or a union with a known member) is present. An unknown union
-/// member is not verified by TFLite, so not counted.
-fn present<T>(field: planus::Result<Option<T>>) -> usize {
-    usize::from(matches!(field, Ok(Some(_))))
 }
 
 #[cfg(test)]

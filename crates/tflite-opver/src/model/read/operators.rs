@@ -4,14 +4,15 @@
 use crate::error::{DecodeError, Error, malformed};
 use crate::generated::schema::tflite as fb;
 use crate::model::forms::{FormKey, FormTable};
+use crate::model::load_facts::{MissingOptions, OPTIONS_NEEDED, has_needed_options};
+use crate::model::pool::{pool_mark, too_many_indices};
 use crate::model::subgraph::{OperatorFacts, Subgraph};
 use crate::model::wire::{RawOperator, Span, i32s, union_value};
 use crate::model::{OperatorCode, OperatorLocation};
 use crate::operator::options;
 use crate::params::{OptionsKind, Params};
-use crate::runtimes::interpreter::{MissingOptions, OPTIONS_NEEDED, has_needed_options};
 
-use super::{earliest, external, missing, present};
+use super::fields::{earliest, external, missing, present};
 
 /// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
 /// their forms ([`forms`](crate::model::forms)).
@@ -491,15 +492,4 @@ fn unknown_union_tag(error: &planus::Error) -> bool {
         error.error_kind,
         planus::errors::ErrorKind::UnknownUnionTag { .. }
     )
-}
-
-/// A position in a subgraph's index pool, as stored in [`OperatorFacts`].
-#[inline(always)] // into `digest_operator`, for the reason given there
-pub(crate) fn pool_mark(position: usize) -> Result<u32, Error> {
-    u32::try_from(position).map_err(|_| too_many_indices())
-}
-
-#[cold]
-fn too_many_indices() -> Error {
-    DecodeError::TooManyTensorIndices.into()
 }
