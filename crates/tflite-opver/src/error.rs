@@ -124,6 +124,22 @@ pub enum DecodeError {
     #[error("The model is not a valid Flatbuffer buffer: the file is truncated or corrupt")]
     Malformed(#[source] FlatBufferError),
 
+    /// The file ends before a part of the model its own offsets point at: planus found an
+    /// offset or a length past the end of the buffer. The message names the part in TFLite's
+    /// words; planus' report is kept in `planus` (not as the error's source, so that a chain of
+    /// sources printed for a user ends in these words).
+    #[error(
+        "the model is cut off: {part} lies past the end of the file (file is {len} bytes); the file was probably truncated while copying or downloading: copy or download it again"
+    )]
+    CutOff {
+        /// The part of the model that lies past the end: "its operator codes table".
+        part: String,
+        /// The file's length in bytes.
+        len: usize,
+        /// planus' report: the table and field it was reading, and the offset.
+        planus: Box<FlatBufferError>,
+    },
+
     /// A table, vector or field that the re-stamper reads lies outside the buffer.
     #[error(
         "The model is not a valid Flatbuffer buffer: {what} lies outside the buffer; the file is truncated or corrupt"
@@ -305,6 +321,53 @@ impl Eq for FlatBufferError {}
 /// Turns a planus error into ours, keeping planus' report whole as the source.
 pub(crate) fn malformed(error: planus::Error) -> Error {
     DecodeError::Malformed(error.into()).into()
+}
+
+/// A planus error that is an offset or length past the end of `len` bytes becomes
+/// [`DecodeError::CutOff`], naming the part of the model it was reading; any other error is
+/// returned as it is.
+pub(crate) fn cut_off(error: Error, len: usize) -> Error {
+    let Error::Decode(DecodeError::Malformed(flatbuffer)) = &error else {
+        return error;
+    };
+    let planus = flatbuffer.planus();
+    if !matches!(
+        planus.error_kind,
+        planus::errors::ErrorKind::InvalidOffset | planus::errors::ErrorKind::InvalidLength
+    ) {
+        return error;
+    }
+    let location = &planus.source_location;
+    DecodeError::CutOff {
+        part: part_name(location.type_, location.method),
+        len,
+        planus: Box::new(*flatbuffer),
+    }
+    .into()
+}
+
+/// A schema table's field in a user's words: `("Model", "operator_codes")` is "its operator
+/// codes table", `("Tensor", "shape")` "a tensor's shape".
+fn part_name(table: &str, field: &str) -> String {
+    let field = field.replace('_', " ");
+    let owner = match table {
+        "Model" => return format!("its {field} table"),
+        "SubGraph" => "a subgraph",
+        "Tensor" => "a tensor",
+        "Operator" => "an operator",
+        "OperatorCode" => "an operator code",
+        "Buffer" => "a buffer",
+        "Metadata" => "a metadata entry",
+        "SignatureDef" => "a signature",
+        "QuantizationParameters" => "a tensor's quantization",
+        "SparsityParameters" => "a tensor's sparsity",
+        _ => return format!("the {field} of a {table} table"),
+    };
+    if field.is_empty() {
+        owner.to_owned()
+    } else {
+        format!("{owner}'s {field}")
+    }
 }
 
 /// Every runtime's name, for [`Error::UnknownRuntime`]: the runtime table's, as

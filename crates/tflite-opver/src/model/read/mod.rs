@@ -23,7 +23,7 @@ mod tensors;
 
 use planus::ReadAsRoot;
 
-use crate::error::{DecodeError, Error, malformed};
+use crate::error::{DecodeError, Error, cut_off, malformed};
 use crate::generated::schema::tflite as fb;
 use crate::model::classes::TensorClasses;
 use crate::model::load_facts::LoadFacts;
@@ -40,8 +40,13 @@ use fields::{earliest, external, len_of, missing};
 use tensors::{OddSink, digest_raw_tensor, digest_tensor};
 
 impl<'a> Model<'a> {
-    /// [`Model::from_bytes`], reading operators by hand (`by_hand`) or through planus alone.
+    /// [`Model::from_bytes`], reading operators by hand (`by_hand`) or through planus alone. An
+    /// offset past the end of the file is reported as the model cut off ([`cut_off`]).
     pub(crate) fn read(bytes: &'a [u8], by_hand: bool) -> Result<Self, Error> {
+        Self::read_all(bytes, by_hand).map_err(|error| cut_off(error, bytes.len()))
+    }
+
+    fn read_all(bytes: &'a [u8], by_hand: bool) -> Result<Self, Error> {
         if bytes.len() < 8 {
             return Err(DecodeError::TooShort { len: bytes.len() }.into());
         }

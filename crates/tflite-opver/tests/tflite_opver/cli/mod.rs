@@ -188,6 +188,25 @@ fn unreadable_input_and_bad_usage_exit_2() {
         Some(2)
     );
 
+    // A truncated model: what is cut off, in a user's words, not planus' internals.
+    let truncated = dir.join("truncated.tflite");
+    std::fs::write(
+        &truncated,
+        &std::fs::read(oracle("add__int8.tflite")).unwrap()[..64],
+    )
+    .unwrap();
+    let out = run(&["inspect".as_ref(), truncated.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("the model is cut off: its operator codes table lies past the end of the file (file is 64 bytes)"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("Invalid offset") && !stderr.contains("<Model"),
+        "{stderr}"
+    );
+
     let model = oracle("add__int8.tflite");
     let out = check(&model, "two", false);
     assert_eq!(out.status.code(), Some(2));
