@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::operator::{BuiltinOperator, OpVersion};
+use crate::operator::code::{BuiltinOperator, OpVersion};
 
 /// Everything that can go wrong reading, judging or re-stamping a model.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,7 +69,7 @@ pub enum Error {
         len: usize,
     },
 
-    /// A runtime name that names none of the runtimes covered ([`Runtime::all`](crate::Runtime::all)).
+    /// A runtime name that names none of the runtimes covered ([`Runtime::all`](crate::runtimes::installed::Runtime::all)).
     #[error(
         "unknown runtime {name:?}: name one as its users do, as \"ai-edge-litert 2.3.0\"; the runtimes covered are {}",
         known_runtimes()
@@ -123,6 +123,22 @@ pub enum DecodeError {
     /// a vtable is malformed: planus' report is the [`source`](std::error::Error::source).
     #[error("The model is not a valid Flatbuffer buffer: the file is truncated or corrupt")]
     Malformed(#[source] FlatBufferError),
+
+    /// The file ends before a part of the model its own offsets point at: planus found an
+    /// offset or a length past the end of the buffer. The message names the part in TFLite's
+    /// words; planus' report is kept in `planus` (not as the error's source, so that a chain of
+    /// sources printed for a user ends in these words).
+    #[error(
+        "the model is cut off: {part} lies past the end of the file (file is {len} bytes); the file was probably truncated while copying or downloading: copy or download it again"
+    )]
+    CutOff {
+        /// The part of the model that lies past the end: "its operator codes table".
+        part: String,
+        /// The file's length in bytes.
+        len: usize,
+        /// planus' report: the table and field it was reading, and the offset.
+        planus: Box<FlatBufferError>,
+    },
 
     /// A table, vector or field that the re-stamper reads lies outside the buffer.
     #[error(
@@ -307,9 +323,62 @@ pub(crate) fn malformed(error: planus::Error) -> Error {
     DecodeError::Malformed(error.into()).into()
 }
 
-/// Every runtime's name, for [`Error::UnknownRuntime`].
+/// A planus error that is an offset or length past the end of `len` bytes becomes
+/// [`DecodeError::CutOff`], naming the part of the model it was reading; any other error is
+/// returned as it is.
+pub(crate) fn cut_off(error: Error, len: usize) -> Error {
+    let Error::Decode(DecodeError::Malformed(flatbuffer)) = &error else {
+        return error;
+    };
+    let planus = flatbuffer.planus();
+    if !matches!(
+        planus.error_kind,
+        planus::errors::ErrorKind::InvalidOffset | planus::errors::ErrorKind::InvalidLength
+    ) {
+        return error;
+    }
+    let location = &planus.source_location;
+    DecodeError::CutOff {
+        part: part_name(location.type_, location.method),
+        len,
+        planus: Box::new(*flatbuffer),
+    }
+    .into()
+}
+
+/// A schema table's field in a user's words: `("Model", "operator_codes")` is "its operator
+/// codes table", `("Tensor", "shape")` "a tensor's shape".
+fn part_name(table: &str, field: &str) -> String {
+    let field = field.replace('_', " ");
+    let owner = match table {
+        "Model" => return format!("its {field} table"),
+        "SubGraph" => "a subgraph",
+        "Tensor" => "a tensor",
+        "Operator" => "an operator",
+        "OperatorCode" => "an operator code",
+        "Buffer" => "a buffer",
+        "Metadata" => "a metadata entry",
+        "SignatureDef" => "a signature",
+        "QuantizationParameters" => "a tensor's quantization",
+        "SparsityParameters" => "a tensor's sparsity",
+        _ => return format!("the {field} of a {table} table"),
+    };
+    if field.is_empty() {
+        owner.to_owned()
+    } else {
+        format!("{owner}'s {field}")
+    }
+}
+
+/// Every runtime's name, for [`Error::UnknownRuntime`]: the runtime table's, as
+/// [`Runtime`](crate::runtimes::installed::Runtime) prints them (`family version`; a test in
+/// `runtimes/installed.rs` checks the two agree). Read from the table itself, not through
+/// `Runtime`, so that the error type depends on no part of the crate that returns it.
 fn known_runtimes() -> String {
-    let names: Vec<String> = crate::Runtime::all().map(|r| r.to_string()).collect();
+    let names: Vec<String> = crate::generated::runtimes::RUNTIMES
+        .iter()
+        .map(|facts| format!("{} {}", facts.family, facts.version))
+        .collect();
     names.join(", ")
 }
 

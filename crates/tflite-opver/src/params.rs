@@ -18,8 +18,8 @@
 //! assert_ne!(params, Params::None);
 //! ```
 
-use crate::operator::BuiltinOperator;
-use crate::tensor::ElementType;
+use crate::operator::code::BuiltinOperator;
+use crate::operator::tensor::ElementType;
 
 /// `TfLitePadding`: how a window op pads its input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

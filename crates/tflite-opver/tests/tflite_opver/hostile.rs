@@ -159,3 +159,41 @@ fn out_of_range_indices_are_named() {
     let sig = model.signature(model.operators().next().unwrap()).unwrap();
     assert!(sig.inputs[1].is_absent());
 }
+
+/// A real converter model cut short says it is cut off, which part lies past the end, and how
+/// long the file is, in a user's words: no planus type names or offsets.
+#[test]
+fn a_truncated_real_model_says_which_part_is_cut_off() {
+    let bytes = crate::common::data_bytes("tflite/add__float32.tflite");
+    let len = 64;
+    let error = Model::from_bytes(&bytes[..len]).unwrap_err();
+    let Error::Decode(DecodeError::CutOff {
+        part,
+        len: reported,
+        planus,
+    }) = &error
+    else {
+        panic!("not a cut-off model: {error:?}");
+    };
+    assert_eq!(*reported, len);
+    assert_eq!(part, "its operator codes table");
+    // planus' report is still there, for code that wants it.
+    assert_eq!(planus.planus().source_location.method, "operator_codes");
+    assert_eq!(
+        error.to_string(),
+        "the model is cut off: its operator codes table lies past the end of the file (file is 64 \
+         bytes); the file was probably truncated while copying or downloading: copy or download \
+         it again"
+    );
+    // Every other cut of the same model is an error that names no planus internals.
+    for cut in (8..bytes.len()).step_by(97) {
+        let text = match Model::from_bytes(&bytes[..cut]) {
+            Ok(_) => continue,
+            Err(error) => error.to_string(),
+        };
+        assert!(
+            !text.contains("<") && !text.contains("planus"),
+            "{cut}: {text}"
+        );
+    }
+}

@@ -11,6 +11,7 @@ mod cli;
 mod delegate_matrix;
 mod delegate_presets;
 mod hostile;
+mod layout;
 mod loader_limits;
 mod oracle_models;
 mod oracle_sig_cases;

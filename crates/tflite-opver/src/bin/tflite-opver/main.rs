@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 use tflite_opver::{
     Error, MinRuntimeCause, Model, OpVersion, OperatorKind, Resolver, Runtime, RuntimeVersion,
@@ -181,8 +181,31 @@ fn run(cli: Cli) -> Result<Outcome, CliError> {
     }
 }
 
+/// The command line, with `runtimes --help` listing the names `--require` takes, read from the
+/// runtime table when the tool runs (never a list kept by hand).
+fn command() -> clap::Command {
+    Cli::command().mut_subcommand("runtimes", |runtimes| runtimes.after_help(runtime_names()))
+}
+
+/// Every runtime `--require` takes, by family, oldest first.
+fn runtime_names() -> String {
+    let mut text = String::from(
+        "Runtimes --require takes, named as \"FAMILY RELEASE\" (\"ai-edge-litert 1.4.0\"):",
+    );
+    let mut family = None;
+    for runtime in Runtime::all() {
+        let this = runtime.family().to_string();
+        if family.as_ref() != Some(&this) {
+            let _ = write!(text, "\n  {this}:");
+            family = Some(this);
+        }
+        let _ = write!(text, " {}", runtime.version());
+    }
+    text
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     match run(cli) {
         Ok(Outcome::Accepted) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(1),

@@ -231,3 +231,30 @@ fn runtimes_exits_1_only_when_no_runtime_or_a_required_one_refuses() {
     assert_eq!(sorted_keys(&json_of(&out)), UNREADABLE_KEYS);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `runtimes --help` lists every name `--require` takes, each family on its line, and every
+/// name it lists is one `--require` takes.
+#[test]
+fn runtimes_help_lists_the_names_require_takes() {
+    let out = run(&["runtimes".as_ref(), "--help".as_ref()]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    let listed: Vec<String> = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Runtimes --require takes"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .flat_map(|line| {
+            let (family, releases) = line.trim().split_once(": ").unwrap();
+            releases
+                .split(' ')
+                .map(|release| format!("{family} {release}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let all: Vec<String> = tflite_opver::Runtime::all()
+        .map(|r| r.to_string())
+        .collect();
+    assert_eq!(listed, all, "{help}");
+    assert_eq!(all.len(), 30);
+}

@@ -5,11 +5,11 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::operator::BuiltinOperator;
-use crate::operator::OpVersion;
+use crate::operator::code::BuiltinOperator;
+use crate::operator::code::OpVersion;
+use crate::operator::signature::OpSignature;
+use crate::operator::tensor::ElementType;
 use crate::params::{LstmKernelType, Params, WeightsFormat};
-use crate::signature::OpSignature;
-use crate::tensor::ElementType;
 
 /// The lowest version of `sig.op` that runs `sig` (TF's `GetBuiltinOperatorVersion`).
 ///

@@ -1,12 +1,12 @@
 //! Writing small `.tflite` models from signatures: for tests, examples and benchmarks.
 
 use crate::generated::schema::tflite as fb;
-use crate::operator::{BuiltinOperator, OpVersion};
-use crate::options;
+use crate::operator::code::{BuiltinOperator, OpVersion};
+use crate::operator::options;
+use crate::operator::signature::OpSignature;
+use crate::operator::tensor::TensorSpec;
 use crate::params::Params;
-use crate::runtime::RuntimeVersion;
-use crate::signature::OpSignature;
-use crate::tensor::TensorSpec;
+use crate::runtimes::min_runtime::RuntimeVersion;
 
 /// Builds a one-subgraph model.
 ///

@@ -1,10 +1,12 @@
 //! Delegates: which operators a hardware backend takes, and why it leaves the rest to the CPU.
 
+mod presets;
+
 use core::fmt;
 use std::collections::{BTreeSet, HashMap};
 
-use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use crate::signature::OpSignature;
+use crate::operator::code::{BuiltinOperator, OpVersion, OperatorKind};
+use crate::operator::signature::OpSignature;
 
 /// A condition a delegate places on an operator's signature, with the reason it states when
 /// the condition does not hold.

@@ -1,7 +1,7 @@
 //! Reading a model's bytes into a [`Model`]: validated once, digested into plain values.
 //!
 //! There are two readers of the same tables. planus' generated readers read everything, and
-//! report what is malformed; the hand readers of [`raw`](crate::raw) read the tables a large
+//! report what is malformed; the hand readers of [`wire`](crate::model::wire) read the tables a large
 //! model has millions of (buffers, tensors, operators) a few times faster. Each buffer, tensor
 //! and operator is read by hand where its vector was found by hand, and by planus otherwise or
 //! where the hand reader gives up, so a malformed model is always reported by planus; a test
@@ -9,36 +9,44 @@
 //!
 //! [`Model::read`] walks the model in the order its parts depend on each other, one module each:
 //! - `buffers`: each buffer's data length, read once, which makes a tensor constant;
-//! - `tensors`: each tensor digested into its class ([`classes`](crate::classes)), the few a
+//! - `tensors`: each tensor digested into its class ([`classes`](crate::model::classes)), the few a
 //!   runtime may refuse kept aside;
-//! - `operators`: each operator digested into its form ([`forms`](crate::forms)) and its
+//! - `operators`: each operator digested into its form ([`forms`](crate::model::forms)) and its
 //!   tensor indices, pooled;
 //!
 //! and what TFLite's interpreter builder checks goes into the model's [`LoadFacts`] on the way.
 
 mod buffers;
+mod fields;
 mod operators;
 mod tensors;
 
 use planus::ReadAsRoot;
 
-use crate::classes::TensorClasses;
-use crate::error::{DecodeError, Error, malformed};
+use crate::error::{DecodeError, Error, cut_off, malformed};
 use crate::generated::schema::tflite as fb;
-use crate::loading::LoadFacts;
+use crate::model::classes::TensorClasses;
+use crate::model::load_facts::LoadFacts;
+use crate::model::subgraph::Subgraph;
+use crate::model::wire::{
+    Data, RawBuffer, VectorField, buffers_vector, operators_vector, tensors_vector,
+};
 use crate::model::{FILE_IDENTIFIER, Model, OperatorCode, RuntimeMetadata};
-use crate::operator::{BuiltinOperator, OpVersion};
-use crate::raw::{Data, RawBuffer, VectorField, buffers_vector, operators_vector, tensors_vector};
-use crate::runtime::RuntimeVersion;
-use crate::subgraph::Subgraph;
+use crate::operator::code::{BuiltinOperator, OpVersion};
+use crate::runtimes::min_runtime::RuntimeVersion;
 
 use buffers::{BufferLen, BufferLens};
-pub(crate) use operators::pool_mark;
+use fields::{earliest, external, len_of, missing};
 use tensors::{OddSink, digest_raw_tensor, digest_tensor};
 
 impl<'a> Model<'a> {
-    /// [`Model::from_bytes`], reading operators by hand (`by_hand`) or through planus alone.
+    /// [`Model::from_bytes`], reading operators by hand (`by_hand`) or through planus alone. An
+    /// offset past the end of the file is reported as the model cut off ([`cut_off`]).
     pub(crate) fn read(bytes: &'a [u8], by_hand: bool) -> Result<Self, Error> {
+        Self::read_all(bytes, by_hand).map_err(|error| cut_off(error, bytes.len()))
+    }
+
+    fn read_all(bytes: &'a [u8], by_hand: bool) -> Result<Self, Error> {
         if bytes.len() < 8 {
             return Err(DecodeError::TooShort { len: bytes.len() }.into());
         }
@@ -255,28 +263,6 @@ impl<'a> Model<'a> {
     }
 }
 
-/// The earlier of two offsets of data kept outside the FlatBuffer.
-#[inline]
-fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// An offset of data kept outside the FlatBuffer: only offsets above 1 are (TF: "only valid if
-/// > 1").
-#[inline]
-fn external(offset: u64) -> Option<u64> {
-    (offset > 1).then_some(offset)
-}
-
-/// A vector element planus' own reader found missing, after the vector's length said it was
-/// there.
-fn missing(what: &'static str) -> Error {
-    DecodeError::OutOfBounds { what }.into()
-}
-
 /// Buffer `i`'s `offset`, read by planus.
 fn planus_buffer_offset(
     buffers: Option<planus::Vector<'_, planus::Result<fb::BufferRef<'_>>>>,
@@ -289,24 +275,13 @@ fn planus_buffer_offset(
     buffer.map_err(malformed)?.offset().map_err(malformed)
 }
 
-/// The length of an optional vector field, 0 when absent or unreadable.
-fn len_of<T>(field: planus::Result<Option<planus::Vector<'_, T>>>) -> usize {
-    field.ok().flatten().map_or(0, |v| v.len())
-}
-
-/// 1 when an optional table (or a union with a known member) is present. An unknown union
-/// member is not verified by TFLite, so not counted.
-fn present<T>(field: planus::Result<Option<T>>) -> usize {
-    usize::from(matches!(field, Ok(Some(_))))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::builder::ModelBuilder;
+    use crate::operator::tensor::TensorSpec;
+    use crate::operator::tensor::{ElementType, Quantization};
     use crate::params::{AddParams, Conv2DParams, Params};
-    use crate::tensor::TensorSpec;
-    use crate::tensor::{ElementType, Quantization};
-    use crate::writer::ModelBuilder;
 
     /// A model whose operators exercise every field the hand reader reads: options of two
     /// kinds, none, a custom op, absent inputs.

@@ -9,7 +9,8 @@
 
 use crate::error::{Error, malformed};
 use crate::generated::schema::tflite as fb;
-use crate::operator::BuiltinOperator;
+use crate::operator::code::BuiltinOperator;
+use crate::operator::tensor::ElementType;
 use crate::params::{
     Activation, AddParams, BatchMatMulParams, BidirectionalSequenceLstmParams,
     BidirectionalSequenceRnnParams, ConcatenationParams, Conv2DParams, Conv3DParams,
@@ -18,7 +19,6 @@ use crate::params::{
     ResizeNearestNeighborParams, RnnParams, SequenceRnnParams, SoftmaxParams, StridedSliceParams,
     SubParams, SvdfParams, TransposeConvParams, UnidirectionalSequenceLstmParams, WeightsFormat,
 };
-use crate::tensor::ElementType;
 
 /// TF's `ParseOpData` for the options this crate models: the params of `op` (which reads
 /// options of `kind`), and whether the operator's options table was of that type.

@@ -9,7 +9,7 @@
 //!
 //! Operators read alike when they have the same code, the same options entry (an options table
 //! with the same bytes, read once), the same number of inputs, and tensors of the same classes
-//! ([`classes`](crate::classes)), one by one. Operators whose tensors are of different classes
+//! ([`classes`](crate::model::classes)), one by one. Operators whose tensors are of different classes
 //! may still read alike (a class is kept twice when the reader could not tell), which only costs
 //! a form judged twice.
 
@@ -19,8 +19,8 @@ use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 
 use crate::error::Error;
+use crate::model::pool::pool_mark;
 use crate::params::Params;
-use crate::reading::pool_mark;
 
 /// One distinct reading of a subgraph's operators.
 #[derive(Clone, Debug, PartialEq)]

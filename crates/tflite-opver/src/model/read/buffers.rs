@@ -1,7 +1,7 @@
 //! The buffers' data lengths, read once: what makes a tensor constant.
 
 use crate::error::Error;
-use crate::raw::Data;
+use crate::model::wire::Data;
 
 /// The length of each buffer's `data`, read by hand in one walk over the buffers: a constant
 /// tensor then costs a lookup, not a visit to its buffer. Four bytes per buffer, as `i32`s

@@ -7,9 +7,9 @@
 //! same classes are recognised as alike with a comparison of indices.
 
 use crate::error::Error;
-use crate::loading::ClassLoad;
-use crate::reading::pool_mark;
-use crate::tensor::{ElementType, Quantization};
+use crate::model::load_facts::{COMMON_TYPE_BITS, QuantizationCounts, quantization_ok, size_of};
+use crate::model::pool::pool_mark;
+use crate::operator::tensor::{ElementType, Quantization};
 
 /// A tensor digested into what signatures need.
 #[derive(Clone, Debug, PartialEq)]
@@ -219,13 +219,72 @@ impl std::fmt::Debug for Dims {
     }
 }
 
+/// What a tensor class ([`TensorClasses`]) implies for loading,
+/// worked out once per class: a model of millions of tensors has a few classes, and each tensor
+/// then costs [`ClassLoad::is_odd_constant`]'s few comparisons instead of [`is_odd`](crate::model::load_facts::is_odd)'s work.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ClassLoad {
+    /// Some runtime may refuse every tensor of the class, whatever its buffer: its type, a
+    /// variable or a sparse tensor, its quantization dimension or scales, or its size.
+    odd: bool,
+    /// The bytes a constant of the class must hold exactly; `None` when they are not checked
+    /// (strings).
+    constant_bytes: Option<u64>,
+}
+
+impl ClassLoad {
+    /// A class whose every tensor is kept, to be judged on its own.
+    pub(crate) const ODD: ClassLoad = ClassLoad {
+        odd: true,
+        constant_bytes: None,
+    };
+
+    /// The class of tensors whose facts are `facts`.
+    pub(crate) fn of(facts: &TensorFacts) -> Self {
+        let bits = facts
+            .element_type
+            .to_schema()
+            .and_then(|t| COMMON_TYPE_BITS.get(usize::try_from(t).ok()?))
+            .copied();
+        let dims = facts.dims.as_slice();
+        let quantization_odd = facts.quantization.is_some_and(|q| {
+            q.scale_count > 0
+                && !quantization_ok(
+                    QuantizationCounts {
+                        scales: q.scale_count,
+                        zero_points: Some(q.scale_count),
+                        dimension: q.quantized_dimension,
+                    },
+                    dims.iter().copied(),
+                )
+        });
+        let size = bits.and_then(|bits| size_of(dims.iter().copied(), bits));
+        Self {
+            odd: bits.is_none()
+                || facts.is_variable
+                || facts.is_sparse
+                || quantization_odd
+                || size.is_none(),
+            constant_bytes: size.filter(|_| bits != Some(0)),
+        }
+    }
+
+    /// [`is_odd`](crate::model::load_facts::is_odd) for a tensor of this class whose buffer index and zero points are fine:
+    /// what the class says, and whether its data (`None`: no data vector) is not its size.
+    #[inline(always)]
+    pub(crate) fn is_odd_constant(self, data: Option<usize>) -> bool {
+        self.odd
+            || data.is_some_and(|len| self.constant_bytes.is_some_and(|bytes| bytes != len as u64))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::Model;
-    use crate::operator::{BuiltinOperator, OpVersion};
-    use crate::tensor::TensorSpec;
-    use crate::writer::ModelBuilder;
+    use crate::model::builder::ModelBuilder;
+    use crate::operator::code::{BuiltinOperator, OpVersion};
+    use crate::operator::tensor::TensorSpec;
 
     #[test]
     fn dims_keep_every_rank() {

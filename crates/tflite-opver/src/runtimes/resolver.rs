@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, ResolveError};
-use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use crate::runtime::{RuntimeVersion, supported_by};
+use crate::operator::code::{BuiltinOperator, OpVersion, OperatorKind};
+use crate::runtimes::min_runtime::{RuntimeVersion, supported_by};
 
 /// One kernel registered for an inclusive version range.
 #[derive(Clone, Debug)]

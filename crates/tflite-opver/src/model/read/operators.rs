@@ -1,20 +1,21 @@
 //! Reading a subgraph's operators: each by hand where it can be ([`RawOperator`]), by planus
-//! otherwise, into its facts, its pooled tensor indices and its form ([`forms`](crate::forms)).
+//! otherwise, into its facts, its pooled tensor indices and its form ([`forms`](crate::model::forms)).
 
 use crate::error::{DecodeError, Error, malformed};
-use crate::forms::{FormKey, FormTable};
 use crate::generated::schema::tflite as fb;
-use crate::loading::{MissingOptions, OPTIONS_NEEDED, has_needed_options};
+use crate::model::forms::{FormKey, FormTable};
+use crate::model::load_facts::{MissingOptions, OPTIONS_NEEDED, has_needed_options};
+use crate::model::pool::{pool_mark, too_many_indices};
+use crate::model::subgraph::{OperatorFacts, Subgraph};
+use crate::model::wire::{RawOperator, Span, i32s, union_value};
 use crate::model::{OperatorCode, OperatorLocation};
-use crate::options;
+use crate::operator::options;
 use crate::params::{OptionsKind, Params};
-use crate::raw::{RawOperator, Span, i32s, union_value};
-use crate::subgraph::{OperatorFacts, Subgraph};
 
-use super::{earliest, external, missing, present};
+use super::fields::{earliest, external, missing, present};
 
 /// Where a subgraph's operators go while it is read: their facts, the tensor index pool, and
-/// their forms ([`forms`](crate::forms)).
+/// their forms ([`forms`](crate::model::forms)).
 struct Digested<'p, 'b> {
     /// The subgraph's tensor classes ([`Subgraph::tensors`]).
     classes: &'p [u32],
@@ -148,7 +149,7 @@ impl Subgraph {
     /// FlatBuffer tables.
     ///
     /// Each operator is read by hand ([`RawOperator`]) where the subgraph's operators vector
-    /// was found by hand too (`raw`), and by planus otherwise or when the hand reader gives up,
+    /// was found by hand too (`wire`), and by planus otherwise or when the hand reader gives up,
     /// so planus' error names whatever is malformed.
     ///
     /// A loop of its own: inside [`Model::from_bytes`](crate::Model::from_bytes), planus'
@@ -491,15 +492,4 @@ fn unknown_union_tag(error: &planus::Error) -> bool {
         error.error_kind,
         planus::errors::ErrorKind::UnknownUnionTag { .. }
     )
-}
-
-/// A position in a subgraph's index pool, as stored in [`OperatorFacts`].
-#[inline(always)] // into `digest_operator`, for the reason given there
-pub(crate) fn pool_mark(position: usize) -> Result<u32, Error> {
-    u32::try_from(position).map_err(|_| too_many_indices())
-}
-
-#[cold]
-fn too_many_indices() -> Error {
-    DecodeError::TooManyTensorIndices.into()
 }

@@ -20,9 +20,9 @@
 //! log "Can't set operator ... to version ..."); [`stamp`](crate::stamp()) adds the field.
 
 use crate::model::Model;
-use crate::operator::{BuiltinOperator, OpVersion};
-use crate::runtime::RuntimeVersion;
-use crate::version::VersionReason;
+use crate::operator::code::{BuiltinOperator, OpVersion};
+use crate::rules::tensorflow::VersionReason;
+use crate::runtimes::min_runtime::RuntimeVersion;
 
 /// A stamp of the model that is lower than what its operators need, or missing
 /// ([`Model::stamp_warnings`]). The model still loads in a current TFLite; re-stamping it

@@ -8,8 +8,8 @@
 //! operators a delegate has a kernel for are modelled; each preset's
 //! [`Delegate::not_modelled`] says what else the real delegate checks.
 
-use crate::delegate::{Capability, Delegate};
-use crate::operator::{BuiltinOperator as Op, OpVersion};
+use crate::delegates::{Capability, Delegate};
+use crate::operator::code::{BuiltinOperator as Op, OpVersion};
 
 /// What the GPU delegate checks besides versions.
 const GPU_NOT_MODELLED: &str = "the GPU delegate also checks tensor types (float32/float16, \

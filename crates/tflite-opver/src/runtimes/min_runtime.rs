@@ -5,7 +5,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::error::Error;
-use crate::operator::{BuiltinOperator, OpVersion};
+use crate::operator::code::{BuiltinOperator, OpVersion};
 
 /// A TFLite runtime (TensorFlow release) version: decimal numbers separated by dots, such as
 /// `2.3.0`.

@@ -6,10 +6,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
-use crate::resolver::Resolver;
-use crate::signature::OpSignature;
-use crate::version::{VersionReason, op_version, version_reason};
+use crate::operator::code::{BuiltinOperator, OpVersion, OperatorKind};
+use crate::operator::signature::OpSignature;
+use crate::rules::tensorflow::{VersionReason, op_version, version_reason};
+use crate::runtimes::resolver::Resolver;
 
 /// A version rule, as [`VersionRules`] keeps it: the lowest version of an op that runs the given
 /// signature, and why.
@@ -310,7 +310,7 @@ pub(crate) trait Judge {
 pub(crate) struct TfRules;
 
 impl Judge for TfRules {
-    // TF's rules (version.rs) never read `tensor_index`.
+    // TF's rules (rules/tensorflow.rs) never read `tensor_index`.
     const SEES_ONLY_TENSOR_FACTS: bool = true;
     #[inline]
     fn judges_custom(&self, _name: Option<&str>) -> bool {

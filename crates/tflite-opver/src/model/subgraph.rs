@@ -1,8 +1,8 @@
 //! A subgraph as the model keeps it once read: its tensors' classes, and its operators'
 //! facts, with their tensor indices in one pool and their params shared where equal.
 
-use crate::classes::TensorFacts;
-use crate::forms::Form;
+use crate::model::classes::TensorFacts;
+use crate::model::forms::Form;
 use crate::params::Params;
 
 /// An operator digested into what signatures need: its form, which holds its code, params and
@@ -11,7 +11,7 @@ use crate::params::Params;
 /// alike, keep a model of a million operators to a few allocations of 8 bytes per operator.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct OperatorFacts {
-    /// An index into `Subgraph::forms` ([`forms`](crate::forms)).
+    /// An index into `Subgraph::forms` ([`forms`](crate::model::forms)).
     pub(crate) form: u32,
     /// Where its inputs start in `Subgraph::indices`; its outputs follow them (-1 for absent
     /// inputs; validated).
@@ -29,7 +29,7 @@ pub(crate) struct Subgraph {
     pub(crate) classes: Vec<TensorFacts>,
     pub(crate) operators: Vec<OperatorFacts>,
     pub(crate) indices: Vec<i32>,
-    /// The distinct ways its operators read to TF's rules ([`forms`](crate::forms)).
+    /// The distinct ways its operators read to TF's rules ([`forms`](crate::model::forms)).
     pub(crate) forms: Vec<Form>,
 }
 

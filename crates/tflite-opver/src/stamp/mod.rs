@@ -1,16 +1,19 @@
 //! Re-stamping a model: operator code versions and the `min_runtime_version` metadata.
 
+pub(crate) mod front;
+pub(crate) mod warnings;
+
 use crate::error::{DecodeError, Error, StampError};
-use crate::front::{Front, Target, Value, retarget};
 use crate::model::Model;
-use crate::operator::OpVersion;
-use crate::raw::{
+use crate::model::wire::{
     BUFFER_DATA, METADATA_NAME, MODEL_BUFFERS, MODEL_FIELDS, MODEL_METADATA, MODEL_OPERATOR_CODES,
     MODEL_VERSION, OPERATOR_CODE_BUILTIN, OPERATOR_CODE_CUSTOM, OPERATOR_CODE_DEPRECATED,
     OPERATOR_CODE_FIELDS, OPERATOR_CODE_VERSION, RawTable, Span, VectorField, deref, u32_at,
 };
-use crate::rules::{Judge, TfRules, VersionRules};
-use crate::runtime::RuntimeVersion;
+use crate::operator::code::OpVersion;
+use crate::rules::user::{Judge, TfRules, VersionRules};
+use crate::runtimes::min_runtime::RuntimeVersion;
+use crate::stamp::front::{Front, Target, Value, retarget};
 
 /// How [`stamp`] chooses each builtin operator code's version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

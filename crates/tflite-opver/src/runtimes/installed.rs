@@ -46,13 +46,13 @@ use core::str::FromStr;
 
 use crate::error::Error;
 use crate::generated::runtimes::{RUNTIMES, RuntimeFacts};
-use crate::loading::{self, Construction, Unresolved};
 use crate::model::Model;
-use crate::operator::{BuiltinOperator, OpVersion};
-use crate::resolver::Resolver;
-use crate::version::VersionReason;
+use crate::operator::code::{BuiltinOperator, OpVersion};
+use crate::rules::tensorflow::VersionReason;
+use crate::runtimes::interpreter::{self, Construction, Unresolved};
+use crate::runtimes::resolver::Resolver;
 
-pub use crate::loading::RefusedBy;
+pub use crate::runtimes::interpreter::RefusedBy;
 
 /// Where a runtime comes from: the PyPI distribution a user installs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -145,7 +145,7 @@ impl Runtime {
     /// Whether its default op resolver registers `op` at `version`. `CUSTOM` is never
     /// registered by code: custom ops are looked up by name.
     pub fn registers(self, op: BuiltinOperator, version: OpVersion) -> bool {
-        loading::registers(self.facts, op.code(), version.get())
+        interpreter::registers(self.facts, op.code(), version.get())
     }
 
     /// The versions of `op` it registers, lowest first.
@@ -400,14 +400,14 @@ impl<'m, 'a> Reasons<'m, 'a> {
 }
 
 fn verdict(runtime: Runtime, model: &Model<'_>, reasons: &mut Reasons<'_, '_>) -> RuntimeVerdict {
-    let outcome = match loading::construct(model, runtime.facts) {
+    let outcome = match interpreter::construct(model, runtime.facts) {
         Construction::Constructs => LoadOutcome::Loads,
         Construction::Refused(by, message) => LoadOutcome::Refused { by, message },
         Construction::Crashes => LoadOutcome::Crashes,
     };
     let mut blocking = Vec::new();
     for (i, code) in model.operator_codes().iter().enumerate() {
-        let cause = match loading::resolve(
+        let cause = match interpreter::resolve(
             runtime.facts,
             code.builtin,
             code.version.get(),
@@ -437,11 +437,11 @@ fn verdict(runtime: Runtime, model: &Model<'_>, reasons: &mut Reasons<'_, '_>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operator::OpVersion;
+    use crate::model::builder::ModelBuilder;
+    use crate::operator::code::OpVersion;
+    use crate::operator::signature::OpSignature;
+    use crate::operator::tensor::{ElementType, TensorSpec};
     use crate::params::Params;
-    use crate::signature::OpSignature;
-    use crate::tensor::{ElementType, TensorSpec};
-    use crate::writer::ModelBuilder;
 
     /// The oldest runtime of a family that loads a model says nothing of the newer ones: those
     /// that verify the FlatBuffer refuse a model of more than a million tables that older ones
@@ -459,7 +459,7 @@ mod tests {
             .signature(&relu, OpVersion::ONE)
             .finish();
         let mut model = Model::from_bytes(&bytes).unwrap();
-        model.tables = crate::limits::VERIFIER_MAX_TABLES + 1;
+        model.tables = crate::runtimes::verifier::VERIFIER_MAX_TABLES + 1;
         let verdicts = model.runtime_verdicts();
         for verdict in &verdicts {
             if verdict.runtime.verifies() {
@@ -485,7 +485,22 @@ mod tests {
         );
         assert_eq!(verdicts.oldest(RuntimeFamily::AiEdgeLitert), None);
         // At the limit, every runtime loads it.
-        model.tables = crate::limits::VERIFIER_MAX_TABLES;
+        model.tables = crate::runtimes::verifier::VERIFIER_MAX_TABLES;
         assert_eq!(model.runtime_verdicts().loading().count(), 30);
+    }
+
+    /// An unknown runtime's error lists every runtime by the name `Runtime` prints and
+    /// `Runtime::find` takes (the error reads them from the table, not through `Runtime`).
+    #[test]
+    fn an_unknown_runtime_error_lists_every_runtime_by_its_name() {
+        let text = "tflite-runtime 0.0.1"
+            .parse::<Runtime>()
+            .unwrap_err()
+            .to_string();
+        let names: Vec<String> = Runtime::all().map(|r| r.to_string()).collect();
+        assert!(text.ends_with(&names.join(", ")), "{text}");
+        for name in &names {
+            assert!(Runtime::find(name).is_some(), "{name}");
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! Op signatures: what TensorFlow Lite's version rules look at for one operator.
 
-use crate::operator::BuiltinOperator;
+use crate::operator::code::BuiltinOperator;
+use crate::operator::tensor::{ElementType, TensorSpec, size_equal};
 use crate::params::Params;
-use crate::tensor::{ElementType, TensorSpec, size_equal};
 
 /// Facts TF derives from an operator's tensors for particular ops (TF's `ext_options` in
 /// `op_signature.cc`); all false / zero for other ops.
@@ -228,7 +228,7 @@ impl OpSignature {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::Quantization;
+    use crate::operator::tensor::Quantization;
 
     #[test]
     fn conv_facts_follow_the_filter() {

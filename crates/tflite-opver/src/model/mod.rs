@@ -1,16 +1,25 @@
-//! The public model: a `.tflite` file validated once (by [`reading`](crate::reading)), then
+//! The public model: a `.tflite` file validated once (by [`read`]), then
 //! judged without further errors.
 
+pub(crate) mod builder;
+pub(crate) mod classes;
+pub(crate) mod forms;
+pub(crate) mod load_facts;
+pub(crate) mod pool;
+pub(crate) mod read;
+pub(crate) mod subgraph;
+pub(crate) mod wire;
+
 use crate::error::Error;
-use crate::loading::LoadFacts;
-use crate::operator::{BuiltinOperator, OpVersion, OperatorKind};
+use crate::model::load_facts::LoadFacts;
+use crate::model::subgraph::{OperatorFacts, Subgraph};
+use crate::operator::code::{BuiltinOperator, OpVersion, OperatorKind};
+use crate::operator::signature::{OpSignature, SignatureFacts};
+use crate::operator::tensor::{ElementType, TensorSpec};
 use crate::params::Params;
-use crate::rules::{Judge, TfRules, VersionRules};
-use crate::runtime::{self, RuntimeVersion};
-use crate::signature::{OpSignature, SignatureFacts};
-use crate::subgraph::{OperatorFacts, Subgraph};
-use crate::tensor::{ElementType, TensorSpec};
-use crate::version::{VersionReason, version_reason};
+use crate::rules::tensorflow::{VersionReason, version_reason};
+use crate::rules::user::{Judge, TfRules, VersionRules};
+use crate::runtimes::min_runtime::{self, RuntimeVersion};
 
 /// The FlatBuffers file identifier of every TFLite model (`file_identifier "TFL3"`).
 pub const FILE_IDENTIFIER: [u8; 4] = *b"TFL3";
@@ -85,7 +94,7 @@ pub struct RuntimeMetadata<'a> {
 impl<'a> RuntimeMetadata<'a> {
     /// The stored text, up to the first NUL (TF's reading); `None` when absent or not UTF-8.
     pub fn text(&self) -> Option<&'a str> {
-        self.data.and_then(runtime::metadata_text)
+        self.data.and_then(min_runtime::metadata_text)
     }
 }
 
@@ -287,7 +296,7 @@ impl<'a> Model<'a> {
 
     /// Each operator's version by `judge`, with its location and opcode index. Monomorphized:
     /// TF's rules alone ([`TfRules`]) cost no lookups. TF's rules see only what an operator's
-    /// form holds ([`forms`](crate::forms)), so they judge one operator of each form and give
+    /// form holds ([`forms`]), so they judge one operator of each form and give
     /// its version to the others; without `every` operator, only that one is visited. User
     /// rules might see more (the tensor indices), so they judge every operator.
     fn for_each_version<J: Judge>(
@@ -415,7 +424,7 @@ impl<'a> Model<'a> {
     /// then writes an empty string).
     pub fn min_runtime_version_with(&self, versions: &[OpVersion]) -> Option<RuntimeVersion> {
         let used = self.used_codes();
-        runtime::min_runtime_version_for_model(
+        min_runtime::min_runtime_version_for_model(
             self.codes
                 .iter()
                 .zip(versions)
@@ -445,7 +454,8 @@ impl<'a> Model<'a> {
             .enumerate()
             .filter(|(_, (_, used))| **used)
         {
-            let Some(min_runtime) = runtime::min_runtime_version_for_op(c.builtin, version) else {
+            let Some(min_runtime) = min_runtime::min_runtime_version_for_op(c.builtin, version)
+            else {
                 continue;
             };
             if cause

@@ -1,16 +1,16 @@
 //! Reading a subgraph's tensors: each by hand where it can be ([`RawTensor`]), by planus
-//! otherwise, into its class ([`classes`](crate::classes)), keeping aside the few tensors some
+//! otherwise, into its class ([`classes`](crate::model::classes)), keeping aside the few tensors some
 //! runtime may refuse ([`OddSink`]).
 
-use crate::classes::{Dims, TensorClasses, TensorFacts, pack_key};
 use crate::error::{Error, malformed};
 use crate::generated::schema::tflite as fb;
-use crate::loading::{OddTensor, QuantizationCounts, is_odd};
-use crate::raw::{Data, RawTensor, SparsityFields, i32s};
-use crate::tensor::{ElementType, Quantization};
+use crate::model::classes::{Dims, TensorClasses, TensorFacts, pack_key};
+use crate::model::load_facts::{OddTensor, QuantizationCounts, is_odd};
+use crate::model::wire::{Data, RawTensor, SparsityFields, i32s};
+use crate::operator::tensor::{ElementType, Quantization};
 
 use super::buffers::BufferLen;
-use super::{len_of, present};
+use super::fields::{len_of, present};
 
 /// Where a tensor some runtime may refuse goes, with where it is and the buffers it may name.
 pub(super) struct OddSink<'o> {
@@ -109,7 +109,7 @@ impl OddSink<'_> {
 /// into its class: `Ok(None)` when the hand reader gives up and planus must read it.
 ///
 /// The class of a tensor read by hand, and what its class cannot say of whether some runtime may
-/// refuse it ([`ClassLoad`](crate::loading::ClassLoad)).
+/// refuse it ([`ClassLoad`](crate::model::classes::ClassLoad)).
 pub(super) struct HandTensor {
     pub(super) class: u32,
     /// Its buffer index is past the buffers, or its zero points are not one per scale.
