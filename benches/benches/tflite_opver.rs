@@ -6,8 +6,9 @@
 //! second. The baseline is a plain walk of the same operators through the generated planus
 //! reader (opcode index, input and output tensor indices): what any tool pays just to look
 //! at every operator. The goal: a full version recompute (validate, build every signature,
-//! apply TF's rules) at 20 M operators/s or more. Its two halves are measured on their own
-//! too: reading and validating the model, and the recompute on a model already read.
+//! apply TF's rules) at 20 M operators/s or more. Reading and validating alone is measured too;
+//! the operators are sorted into forms while the model is read, so on a model already read the
+//! rules run once per form, not per operator, and no row pretends otherwise.
 //!
 //! Its operators repeat eight shapes of operator: the library reads an options table equal to
 //! the last one of its operator code only once, and judges an operator that reads the same
@@ -251,12 +252,11 @@ fn million_operators(c: &mut Criterion) {
     group.bench_function("read and validate only (Model::from_bytes)", |b| {
         b.iter(|| black_box(Model::from_bytes(black_box(&bytes)).expect("valid")));
     });
-    group.bench_function(
-        "version recompute on a read model (signatures + rules)",
-        |b| {
-            b.iter(|| black_box(parsed.required_versions()));
-        },
-    );
+    // No row for "the recompute on a model already read": `Model::from_bytes` sorts the
+    // operators into forms while it reads (operators whose signatures read alike), and
+    // `required_versions()` then applies TF's rules once per form: eight forms here, 2 µs, which
+    // a row counted per million operators showed as 470 G operators/s. The per-operator work is
+    // in the read; the full row's time minus the read-only row's is what the rules add.
     group.bench_function("stamp (raise, verify)", |b| {
         b.iter(|| black_box(stamp(black_box(&bytes), StampMode::Raise).expect("stamps")));
     });

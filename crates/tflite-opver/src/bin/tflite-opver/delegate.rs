@@ -7,7 +7,8 @@ use std::path::Path;
 use serde_json::json;
 use tflite_opver::{Delegate, Model, Placement, Refusal, StampWarning};
 
-use crate::{CliError, Outcome, TOOL, code_name, print, print_json, warnings};
+use crate::outcome::{Outcome, print, print_json};
+use crate::{CliError, TOOL, code_name, warnings};
 
 /// The delegates whose version checks the crate carries.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]

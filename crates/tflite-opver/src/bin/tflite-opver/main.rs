@@ -16,11 +16,12 @@
 mod delegate;
 mod input;
 mod limits;
+mod outcome;
 mod runtimes;
 mod warnings;
 
 use std::fmt::Write as _;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -33,6 +34,7 @@ use tflite_opver::{
 };
 
 use crate::input::{Input, read_input};
+use crate::outcome::{Outcome, chain, exit_code, print, print_json};
 
 /// The binary's name, which starts every message it writes to stderr.
 const TOOL: &str = "tflite-opver";
@@ -118,14 +120,6 @@ struct StampArgs {
     minimize: bool,
 }
 
-/// What a run concluded; the exit code follows from it.
-enum Outcome {
-    /// Exit 0: done, accepted, compatible.
-    Accepted,
-    /// Exit 1: the input was read fine and is refused / incompatible / would not load.
-    Rejected,
-}
-
 /// Why a run could not conclude: exit 2.
 #[derive(Debug, thiserror::Error)]
 enum CliError {
@@ -172,6 +166,11 @@ enum CliError {
     Output(#[source] io::Error),
 }
 
+fn main() -> ExitCode {
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
+    exit_code(run(cli))
+}
+
 fn run(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {
         Command::Inspect(args) => inspect(&args),
@@ -204,50 +203,10 @@ fn runtime_names() -> String {
     text
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
-    match run(cli) {
-        Ok(Outcome::Accepted) => ExitCode::SUCCESS,
-        Ok(Outcome::Rejected) => ExitCode::from(1),
-        Err(error) => {
-            eprintln!("{TOOL}: {}", chain(&error));
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// An error and its `source()` chain on one line, joined with ": ". A cause whose text its
-/// parent already ends with (planus' errors display their own source) is not repeated.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut previous = text.clone();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !previous.ends_with(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        previous = cause_text;
-        source = cause.source();
-    }
-    text
-}
-
-/// Writes `text` to stdout.
-fn print(text: &str) -> Result<(), CliError> {
-    io::stdout()
-        .lock()
-        .write_all(text.as_bytes())
-        .map_err(CliError::Output)
-}
-
-/// Writes one JSON object and a newline to stdout.
-fn print_json(value: &Value) -> Result<(), CliError> {
-    print(&format!("{value}\n"))
-}
-
-/// Maps `path` (at most [`MAX_FILE_LEN`] bytes).
+/// Maps `path` (at most [`MAX_FILE_LEN`] bytes). A `.tflite` model can be hundreds of megabytes
+/// of weights, and the tool reads only its tables (operator codes, tensors, operators) and a few
+/// metadata bytes: mapping the file lets the kernel hand over the pages that are read, with no
+/// buffer allocated and filled first.
 fn read_model_file(path: &Path) -> Result<Input, CliError> {
     read_input(path, MAX_FILE_LEN)
 }

@@ -10,7 +10,8 @@ use tflite_opver::{
     RuntimeVerdicts, StampWarning,
 };
 
-use crate::{CliError, Outcome, TOOL, print, print_json, warnings};
+use crate::outcome::{Outcome, print, print_json};
+use crate::{CliError, TOOL, warnings};
 
 /// Judges `model` on every runtime; `required`: the runtimes a deploy needs.
 pub(crate) fn judge(
