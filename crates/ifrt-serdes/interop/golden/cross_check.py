@@ -23,7 +23,7 @@ import sys
 import venv
 
 HERE = pathlib.Path(__file__).resolve().parent
-GOLDEN = HERE.parent / "tests" / "data" / "golden"
+GOLDEN = HERE.parents[1] / "tests" / "data" / "golden"
 PROTOS = [
     "xla/python/ifrt/serdes.proto",
     "xla/python/ifrt/dtype.proto",
