@@ -69,6 +69,7 @@ use std::path::Path;
 use prost::Message;
 
 use crate::error::{DecodeError, Error};
+use crate::model_file::read_model;
 use crate::policy::ReleaseNumber;
 use crate::releases::{OpDefId, TfRelease};
 use crate::schema::{FunctionDef, FunctionDefLibrary, GraphDef, SavedObjectGraph};
@@ -228,6 +229,8 @@ impl ReleaseReport {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReleaseJudge {
     host: String,
+    /// The releases judged, oldest first.
+    releases: Vec<TfRelease>,
 }
 
 impl Default for ReleaseJudge {
@@ -248,13 +251,58 @@ impl ReleaseJudge {
 
     /// A judge that names `host` in `Op type not registered ... in binary running on HOST`.
     pub fn with_host(host: impl Into<String>) -> Self {
-        Self { host: host.into() }
+        Self {
+            host: host.into(),
+            releases: TfRelease::all().collect(),
+        }
+    }
+
+    /// This judge, judging only `release`: its reports hold one verdict. Every step the
+    /// release takes is replayed as when it is judged among the others.
+    ///
+    /// ```
+    /// use graphdef_versions::{ReleaseJudge, TfRelease, schema::GraphDef};
+    ///
+    /// let newest = TfRelease::all().last().unwrap();
+    /// let report = ReleaseJudge::with_host("vm").only(newest).judge_graph_def(&GraphDef::default());
+    /// assert_eq!(report.verdicts().len(), 1);
+    /// assert_eq!(report.verdicts()[0].release().name(), "2.21.0");
+    /// ```
+    pub fn only(mut self, release: TfRelease) -> Self {
+        self.releases = vec![release];
+        self
+    }
+
+    /// Judges the GraphDef or SavedModel at `path`, by what its bytes are: a file is read,
+    /// a directory is a SavedModel's (its `saved_model.pb` is read). A GraphDef is judged as
+    /// [`ReleaseJudge::judge`] judges it, a SavedModel as [`ReleaseJudge::judge_saved_model`]
+    /// judges it, with the variables of its directory.
+    ///
+    /// A path that names nothing readable is an [`Error::File`] that says
+    /// what to give instead; nothing is opened that is not a regular file, and a file larger
+    /// than a protobuf message is refused before it is read.
+    ///
+    /// ```no_run
+    /// use graphdef_versions::ReleaseJudge;
+    ///
+    /// let report = ReleaseJudge::new().judge_path("exported_model".as_ref())?;
+    /// println!("{:?}", report.oldest_release().map(|release| release.name()));
+    /// # Ok::<(), graphdef_versions::Error>(())
+    /// ```
+    pub fn judge_path(&self, path: &Path) -> Result<ReleaseReport, Error> {
+        let model = read_model(path)?;
+        self.judge_bytes(&model.bytes, Some(&model.dir))
     }
 
     /// Judges a GraphDef or a `saved_model.pb`, by what it is: a GraphDef as
     /// `import_graph_def` imports it, a SavedModel as `tf.saved_model.load` loads it (its first
     /// meta graph, as `tf.saved_model.load` does).
     pub fn judge(&self, bytes: &[u8]) -> Result<ReleaseReport, Error> {
+        self.judge_bytes(bytes, None)
+    }
+
+    /// [`ReleaseJudge::judge`], a SavedModel's variables checked in `dir` when it is given.
+    fn judge_bytes(&self, bytes: &[u8], dir: Option<&Path>) -> Result<ReleaseReport, Error> {
         // A GraphDef is read in place, once. A file that starts with a node is read before
         // anything else tells its kind: read whole, with a node in it, it is a GraphDef (a
         // SavedModel's top-level fields have other wire types, which the reading leaves to
@@ -285,7 +333,8 @@ impl ReleaseJudge {
         // A SavedModel is decoded whole, as TensorFlow's loader decodes it.
         Artifact::open_as(kind, bytes)?;
         let model = decode_saved_model(bytes)?;
-        Ok(self.load_in_each_release(&model, None))
+        let checkpoint = dir.map(Checkpoint::read);
+        Ok(self.load_in_each_release(&model, checkpoint.as_ref()))
     }
 
     /// Judges a SavedModel as `tf.saved_model.load(dir)` loads it: `saved_model` is the bytes
@@ -386,8 +435,9 @@ impl ReleaseJudge {
         let mut ops = used_ops(library);
         ops.extend(graph.forms().iter().map(|(_, form)| form.op));
         let mut alike = Alike::default();
-        TfRelease::all()
-            .map(|release| {
+        self.releases
+            .iter()
+            .map(|&release| {
                 if let Err(refusal) = release.consumer(Scheme::GraphDef).check(&versions) {
                     return Some(LoadError {
                         python_class: "ValueError",
@@ -514,8 +564,10 @@ impl ReleaseJudge {
         loader: Loader,
         mut judge: impl FnMut(TfRelease) -> Vec<LoadError>,
     ) -> ReleaseReport {
-        let verdicts = TfRelease::all()
-            .map(|release| ReleaseVerdict {
+        let verdicts = self
+            .releases
+            .iter()
+            .map(|&release| ReleaseVerdict {
                 release,
                 errors: judge(release),
             })

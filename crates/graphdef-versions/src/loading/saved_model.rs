@@ -125,7 +125,7 @@ impl ReleaseJudge {
         let bytes = graph.encode_to_vec();
         let imports = match Graph::read(&bytes, graph.node.len()) {
             Some(read) => self.import_verdicts(&read),
-            None => vec![Some(super::invalid_graph_def().raised()); TfRelease::all().len()],
+            None => vec![Some(super::invalid_graph_def().raised()); self.releases.len()],
         };
         let mut ops: BTreeSet<&str> = function_ops.clone();
         ops.extend(graph.node.iter().map(|node| node.op.as_str()));
