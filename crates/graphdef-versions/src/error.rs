@@ -198,6 +198,16 @@ pub enum DecodeError {
         len: u64,
     },
 
+    /// The bytes are another kind of model file that another tool of this workspace reads:
+    /// told by its magic bytes, before any protobuf is read.
+    #[error("this is {what}, not a GraphDef or SavedModel; {tool} reads it")]
+    OtherFormat {
+        /// What the file is, for example "a TensorFlow Lite model".
+        what: &'static str,
+        /// The tool that reads it, for example "tflite-opver".
+        tool: &'static str,
+    },
+
     /// The bytes decode, but are neither a GraphDef nor a SavedModel.
     #[error("not a GraphDef or SavedModel: {reason}")]
     UnknownArtifact {

@@ -68,6 +68,7 @@ use std::path::Path;
 
 use prost::Message;
 
+use crate::artifact::other_format;
 use crate::error::{DecodeError, Error};
 use crate::model_file::read_model;
 use crate::policy::ReleaseNumber;
@@ -303,6 +304,9 @@ impl ReleaseJudge {
 
     /// [`ReleaseJudge::judge`], a SavedModel's variables checked in `dir` when it is given.
     fn judge_bytes(&self, bytes: &[u8], dir: Option<&Path>) -> Result<ReleaseReport, Error> {
+        if let Some(other) = other_format(bytes) {
+            return Err(other.into());
+        }
         // A GraphDef is read in place, once. A file that starts with a node is read before
         // anything else tells its kind: read whole, with a node in it, it is a GraphDef (a
         // SavedModel's top-level fields have other wire types, which the reading leaves to

@@ -896,3 +896,33 @@ fn check_and_releases_agree_on_a_saved_model_whose_variables_are_deleted() {
     assert!(text.contains("loading: not replayed"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_other_tools_files_are_named_with_the_tool_that_reads_them() {
+    // A TensorFlow Lite model: a FlatBuffer whose root offset is followed by `TFL3`. Read as
+    // protobuf, its bytes would be "an end-group tag ends no group".
+    let mut tflite = vec![0x1c, 0, 0, 0, b'T', b'F', b'L', b'3'];
+    tflite.extend([
+        0x14, 0, 0x20, 0, 0x1c, 0, 0x18, 0, 0x0c, 0, 0x04, 0, 0, 0, 0, 0,
+    ]);
+    let model = temp_file("model.tflite", &tflite);
+    // This very binary is an ELF shared object, as a PluggableDevice plugin is.
+    let elf = env!("CARGO_BIN_EXE_graphdef-versions");
+    for (path, said) in [
+        (
+            model.to_str().unwrap(),
+            "this is a TensorFlow Lite model, not a GraphDef or SavedModel; tflite-opver reads it",
+        ),
+        (
+            elf,
+            "this is a shared library, not a GraphDef or SavedModel; se-abi plugin-check reads it",
+        ),
+    ] {
+        for command in ["check", "releases"] {
+            let output = run(&[command, path]);
+            assert_eq!(output.status.code(), Some(2), "{command} {path}");
+            let stderr = assert_prefixed(&output);
+            assert!(stderr.ends_with(&format!(": {said}\n")), "{stderr}");
+        }
+    }
+}
