@@ -406,7 +406,8 @@ impl ReleaseJudge {
                 ..GraphDef::default()
             };
             let bytes = body.encode_to_vec();
-            let read = ScannedGraph::read(&bytes, body.node.len())
+            // The body's nodes are kept as they are: its bytes need not be decoded again.
+            let read = ScannedGraph::read_built(&bytes, body.node)
                 .ok_or_else(invalid_graph_def)
                 .map_err(raised)
                 .map_err(at_function)?;

@@ -23,7 +23,7 @@ use super::failure::Failure;
 use super::forms::{Flow, Form, FormId, Forms};
 use super::index::{Names, Wanted, names_previous, tensor_id, valid_node_name};
 use super::node::{NodeReader, name_and_inputs};
-use crate::schema::GraphDef;
+use crate::schema::{GraphDef, NodeDef};
 use crate::wire::{Fields, Value};
 
 /// `GraphDef.node` (`tensorflow/core/framework/graph.proto`).
@@ -65,6 +65,22 @@ impl<'a> ScannedGraph<'a> {
     /// Reads a GraphDef's bytes, which hold about `nodes` nodes (a wrong count costs only
     /// time); `None` for bytes left to prost (see the module's documentation).
     pub(super) fn read(bytes: &'a [u8], nodes: usize) -> Option<ScannedGraph<'a>> {
+        Self::read_encoded(bytes, nodes, Vec::new())
+    }
+
+    /// [`ScannedGraph::read`] of the bytes of a GraphDef whose nodes are `nodes`, as encoded
+    /// here (a function's body): each node's form keeps its node rather than decode it again.
+    pub(super) fn read_built(bytes: &'a [u8], nodes: Vec<NodeDef>) -> Option<ScannedGraph<'a>> {
+        Self::read_encoded(bytes, nodes.len(), nodes)
+    }
+
+    /// [`ScannedGraph::read`], the `k`th node's form taking `decoded[k]` when there is one.
+    fn read_encoded(
+        bytes: &'a [u8],
+        nodes: usize,
+        decoded: Vec<NodeDef>,
+    ) -> Option<ScannedGraph<'a>> {
+        let mut decoded = decoded.into_iter();
         // Offsets in the file are kept as 32 bits: protobuf messages are below 2 GiB.
         u32::try_from(bytes.len()).ok()?;
         let nodes = nodes.min(bytes.len() / 2);
@@ -87,7 +103,9 @@ impl<'a> ScannedGraph<'a> {
         let mut fields = Fields::new(bytes, 0, "GraphDef");
         while let Some(field) = fields.next_well_formed() {
             match (field.number, field.value) {
-                (GRAPH_NODE, Value::Bytes(node, _)) => read.add(node, field.start)?,
+                (GRAPH_NODE, Value::Bytes(node, _)) => {
+                    read.add(node, field.start, decoded.next())?;
+                }
                 // The fields a GraphDef or a SavedModel has, each with a wire type that
                 // neither allows for it (see `Kind::detect`): the bytes are not for reading.
                 (1..=5, Value::Other(_))
@@ -253,11 +271,12 @@ struct Reading<'a> {
 
 impl<'a> Reading<'a> {
     /// Reads and adds one node, `bytes` as written, whose field starts at byte `at` of the file.
-    fn add(&mut self, bytes: &'a [u8], at: usize) -> Option<()> {
+    /// `decoded` is the node the bytes encode, when the caller has it.
+    fn add(&mut self, bytes: &'a [u8], at: usize, decoded: Option<NodeDef>) -> Option<()> {
         let reader = &mut self.reader;
         let (name, op) = reader.read(bytes)?;
         let n = u32::try_from(self.len).ok()?;
-        let form = self.forms.add(bytes, op, reader.form_key())?;
+        let form = self.forms.add(bytes, op, reader.form_key(), decoded)?;
         self.forms_of.push(form);
         // BuildNodeIndex, node after node, up to the first node it refuses; whether a name
         // came before is found once every name is in.
@@ -389,6 +408,46 @@ mod tests {
             ..GraphDef::default()
         }
         .encode_to_vec()
+    }
+
+    #[test]
+    fn a_graph_built_here_reads_as_its_bytes_read() {
+        use crate::schema::AttrValue;
+        use crate::schema::attr_value::Value;
+        let node = |name: &str, op: &str, dtype: i32, input: &[&str]| NodeDef {
+            name: name.into(),
+            op: op.into(),
+            input: input.iter().map(|i| i.to_string()).collect(),
+            attr: [(
+                "T".to_string(),
+                AttrValue {
+                    value: Some(Value::Type(dtype)),
+                },
+            )]
+            .into(),
+            ..NodeDef::default()
+        };
+        let nodes = vec![
+            node("x", "Placeholder", 1, &[]),
+            node("y", "Identity", 1, &["x"]),
+            node("z", "Identity", 1, &["y"]),
+            node("w", "Identity", 3, &["x"]),
+        ];
+        let bytes = GraphDef {
+            node: nodes.clone(),
+            ..GraphDef::default()
+        }
+        .encode_to_vec();
+        let read = ScannedGraph::read(&bytes, nodes.len()).unwrap();
+        let built = ScannedGraph::read_built(&bytes, nodes).unwrap();
+        assert_eq!(built.len(), read.len());
+        assert_eq!(built.forms_of(), read.forms_of());
+        // y and z share a form: three forms, each holding the node first read of it.
+        assert_eq!(built.forms().len(), 3);
+        for ((_, built), (_, read)) in built.forms().iter().zip(read.forms().iter()) {
+            assert_eq!(*built.node(), *read.node());
+            assert_eq!(built.op, read.op);
+        }
     }
 
     /// `IsValidNodeName`'s pattern, read plainly.
