@@ -14,8 +14,10 @@
 //! Only an import that will refuse walks them, to find which node it refuses first.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+
+use foldhash::fast::RandomState;
 
 use super::edges::Edge;
 use super::failure::{Code, Failure};
@@ -804,7 +806,15 @@ impl<'a> Importer<'a> {
         let Some(signature) = function.signature.as_ref() else {
             return Ok(Vec::new());
         };
-        let mut flat: HashMap<String, String> = HashMap::new();
+        let mut ops = Vec::with_capacity(function.node_def.len());
+        for node in &function.node_def {
+            let op = self.lookup(&node.op).map_err(|f| Failure {
+                code: Code::PythonOpLookup,
+                message: f.message,
+            })?;
+            ops.push(op);
+        }
+        let renaming = Renaming::new(signature, &function.node_def, &ops);
         let mut nodes = Vec::with_capacity(signature.input_arg.len() + function.node_def.len());
         for arg in &signature.input_arg {
             nodes.push(NodeDef {
@@ -819,43 +829,132 @@ impl<'a> Importer<'a> {
                 .into(),
                 ..NodeDef::default()
             });
-            flat.insert(arg.name.clone(), format!("{}:0", arg.name));
-            flat.insert(format!("^{}", arg.name), format!("^{}", arg.name));
-        }
-        for node in &function.node_def {
-            let op = self.lookup(&node.op).map_err(|f| Failure {
-                code: Code::PythonOpLookup,
-                message: f.message,
-            })?;
-            let mut index = 0usize;
-            for arg in &op.output_arg {
-                let count = python_num_args(arg, node);
-                for i in 0..count {
-                    flat.insert(
-                        format!("{}:{}:{i}", node.name, arg.name),
-                        format!("{}:{index}", node.name),
-                    );
-                    index += 1;
-                }
-            }
-            flat.insert(format!("^{}", node.name), format!("^{}", node.name));
         }
         for node in &function.node_def {
             let mut node = node.clone();
             for input in &mut node.input {
-                let Some(renamed) = flat.get(input.as_str()) else {
+                let Some(renamed) = renaming.renamed(input) else {
                     // Python's dict lookup raises KeyError.
                     return Err(Failure {
                         code: Code::Internal,
                         message: format!("'{input}'"),
                     });
                 };
-                *input = renamed.clone();
+                *input = renamed;
             }
             nodes.push(node);
         }
         Ok(nodes)
     }
+}
+
+/// `nested_to_flat_tensor_name` of `function_def_to_graph_def`: the dict from a function body's
+/// input names (`x`, `^x` for an argument; `node:out:i`, `^node` for a node's output `i` of
+/// its output arg `out`) to graph tensor names (`x:0`; `node:k`, counting the node's outputs).
+///
+/// Python fills the dict with one string key per output; names are looked up here by their
+/// parts instead, the same keys with the same values (a later entry replacing an earlier one
+/// of its key), when no name has a `:` in it. Otherwise the parts of a key are ambiguous, and
+/// the dict is made as Python makes it.
+enum Renaming<'a> {
+    /// Keyed by parts: the argument names, every name, and each output's position.
+    Parts {
+        args: HashSet<&'a str, RandomState>,
+        names: HashSet<&'a str, RandomState>,
+        outputs: HashMap<(&'a str, &'a str, usize), usize, RandomState>,
+    },
+    /// Python's dict, key for key.
+    Dict(HashMap<String, String>),
+}
+
+impl<'a> Renaming<'a> {
+    /// The renaming of a body of `nodes`, whose ops are `ops`, in a function of `signature`.
+    fn new(signature: &'a OpDef, nodes: &'a [NodeDef], ops: &[&'a OpDef]) -> Self {
+        // A `:` splits keys; a leading `^` is a control input's.
+        let odd = |name: &str| name.contains(':') || name.starts_with('^');
+        let ambiguous = signature.input_arg.iter().any(|arg| odd(&arg.name))
+            || nodes.iter().any(|node| odd(&node.name))
+            || ops
+                .iter()
+                .any(|op| op.output_arg.iter().any(|arg| odd(&arg.name)));
+        if ambiguous {
+            return Renaming::Dict(python_dict(signature, nodes, ops));
+        }
+        let args: HashSet<&str, RandomState> = signature
+            .input_arg
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        let mut names = args.clone();
+        let mut outputs = HashMap::with_hasher(RandomState::default());
+        for (node, op) in nodes.iter().zip(ops) {
+            let mut index = 0usize;
+            for arg in &op.output_arg {
+                for i in 0..python_num_args(arg, node) {
+                    outputs.insert((node.name.as_str(), arg.name.as_str(), i), index);
+                    index += 1;
+                }
+            }
+            names.insert(node.name.as_str());
+        }
+        Renaming::Parts {
+            args,
+            names,
+            outputs,
+        }
+    }
+
+    /// The graph tensor name of the body input `input`; `None` where Python's dict has no key.
+    fn renamed(&self, input: &str) -> Option<String> {
+        let (args, names, outputs) = match self {
+            Renaming::Dict(dict) => return dict.get(input).cloned(),
+            Renaming::Parts {
+                args,
+                names,
+                outputs,
+            } => (args, names, outputs),
+        };
+        if let Some(name) = input.strip_prefix('^') {
+            return names.contains(name).then(|| input.to_string());
+        }
+        if args.contains(input) {
+            return Some(format!("{input}:0"));
+        }
+        let mut parts = input.split(':');
+        let (Some(node), Some(arg), Some(i), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        // The key's number is written as Python writes an int.
+        let i: usize = i.parse().ok().filter(|n: &usize| n.to_string() == i)?;
+        let index = outputs.get(&(node, arg, i))?;
+        Some(format!("{node}:{index}"))
+    }
+}
+
+/// Python's `nested_to_flat_tensor_name`, made key by key (see [`Renaming`]).
+fn python_dict(signature: &OpDef, nodes: &[NodeDef], ops: &[&OpDef]) -> HashMap<String, String> {
+    let mut flat = HashMap::new();
+    for arg in &signature.input_arg {
+        flat.insert(arg.name.clone(), format!("{}:0", arg.name));
+        flat.insert(format!("^{}", arg.name), format!("^{}", arg.name));
+    }
+    for (node, op) in nodes.iter().zip(ops) {
+        let mut index = 0usize;
+        for arg in &op.output_arg {
+            let count = python_num_args(arg, node);
+            for i in 0..count {
+                flat.insert(
+                    format!("{}:{}:{i}", node.name, arg.name),
+                    format!("{}:{index}", node.name),
+                );
+                index += 1;
+            }
+        }
+        flat.insert(format!("^{}", node.name), format!("^{}", node.name));
+    }
+    flat
 }
 
 /// `AddItem` of the instantiation's name index: a name may be defined once.
@@ -978,7 +1077,6 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
-
         /// Asking whether anything can fail never changes an import's verdict: when it says
         /// nothing can, walking every node refuses nothing either.
         #[test]
@@ -1021,6 +1119,76 @@ mod tests {
                     .map_err(|failure| failure.message)
             };
             prop_assert_eq!(verdict(Walking::WhenSomethingCanFail), verdict(Walking::Always));
+        }
+    }
+
+    proptest! {
+        /// Inputs are renamed as Python's dict of string keys renames them, whether the body's
+        /// names let them be looked up by their parts or not.
+        #[test]
+        fn inputs_are_renamed_as_pythons_dict_renames_them(
+            args in proptest::collection::vec(
+                prop_oneof![8 => "[ab]", 1 => "\\^?[ab:]{1,2}"],
+                0..3,
+            ),
+            nodes in proptest::collection::vec(
+                (
+                    prop_oneof![8 => "[abc]", 1 => "\\^?[abc:]{1,2}"],
+                    prop_oneof![4 => 0usize..2, 1 => Just(2usize)],
+                    0i64..3,
+                ),
+                0..5,
+            ),
+            inputs in proptest::collection::vec(
+                prop_oneof![
+                    6 => "\\^?[abc](:[ox](:[0-2])?)?",
+                    1 => "\\^?[abc:]{1,2}(:[ox:]{1,2}(:(0|1|2|01|-1))?)?",
+                ],
+                1..12,
+            ),
+        ) {
+            use crate::schema::op_def::ArgDef;
+            let arg = |name: &str, number_attr: &str| ArgDef {
+                name: name.to_string(),
+                number_attr: number_attr.to_string(),
+                ..ArgDef::default()
+            };
+            // Ops with an output `o`, then `x` given by the node's `N` or one output `o:`.
+            let defs = [
+                OpDef { output_arg: vec![arg("o", "")], ..OpDef::default() },
+                OpDef { output_arg: vec![arg("o", ""), arg("x", "N")], ..OpDef::default() },
+                OpDef { output_arg: vec![arg("x", "N"), arg("o:", "")], ..OpDef::default() },
+            ];
+            let signature = OpDef {
+                input_arg: args.iter().map(|name| arg(name, "")).collect(),
+                ..OpDef::default()
+            };
+            let body: Vec<NodeDef> = nodes
+                .iter()
+                .map(|(name, _, n)| NodeDef {
+                    name: name.clone(),
+                    attr: [("N".to_string(), AttrValue { value: Some(Value::I(*n)) })].into(),
+                    ..NodeDef::default()
+                })
+                .collect();
+            let ops: Vec<&OpDef> = nodes.iter().map(|&(_, op, _)| &defs[op]).collect();
+            let dict = python_dict(&signature, &body, &ops);
+            let renaming = Renaming::new(&signature, &body, &ops);
+            for input in &inputs {
+                prop_assert_eq!(renaming.renamed(input), dict.get(input).cloned(), "{}", input);
+            }
+            // Every key of the dict is found too (a node output's, an argument's, a control's).
+            for (key, value) in &dict {
+                prop_assert_eq!(renaming.renamed(key), Some(value.clone()), "{}", key);
+            }
+            // Without `:` or a leading `^` in any name, the names are looked up by parts.
+            let plain = |name: &str| !name.contains(':') && !name.starts_with('^');
+            if args.iter().all(|a| plain(a))
+                && nodes.iter().all(|(name, op, _)| plain(name) && *op < 2)
+            {
+                let by_parts = matches!(renaming, Renaming::Parts { .. });
+                prop_assert!(by_parts);
+            }
         }
     }
 }
