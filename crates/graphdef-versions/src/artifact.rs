@@ -55,6 +55,9 @@ impl Kind {
     /// then reads them sizes its tables once).
     pub(crate) fn detect_counting_nodes(bytes: &[u8]) -> Result<(Kind, usize), Error> {
         check_size(bytes)?;
+        if let Some(other) = other_format(bytes) {
+            return Err(other.into());
+        }
         let mut nodes = 0;
         let mut graph_evidence = false;
         let mut saved_model_evidence = false;
@@ -226,6 +229,24 @@ impl<'a> GraphBytes<'a> {
 }
 
 /// Bytes that are neither a GraphDef nor a SavedModel, and why.
+/// The model files of this workspace's other tools, by their magic bytes: read as protobuf, they
+/// would only say that a field is malformed ("an end-group tag ends no group").
+///
+/// - a TensorFlow Lite model is a FlatBuffer whose file identifier, bytes 4 to 8, is `TFL3`
+///   (`file_identifier "TFL3";`, `tensorflow/compiler/mlir/lite/schema/schema.fbs`);
+/// - a shared library (a PluggableDevice plugin) is an ELF file, which starts with `\x7fELF`
+///   (`ELFMAG`, `elf.h`).
+pub(crate) fn other_format(bytes: &[u8]) -> Option<DecodeError> {
+    let (what, tool) = if bytes.get(4..8) == Some(b"TFL3") {
+        ("a TensorFlow Lite model", "tflite-opver")
+    } else if bytes.starts_with(b"\x7fELF") {
+        ("a shared library", "se-abi plugin-check")
+    } else {
+        return None;
+    };
+    Some(DecodeError::OtherFormat { what, tool })
+}
+
 fn unknown(reason: &'static str) -> Error {
     DecodeError::UnknownArtifact { reason }.into()
 }

@@ -2,13 +2,15 @@
 //!
 //! As in rustls, the top-level enum is small and each large group of causes is an enum of its
 //! own that a caller can match on: [`DecodeError`] (the bytes are not a readable GraphDef,
-//! SavedModel or bundle header) and [`Refusal`] (TensorFlow would not load the data, in its own
+//! SavedModel or bundle header), [`FileError`] (a path names nothing readable) and [`Refusal`] (TensorFlow would not load the data, in its own
 //! words). Every family displays as itself: the family variants of [`Error`] are transparent, so
 //! `error.to_string()` is the family's message, byte for byte.
 //!
 //! Refusals carry TensorFlow's own messages, to the byte (see
 //! `tensorflow/core/framework/versions.cc` and `tensorflow/core/framework/op_def_util.cc`);
 //! decode errors say where in the bytes the problem is and what to do.
+
+use std::path::PathBuf;
 
 use crate::version::{Scheme, Version};
 
@@ -27,6 +29,10 @@ pub enum Error {
     /// A checkpoint's `.index` file is not a readable table, or holds no header.
     #[error(transparent)]
     Index(#[from] IndexError),
+
+    /// A path given to judge names no file that can be read as a model.
+    #[error(transparent)]
+    File(#[from] FileError),
 
     /// A version number could not be parsed.
     #[error("invalid version {input:?}: write it as a whole number, for example 2474")]
@@ -192,6 +198,16 @@ pub enum DecodeError {
         len: u64,
     },
 
+    /// The bytes are another kind of model file that another tool of this workspace reads:
+    /// told by its magic bytes, before any protobuf is read.
+    #[error("this is {what}, not a GraphDef or SavedModel; {tool} reads it")]
+    OtherFormat {
+        /// What the file is, for example "a TensorFlow Lite model".
+        what: &'static str,
+        /// The tool that reads it, for example "tflite-opver".
+        tool: &'static str,
+    },
+
     /// The bytes decode, but are neither a GraphDef nor a SavedModel.
     #[error("not a GraphDef or SavedModel: {reason}")]
     UnknownArtifact {
@@ -252,6 +268,56 @@ pub enum WireError {
     /// Groups nested more than 100 deep, past protobuf's parsers' limit.
     #[error("groups nest more than 100 deep")]
     GroupsTooDeep,
+}
+
+/// Why a path given to judge ([`ReleaseJudge::judge_path`](crate::ReleaseJudge::judge_path))
+/// names no file that can be read: each message names the path and what to give instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileError {
+    /// The file could not be opened or read (it does not exist, it may not be read...).
+    #[error("cannot read {}: {reason}", path.display())]
+    Read {
+        /// The path, as given.
+        path: PathBuf,
+        /// What the operating system said (`std::io::Error`'s text).
+        reason: String,
+    },
+    /// The path names a pipe, a socket or a device: nothing is opened (opening a pipe no one
+    /// writes to would wait forever).
+    #[error(
+        "{} is a pipe, socket or device, not a file: give a binary GraphDef, a SavedModel's \
+         saved_model.pb or its directory",
+        path.display()
+    )]
+    NotAFile {
+        /// The path, as given.
+        path: PathBuf,
+    },
+    /// A directory without a `saved_model.pb`, in TensorFlow's words (`loader_impl.py`).
+    #[error(
+        "{} is not a SavedModel directory: SavedModel file does not exist at: \
+         {}/{{saved_model.pbtxt|saved_model.pb}}",
+        dir.display(),
+        dir.display()
+    )]
+    NoSavedModel {
+        /// The directory, as given.
+        dir: PathBuf,
+    },
+    /// The file is larger than any protobuf message: nothing is read.
+    #[error(
+        "{} is {len} bytes, above protobuf's limit of {} bytes (2 GiB) for one message: \
+         TensorFlow cannot parse it as a GraphDef or SavedModel",
+        path.display(),
+        crate::wire::MAX_MESSAGE_LEN
+    )]
+    TooLarge {
+        /// The file read.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+    },
 }
 
 /// Why the bytes of a checkpoint's `.index` file are not a table with a header in it.

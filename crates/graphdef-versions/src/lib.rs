@@ -96,6 +96,7 @@ mod error;
 mod generated;
 pub mod history;
 mod loading;
+mod model_file;
 mod policy;
 mod producer;
 mod releases;
@@ -123,6 +124,7 @@ pub use checkpoint::{
 };
 // Ten real TensorFlow releases (2.12 to 2.21): their constants and registered ops.
 pub use loading::{LoadError, Loader, ReleaseJudge, ReleaseReport, ReleaseVerdict};
+pub use model_file::model_file;
 pub use releases::TfRelease;
 // The next release: the compatibility policy for moving to new constants.
 pub use policy::{
@@ -133,7 +135,7 @@ pub use policy::{
 pub use jiff;
 pub use jiff::civil::Date;
 // Errors.
-pub use error::{DecodeError, Error, IndexError, Refusal, WireError};
+pub use error::{DecodeError, Error, FileError, IndexError, Refusal, WireError};
 pub use wire::WireType;
 
 /// The wire schema's raw types, generated from `proto/graphdef/` by `cargo xtask codegen`.

@@ -14,8 +14,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::forms::Flow;
-use super::index::tensor_id;
-use super::scan::names_previous;
+use super::index::{names_previous, tensor_id};
 
 /// An input's source node and output slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

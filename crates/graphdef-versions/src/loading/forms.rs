@@ -156,19 +156,27 @@ impl<'a> Forms<'a> {
     /// The form of `node` (a NodeDef as written), whose op is `op` (as written) and whose key
     /// is `key`. A new form's node is decoded by prost first, as part of a graph, since prost
     /// limits how deep messages nest from the outermost one: `None` when prost refuses it.
+    /// `decoded` is the node the bytes were encoded from, when the caller has it (a function's
+    /// body made here): a new form keeps it rather than decode the bytes back into it.
     pub(super) fn add(
         &mut self,
         node: &'a [u8],
         op: &'a [u8],
         key: &FormKey<'a>,
+        decoded: Option<NodeDef>,
     ) -> Option<FormId> {
         let hash = self.hash(key.data_inputs, &key.fields);
         if let Some(id) = self.find_hashed(hash, key) {
             return Some(id);
         }
-        let mut graph = Vec::with_capacity(node.len() + 6);
-        put_bytes_field(&mut graph, 1, node);
-        let decoded = GraphDef::decode(graph.as_slice()).ok()?.node.pop()?;
+        let decoded = match decoded {
+            Some(decoded) => decoded,
+            None => {
+                let mut graph = Vec::with_capacity(node.len() + 6);
+                put_bytes_field(&mut graph, 1, node);
+                GraphDef::decode(graph.as_slice()).ok()?.node.pop()?
+            }
+        };
         let op = std::str::from_utf8(op).ok()?;
         let id = u32::try_from(self.forms.len()).ok()?;
         let start = self.fields.len();
@@ -251,7 +259,7 @@ mod tests {
         let name_len = usize::from(node[1]) + 2;
         let mut key = FormKey::default();
         key.push_field(&node[name_len..]);
-        forms.add(node, b"Op", key.end(data_inputs))
+        forms.add(node, b"Op", key.end(data_inputs), None)
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub(super) struct Tensor {
 }
 
 /// The imported graph, in one release.
-pub(super) struct Graph<'a> {
+pub(super) struct ImportedGraph<'a> {
     pub(super) nodes: &'a [NodeDef],
     by_name: HashMap<&'a str, usize>,
     /// Each node's inputs, data inputs first, as its `input` list gives them.
@@ -38,9 +38,9 @@ pub(super) struct Graph<'a> {
     outputs: Vec<Vec<i32>>,
 }
 
-impl<'a> Graph<'a> {
+impl<'a> ImportedGraph<'a> {
     /// `nodes` as `importer`'s release holds them after importing them.
-    pub(super) fn new(nodes: &'a [NodeDef], importer: &Importer<'a>) -> Graph<'a> {
+    pub(super) fn new(nodes: &'a [NodeDef], importer: &Importer<'a>) -> ImportedGraph<'a> {
         let by_name: HashMap<&str, usize> = nodes
             .iter()
             .enumerate()
@@ -68,7 +68,7 @@ impl<'a> Graph<'a> {
                     .unwrap_or_default()
             })
             .collect();
-        Graph {
+        ImportedGraph {
             nodes,
             by_name,
             inputs,

@@ -14,18 +14,24 @@
 //! Only an import that will refuse walks them, to find which node it refuses first.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
+use foldhash::fast::RandomState;
+
 use super::edges::Edge;
+use super::failure::{Code, Failure};
 use super::forms::FormId;
-use super::printing::{Dialect, types_compatible};
-use super::scan::Graph;
-use super::validate::{in_out_types, validate_node_def, with_defaults};
-use super::{Code, Failure};
+use super::printing::{Dialect, node_for_error, types_compatible};
+use super::scan::ScannedGraph;
+use super::validate::{
+    Attrs, MAX_ARG_VALUES, arg_num_type, attr_value_has_type, in_out_types, validate_node_def,
+    with_defaults,
+};
 use crate::releases::TfRelease;
 use crate::schema::attr_value::Value;
-use crate::schema::{FunctionDef, FunctionDefLibrary, OpDef};
+use crate::schema::op_def::ArgDef;
+use crate::schema::{AttrValue, FunctionDef, FunctionDefLibrary, NodeDef, OpDef};
 
 /// A node's input and output types.
 type Signature = Rc<(Vec<i32>, Vec<i32>)>;
@@ -127,7 +133,11 @@ impl<'a> Importer<'a> {
 
     /// `TryImport` of `graph` from `Convert` on, judging deprecations by `producer` (none are
     /// judged without one).
-    pub(super) fn import(&self, graph: &Graph<'_>, producer: Option<i32>) -> Result<(), Failure> {
+    pub(super) fn import(
+        &self,
+        graph: &ScannedGraph<'_>,
+        producer: Option<i32>,
+    ) -> Result<(), Failure> {
         self.import_walking(graph, producer, Walking::WhenSomethingCanFail)
     }
 
@@ -136,7 +146,7 @@ impl<'a> Importer<'a> {
     /// imports one per function of the library.
     pub(super) fn import_body(
         &self,
-        graph: &Graph<'_>,
+        graph: &ScannedGraph<'_>,
         producer: Option<i32>,
     ) -> Result<(), Failure> {
         if let Some(refusal) = graph.refusal() {
@@ -147,7 +157,7 @@ impl<'a> Importer<'a> {
 
     fn import_walking(
         &self,
-        graph: &Graph<'_>,
+        graph: &ScannedGraph<'_>,
         producer: Option<i32>,
         walking: Walking,
     ) -> Result<(), Failure> {
@@ -161,7 +171,7 @@ impl<'a> Importer<'a> {
     /// `Convert`: the nodes made one by one, or not at all when nothing can fail.
     fn convert(
         &self,
-        graph: &Graph<'_>,
+        graph: &ScannedGraph<'_>,
         producer: Option<i32>,
         walking: Walking,
     ) -> Result<(), Failure> {
@@ -200,7 +210,7 @@ enum Walking {
 /// One import's way through a graph.
 struct Walk<'i, 'a, 'g> {
     importer: &'i Importer<'a>,
-    graph: &'g Graph<'g>,
+    graph: &'g ScannedGraph<'g>,
     producer: Option<i32>,
     /// Each form's input and output types, once a node of it has passed its form's checks.
     passed: Vec<Option<Signature>>,
@@ -492,6 +502,494 @@ fn check_deprecation(op: &OpDef, producer: i32) -> Result<(), Failure> {
     }
 }
 
+/// Function calls nest at most this deep while instantiating.
+const MAX_CALL_DEPTH: usize = 64;
+
+impl<'a> Importer<'a> {
+    /// The function a node calls, and the attrs it calls it with (`IsFunctionCall` and
+    /// `NameAndAttrsFromFunctionCall`): the node's op when that is a library function, or the
+    /// `f` attr of `PartitionedCall`/`StatefulPartitionedCall`. None when the call disables
+    /// shape inference or names no library function.
+    pub(super) fn called_function<'n>(
+        &self,
+        node: &'n NodeDef,
+        attrs: &Attrs<'n>,
+    ) -> Option<(&'a FunctionDef, Attrs<'n>)>
+    where
+        'a: 'n,
+    {
+        if let Some(Value::B(true)) = attrs
+            .get("_disable_call_shape_inference")
+            .and_then(|v| v.value.as_ref())
+        {
+            return None;
+        }
+        if let Some(function) = self.functions.get(node.op.as_str()) {
+            return Some((function, attrs.clone()));
+        }
+        if node.op != "PartitionedCall" && node.op != "StatefulPartitionedCall" {
+            return None;
+        }
+        let Some(Value::Func(f)) = attrs.get("f").and_then(|v| v.value.as_ref()) else {
+            return None;
+        };
+        let function = self.functions.get(f.name.as_str())?;
+        Some((
+            function,
+            f.attr.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+        ))
+    }
+
+    /// `InstantiateFunction`, then the same for the functions its body calls.
+    ///
+    /// TensorFlow instantiates a function at every call, so a function called from many
+    /// places is checked many times, and its callees with it. The outcome depends only on the
+    /// function and the attr values it is called with (and the release), so a function called
+    /// with none, as `PartitionedCall` and `StatefulPartitionedCall` call Keras' functions, is
+    /// checked once per importer: this keeps a library's cost linear in its functions.
+    pub(super) fn instantiate<'n>(
+        &self,
+        function: &'a FunctionDef,
+        attr_values: &Attrs<'n>,
+        stack: &mut Vec<&'a str>,
+    ) -> Result<(), Failure>
+    where
+        'a: 'n,
+    {
+        let Some(signature) = function.signature.as_ref() else {
+            return Ok(());
+        };
+        let name = signature.name.as_str();
+        if stack.contains(&name) || stack.len() >= MAX_CALL_DEPTH {
+            self.cut_short.set(self.cut_short.get() + 1);
+            return Ok(());
+        }
+        if !attr_values.is_empty() {
+            return self.instantiate_once(function, signature, attr_values, stack);
+        }
+        if let Some(outcome) = self.instantiated.borrow().get(name) {
+            return outcome.clone();
+        }
+        let cut_short = self.cut_short.get();
+        let outcome = self.instantiate_once(function, signature, attr_values, stack);
+        if self.cut_short.get() == cut_short {
+            self.instantiated.borrow_mut().insert(name, outcome.clone());
+        }
+        outcome
+    }
+
+    /// One instantiation of `function`, whose signature is `signature`.
+    fn instantiate_once<'n>(
+        &self,
+        function: &'a FunctionDef,
+        signature: &'a OpDef,
+        attr_values: &Attrs<'n>,
+        stack: &mut Vec<&'a str>,
+    ) -> Result<(), Failure>
+    where
+        'a: 'n,
+    {
+        // ValidateSignatureWithAttrs.
+        for attr in &signature.attr {
+            match attr_values.get(attr.name.as_str()) {
+                Some(value) => {
+                    if let Err(message) = attr_value_has_type(&self.d, value, &attr.r#type) {
+                        return Err(Failure::invalid(format!(
+                            "{message}\n\tfor attr '{}'",
+                            attr.name
+                        )));
+                    }
+                }
+                None if attr.default_value.is_none() => {
+                    return Err(Failure {
+                        code: Code::NotFound,
+                        message: format!(
+                            "Attr {} is not found from {}",
+                            attr.name,
+                            self.d.summarize_op_def(signature)
+                        ),
+                    });
+                }
+                None => {}
+            }
+        }
+        let mut items: HashMap<String, Vec<i32>> = HashMap::new();
+        // BuildInputArgIndex.
+        for arg in &signature.input_arg {
+            let dtypes = arg_num_type(attr_values, arg)
+                .map_err(|m| Failure {
+                    code: Code::NotFound,
+                    message: m,
+                })
+                .map_err(|f| f.context(&format!("In {}", self.d.summarize_arg(arg))))?;
+            if dtypes.is_empty() {
+                return Err(Failure {
+                    code: Code::Internal,
+                    message: "Expected a list of at least one dtype".to_string(),
+                }
+                .context(&format!("In {}", self.d.summarize_arg(arg))));
+            }
+            add_item(&mut items, arg.name.clone(), dtypes.clone(), true)?;
+            for (i, &dtype) in dtypes.iter().enumerate() {
+                add_item(&mut items, format!("{}:{i}", arg.name), vec![dtype], true)?;
+            }
+        }
+        // Bind placeholders and add defaults, node by node.
+        let mut node_attrs: Vec<Attrs<'n>> = Vec::with_capacity(function.node_def.len());
+        let mut node_ops: Vec<&'a OpDef> = Vec::with_capacity(function.node_def.len());
+        for node in &function.node_def {
+            let mut attrs: Attrs<'n> = HashMap::new();
+            for (name, value) in &node.attr {
+                let bound = match &value.value {
+                    Some(Value::Placeholder(placeholder)) => attr_values
+                        .get(placeholder.as_str())
+                        .copied()
+                        .or_else(|| {
+                            signature
+                                .attr
+                                .iter()
+                                .find(|a| a.name == *placeholder)
+                                .and_then(|a| a.default_value.as_ref())
+                        })
+                        .ok_or_else(|| {
+                            Failure::invalid(format!(
+                                "Failed to bind all placeholders in {}",
+                                self.d.summarize_attr_value(value)
+                            ))
+                        })?,
+                    _ => value,
+                };
+                attrs.insert(name.as_str(), bound);
+            }
+            let op = self.lookup(&node.op)?;
+            for attr in &op.attr {
+                if let Some(default) = &attr.default_value {
+                    attrs.entry(attr.name.as_str()).or_insert(default);
+                }
+            }
+            node_attrs.push(attrs);
+            node_ops.push(op);
+        }
+        // BuildNodeOutputIndex.
+        for ((node, attrs), op) in function.node_def.iter().zip(&node_attrs).zip(&node_ops) {
+            let in_node = |f: Failure| f.context(&format!("In {}", node_for_error(&node.name)));
+            if op.output_arg.is_empty() {
+                add_item(&mut items, node.name.clone(), Vec::new(), false).map_err(in_node)?;
+                continue;
+            }
+            for arg in &op.output_arg {
+                let dtypes = arg_num_type(attrs, arg)
+                    .map_err(|m| Failure {
+                        code: Code::NotFound,
+                        message: m,
+                    })
+                    .map_err(in_node)?;
+                let base = format!("{}:{}", node.name, arg.name);
+                for (j, &dtype) in dtypes.iter().enumerate() {
+                    add_item(&mut items, format!("{base}:{j}"), vec![dtype], false)
+                        .map_err(in_node)?;
+                }
+                add_item(&mut items, base, dtypes, false).map_err(in_node)?;
+            }
+        }
+        // InstantiateNode.
+        for ((node, attrs), op) in function.node_def.iter().zip(&node_attrs).zip(&node_ops) {
+            let in_node = |f: Failure| f.context(&format!("In {}", node_for_error(&node.name)));
+            let mut next = 0;
+            for arg in &op.input_arg {
+                let dtypes = arg_num_type(attrs, arg)
+                    .map_err(|m| Failure {
+                        code: Code::NotFound,
+                        message: m,
+                    })
+                    .map_err(in_node)?;
+                let mut j = 0;
+                while j < dtypes.len() {
+                    let Some(input) = node.input.get(next) else {
+                        return Err(in_node(Failure::invalid(format!(
+                            "Attempt to access beyond input size: {next} >= {}",
+                            node.input.len()
+                        ))));
+                    };
+                    next += 1;
+                    let Some(item) = items.get(input.as_str()) else {
+                        return Err(in_node(Failure::invalid(format!(
+                            "input {input} is not found: {}",
+                            node_for_error(&node.name)
+                        ))));
+                    };
+                    if item.len() > dtypes.len() - j {
+                        return Err(in_node(Failure::invalid(format!(
+                            "Input {input} too long for {}",
+                            arg.name
+                        ))));
+                    }
+                    for (k, &actual) in item.iter().enumerate() {
+                        if actual != dtypes[j] {
+                            return Err(in_node(Failure::invalid(format!(
+                                "input {}[{j}] expected type {} != {}, the type of {input}[{k}]",
+                                arg.name,
+                                self.d.dtype_string(dtypes[j]),
+                                self.d.dtype_string(actual)
+                            ))));
+                        }
+                        j += 1;
+                    }
+                }
+            }
+            for (i, input) in node.input.iter().enumerate().skip(next) {
+                let Some(name) = input.strip_prefix('^') else {
+                    return Err(in_node(Failure::invalid(format!(
+                        "Expected input[{i}] == '{input}' to be a control input."
+                    ))));
+                };
+                let found = items
+                    .keys()
+                    .any(|k| k == name || k.strip_prefix(name).is_some_and(|r| r.starts_with(':')));
+                if !found {
+                    return Err(in_node(Failure::invalid(format!(
+                        "input[{i}] == '{input}', is not found."
+                    ))));
+                }
+            }
+        }
+        // AddReturnNode.
+        for ret in &signature.output_arg {
+            let in_output = |f: Failure| {
+                f.context(&format!("In function output {}", self.d.summarize_arg(ret)))
+            };
+            let Some(source) = function.ret.get(&ret.name) else {
+                return Err(in_output(Failure::invalid(format!(
+                    "Return {} missing.",
+                    ret.name
+                ))));
+            };
+            let dtypes = arg_num_type(attr_values, ret)
+                .map_err(|m| Failure {
+                    code: Code::NotFound,
+                    message: m,
+                })
+                .map_err(in_output)?;
+            let Some(item) = items.get(source.as_str()) else {
+                return Err(in_output(Failure::invalid(format!(
+                    "Return {} -> {source} is not found.",
+                    ret.name
+                ))));
+            };
+            if *item != dtypes {
+                return Err(in_output(Failure::invalid(format!(
+                    "Invalid ret types {} : {} vs. {}",
+                    ret.name,
+                    self.d.dtypes_string(&dtypes),
+                    self.d.dtypes_string(item)
+                ))));
+            }
+        }
+        // Shape inference on the body: the functions it calls are instantiated in turn.
+        stack.push(&signature.name);
+        for (node, attrs) in function.node_def.iter().zip(&node_attrs) {
+            if let Some((callee, call_attrs)) = self.called_function(node, attrs) {
+                self.instantiate(callee, &call_attrs, stack)?;
+            }
+        }
+        stack.pop();
+        Ok(())
+    }
+
+    /// `function_def_to_graph_def` (`tensorflow/python/framework/function_def_to_graph.py`):
+    /// a placeholder per argument, then the body, its inputs renamed to graph tensor names.
+    /// Looks each body op up first, as Python does.
+    pub(super) fn function_graph(
+        &self,
+        function: &'a FunctionDef,
+    ) -> Result<Vec<NodeDef>, Failure> {
+        let Some(signature) = function.signature.as_ref() else {
+            return Ok(Vec::new());
+        };
+        let mut ops = Vec::with_capacity(function.node_def.len());
+        for node in &function.node_def {
+            let op = self.lookup(&node.op).map_err(|f| Failure {
+                code: Code::PythonOpLookup,
+                message: f.message,
+            })?;
+            ops.push(op);
+        }
+        let renaming = Renaming::new(signature, &function.node_def, &ops);
+        let mut nodes = Vec::with_capacity(signature.input_arg.len() + function.node_def.len());
+        for arg in &signature.input_arg {
+            nodes.push(NodeDef {
+                name: arg.name.clone(),
+                op: "Placeholder".to_string(),
+                attr: [(
+                    "dtype".to_string(),
+                    AttrValue {
+                        value: Some(Value::Type(arg.r#type)),
+                    },
+                )]
+                .into(),
+                ..NodeDef::default()
+            });
+        }
+        for node in &function.node_def {
+            let mut node = node.clone();
+            for input in &mut node.input {
+                let Some(renamed) = renaming.renamed(input) else {
+                    // Python's dict lookup raises KeyError.
+                    return Err(Failure {
+                        code: Code::Internal,
+                        message: format!("'{input}'"),
+                    });
+                };
+                *input = renamed;
+            }
+            nodes.push(node);
+        }
+        Ok(nodes)
+    }
+}
+
+/// `nested_to_flat_tensor_name` of `function_def_to_graph_def`: the dict from a function body's
+/// input names (`x`, `^x` for an argument; `node:out:i`, `^node` for a node's output `i` of
+/// its output arg `out`) to graph tensor names (`x:0`; `node:k`, counting the node's outputs).
+///
+/// Python fills the dict with one string key per output; names are looked up here by their
+/// parts instead, the same keys with the same values (a later entry replacing an earlier one
+/// of its key), when no name has a `:` in it. Otherwise the parts of a key are ambiguous, and
+/// the dict is made as Python makes it.
+enum Renaming<'a> {
+    /// Keyed by parts: the argument names, every name, and each output's position.
+    Parts {
+        args: HashSet<&'a str, RandomState>,
+        names: HashSet<&'a str, RandomState>,
+        outputs: HashMap<(&'a str, &'a str, usize), usize, RandomState>,
+    },
+    /// Python's dict, key for key.
+    Dict(HashMap<String, String>),
+}
+
+impl<'a> Renaming<'a> {
+    /// The renaming of a body of `nodes`, whose ops are `ops`, in a function of `signature`.
+    fn new(signature: &'a OpDef, nodes: &'a [NodeDef], ops: &[&'a OpDef]) -> Self {
+        // A `:` splits keys; a leading `^` is a control input's.
+        let odd = |name: &str| name.contains(':') || name.starts_with('^');
+        let ambiguous = signature.input_arg.iter().any(|arg| odd(&arg.name))
+            || nodes.iter().any(|node| odd(&node.name))
+            || ops
+                .iter()
+                .any(|op| op.output_arg.iter().any(|arg| odd(&arg.name)));
+        if ambiguous {
+            return Renaming::Dict(python_dict(signature, nodes, ops));
+        }
+        let args: HashSet<&str, RandomState> = signature
+            .input_arg
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        let mut names = args.clone();
+        let mut outputs = HashMap::with_hasher(RandomState::default());
+        for (node, op) in nodes.iter().zip(ops) {
+            let mut index = 0usize;
+            for arg in &op.output_arg {
+                for i in 0..python_num_args(arg, node) {
+                    outputs.insert((node.name.as_str(), arg.name.as_str(), i), index);
+                    index += 1;
+                }
+            }
+            names.insert(node.name.as_str());
+        }
+        Renaming::Parts {
+            args,
+            names,
+            outputs,
+        }
+    }
+
+    /// The graph tensor name of the body input `input`; `None` where Python's dict has no key.
+    fn renamed(&self, input: &str) -> Option<String> {
+        let (args, names, outputs) = match self {
+            Renaming::Dict(dict) => return dict.get(input).cloned(),
+            Renaming::Parts {
+                args,
+                names,
+                outputs,
+            } => (args, names, outputs),
+        };
+        if let Some(name) = input.strip_prefix('^') {
+            return names.contains(name).then(|| input.to_string());
+        }
+        if args.contains(input) {
+            return Some(format!("{input}:0"));
+        }
+        let mut parts = input.split(':');
+        let (Some(node), Some(arg), Some(i), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        // The key's number is written as Python writes an int.
+        let i: usize = i.parse().ok().filter(|n: &usize| n.to_string() == i)?;
+        let index = outputs.get(&(node, arg, i))?;
+        Some(format!("{node}:{index}"))
+    }
+}
+
+/// Python's `nested_to_flat_tensor_name`, made key by key (see [`Renaming`]).
+fn python_dict(signature: &OpDef, nodes: &[NodeDef], ops: &[&OpDef]) -> HashMap<String, String> {
+    let mut flat = HashMap::new();
+    for arg in &signature.input_arg {
+        flat.insert(arg.name.clone(), format!("{}:0", arg.name));
+        flat.insert(format!("^{}", arg.name), format!("^{}", arg.name));
+    }
+    for (node, op) in nodes.iter().zip(ops) {
+        let mut index = 0usize;
+        for arg in &op.output_arg {
+            let count = python_num_args(arg, node);
+            for i in 0..count {
+                flat.insert(
+                    format!("{}:{}:{i}", node.name, arg.name),
+                    format!("{}:{index}", node.name),
+                );
+                index += 1;
+            }
+        }
+        flat.insert(format!("^{}", node.name), format!("^{}", node.name));
+    }
+    flat
+}
+
+/// `AddItem` of the instantiation's name index: a name may be defined once.
+fn add_item(
+    items: &mut HashMap<String, Vec<i32>>,
+    name: String,
+    dtypes: Vec<i32>,
+    arg: bool,
+) -> Result<(), Failure> {
+    if items.contains_key(&name) {
+        let kind = if arg { "arg" } else { "ret" };
+        return Err(Failure::invalid(format!("Duplicated {kind} name: {name}")));
+    }
+    items.insert(name, dtypes);
+    Ok(())
+}
+
+/// `_get_num_args` (`function_def_to_graph.py`): how many tensors one output arg makes.
+fn python_num_args(arg: &ArgDef, node: &NodeDef) -> usize {
+    let attr = |name: &str| node.attr.get(name).and_then(|v| v.value.as_ref());
+    if !arg.number_attr.is_empty() {
+        match attr(&arg.number_attr) {
+            Some(Value::I(n)) => usize::try_from(*n).unwrap_or(0).min(MAX_ARG_VALUES),
+            _ => 0,
+        }
+    } else if !arg.type_list_attr.is_empty() {
+        match attr(&arg.type_list_attr) {
+            Some(Value::List(list)) => list.r#type.len(),
+            _ => 0,
+        }
+    } else {
+        1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,7 +1077,6 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
-
         /// Asking whether anything can fail never changes an import's verdict: when it says
         /// nothing can, walking every node refuses nothing either.
         #[test]
@@ -613,7 +1110,7 @@ mod tests {
                 ..GraphDef::default()
             };
             let bytes = graph.encode_to_vec();
-            let read = Graph::read(&bytes, count).expect("plain bytes");
+            let read = ScannedGraph::read(&bytes, count).expect("plain bytes");
             let release = TfRelease::all().nth(release).unwrap();
             let importer = Importer::new(release, "test", None);
             let verdict = |walking| {
@@ -622,6 +1119,76 @@ mod tests {
                     .map_err(|failure| failure.message)
             };
             prop_assert_eq!(verdict(Walking::WhenSomethingCanFail), verdict(Walking::Always));
+        }
+    }
+
+    proptest! {
+        /// Inputs are renamed as Python's dict of string keys renames them, whether the body's
+        /// names let them be looked up by their parts or not.
+        #[test]
+        fn inputs_are_renamed_as_pythons_dict_renames_them(
+            args in proptest::collection::vec(
+                prop_oneof![8 => "[ab]", 1 => "\\^?[ab:]{1,2}"],
+                0..3,
+            ),
+            nodes in proptest::collection::vec(
+                (
+                    prop_oneof![8 => "[abc]", 1 => "\\^?[abc:]{1,2}"],
+                    prop_oneof![4 => 0usize..2, 1 => Just(2usize)],
+                    0i64..3,
+                ),
+                0..5,
+            ),
+            inputs in proptest::collection::vec(
+                prop_oneof![
+                    6 => "\\^?[abc](:[ox](:[0-2])?)?",
+                    1 => "\\^?[abc:]{1,2}(:[ox:]{1,2}(:(0|1|2|01|-1))?)?",
+                ],
+                1..12,
+            ),
+        ) {
+            use crate::schema::op_def::ArgDef;
+            let arg = |name: &str, number_attr: &str| ArgDef {
+                name: name.to_string(),
+                number_attr: number_attr.to_string(),
+                ..ArgDef::default()
+            };
+            // Ops with an output `o`, then `x` given by the node's `N` or one output `o:`.
+            let defs = [
+                OpDef { output_arg: vec![arg("o", "")], ..OpDef::default() },
+                OpDef { output_arg: vec![arg("o", ""), arg("x", "N")], ..OpDef::default() },
+                OpDef { output_arg: vec![arg("x", "N"), arg("o:", "")], ..OpDef::default() },
+            ];
+            let signature = OpDef {
+                input_arg: args.iter().map(|name| arg(name, "")).collect(),
+                ..OpDef::default()
+            };
+            let body: Vec<NodeDef> = nodes
+                .iter()
+                .map(|(name, _, n)| NodeDef {
+                    name: name.clone(),
+                    attr: [("N".to_string(), AttrValue { value: Some(Value::I(*n)) })].into(),
+                    ..NodeDef::default()
+                })
+                .collect();
+            let ops: Vec<&OpDef> = nodes.iter().map(|&(_, op, _)| &defs[op]).collect();
+            let dict = python_dict(&signature, &body, &ops);
+            let renaming = Renaming::new(&signature, &body, &ops);
+            for input in &inputs {
+                prop_assert_eq!(renaming.renamed(input), dict.get(input).cloned(), "{}", input);
+            }
+            // Every key of the dict is found too (a node output's, an argument's, a control's).
+            for (key, value) in &dict {
+                prop_assert_eq!(renaming.renamed(key), Some(value.clone()), "{}", key);
+            }
+            // Without `:` or a leading `^` in any name, the names are looked up by parts.
+            let plain = |name: &str| !name.contains(':') && !name.starts_with('^');
+            if args.iter().all(|a| plain(a))
+                && nodes.iter().all(|(name, op, _)| plain(name) && *op < 2)
+            {
+                let by_parts = matches!(renaming, Renaming::Parts { .. });
+                prop_assert!(by_parts);
+            }
         }
     }
 }

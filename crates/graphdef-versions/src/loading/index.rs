@@ -198,6 +198,15 @@ pub(super) fn tensor_id(input: &[u8]) -> (&[u8], usize) {
     (input, 0)
 }
 
+/// Whether `input` names the node just before its own, named `previous` (empty for the
+/// first node): TensorFlow writes most graphs so, and such an input needs no index. No node is
+/// named "" (the index refuses the name), so an input naming "" is looked up.
+pub(super) fn names_previous(input: &[u8], previous: &str) -> bool {
+    let previous = previous.as_bytes();
+    // A name has no `:` or `^` in it: an input that is the name is its output 0.
+    !previous.is_empty() && (input == previous || tensor_id(input).0 == previous)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

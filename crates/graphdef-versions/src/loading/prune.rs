@@ -19,10 +19,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::LoadError;
-use super::graph::{Graph, Tensor};
+use super::graph::{ImportedGraph, Tensor};
 use super::printing::Dialect;
 use super::pruned::Copy;
+use super::report::LoadError;
 use super::shape_fns::infer;
 use super::shapes::{Context, Known, Shape};
 use super::validate::with_defaults;
@@ -37,7 +37,7 @@ enum Element {
 
 /// The pruning of one TensorFlow 1 graph's signatures, in one release.
 pub(super) struct Pruner<'g, 'a> {
-    graph: &'g Graph<'a>,
+    graph: &'g ImportedGraph<'a>,
     d: Dialect,
     /// The loading release's GraphDef version: the new graphs' shape functions run at it.
     version: i32,
@@ -52,7 +52,12 @@ pub(super) struct Pruner<'g, 'a> {
 }
 
 impl<'g, 'a> Pruner<'g, 'a> {
-    pub(super) fn new(graph: &'g Graph<'a>, d: Dialect, version: i32, producer: i32) -> Self {
+    pub(super) fn new(
+        graph: &'g ImportedGraph<'a>,
+        d: Dialect,
+        version: i32,
+        producer: i32,
+    ) -> Self {
         let captures = (0..graph.len())
             .filter(|&n| graph.op_type(n) == "VarHandleOp")
             .map(|node| Tensor { node, slot: 0 })
@@ -484,7 +489,7 @@ impl<'g, 'a> Pruner<'g, 'a> {
     }
 }
 
-fn operation_repr(graph: &Graph<'_>, op: usize) -> String {
+fn operation_repr(graph: &ImportedGraph<'_>, op: usize) -> String {
     format!(
         "<tf.Operation '{}' type={}>",
         graph.name(op),
@@ -493,7 +498,12 @@ fn operation_repr(graph: &Graph<'_>, op: usize) -> String {
 }
 
 /// `op_selector.show_path`: one path from `from` up to `to`, avoiding the sources.
-fn show_path(graph: &Graph<'_>, from: usize, to: usize, source_ops: &HashSet<usize>) -> String {
+fn show_path(
+    graph: &ImportedGraph<'_>,
+    from: usize,
+    to: usize,
+    source_ops: &HashSet<usize>,
+) -> String {
     let mut visited = source_ops.clone();
     let mut consumer_of: HashMap<usize, usize> = HashMap::new();
     let mut stack = vec![to];

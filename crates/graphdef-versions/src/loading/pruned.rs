@@ -4,9 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::LoadError;
 use super::graph::Tensor;
 use super::printing::{Dialect, is_ref};
+use super::report::LoadError;
 use super::shapes::Known;
 
 /// The new graph a signature is pruned into: its nodes' names, output types and shapes.

@@ -23,8 +23,9 @@ use std::path::{Path, PathBuf};
 
 use prost::Message;
 
+use super::failure::with_device_advice;
 use super::printing::Dialect;
-use super::{LoadError, with_device_advice};
+use super::report::LoadError;
 use crate::checkpoint::{for_each_entry, read_checkpoint_header};
 use crate::error::{Error, IndexError};
 use crate::schema::BundleEntryProto;

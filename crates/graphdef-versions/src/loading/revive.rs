@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 
-use super::LoadError;
+use super::report::LoadError;
 use crate::policy::ReleaseNumber;
 use crate::releases::TfRelease;
 use crate::schema::saved_object::Kind as ObjectKind;

@@ -10,7 +10,7 @@
 //!
 //! Bytes that prost reads differently, or refuses (a field repeated or of another wire type
 //! than its declaration, text that is not UTF-8, a form whose fields do not decode), are not
-//! read here: [`Graph::read`] says `None`, and the caller decodes the whole graph with prost
+//! read here: [`ScannedGraph::read`] says `None`, and the caller decodes the whole graph with prost
 //! instead, which refuses the bytes or gives the graph to read again in its plain form.
 
 use std::cell::OnceCell;
@@ -18,12 +18,12 @@ use std::collections::HashSet;
 
 use prost::Message;
 
-use super::Failure;
 use super::edges::{Edges, Order};
+use super::failure::Failure;
 use super::forms::{Flow, Form, FormId, Forms};
-use super::index::{Names, Wanted, tensor_id, valid_node_name};
+use super::index::{Names, Wanted, names_previous, tensor_id, valid_node_name};
 use super::node::{NodeReader, name_and_inputs};
-use crate::schema::GraphDef;
+use crate::schema::{GraphDef, NodeDef};
 use crate::wire::{Fields, Value};
 
 /// `GraphDef.node` (`tensorflow/core/framework/graph.proto`).
@@ -34,7 +34,7 @@ const GRAPH_NODE: u32 = 1;
 const STRIDE: usize = 64;
 
 /// A GraphDef read for importing: its nodes in place, the rest of it decoded.
-pub(super) struct Graph<'a> {
+pub(super) struct ScannedGraph<'a> {
     file: &'a [u8],
     len: usize,
     /// Where the field of every [`STRIDE`]th node starts in the file.
@@ -61,10 +61,26 @@ pub(super) struct Graph<'a> {
     order: OnceCell<Order>,
 }
 
-impl<'a> Graph<'a> {
+impl<'a> ScannedGraph<'a> {
     /// Reads a GraphDef's bytes, which hold about `nodes` nodes (a wrong count costs only
     /// time); `None` for bytes left to prost (see the module's documentation).
-    pub(super) fn read(bytes: &'a [u8], nodes: usize) -> Option<Graph<'a>> {
+    pub(super) fn read(bytes: &'a [u8], nodes: usize) -> Option<ScannedGraph<'a>> {
+        Self::read_encoded(bytes, nodes, Vec::new())
+    }
+
+    /// [`ScannedGraph::read`] of the bytes of a GraphDef whose nodes are `nodes`, as encoded
+    /// here (a function's body): each node's form keeps its node rather than decode it again.
+    pub(super) fn read_built(bytes: &'a [u8], nodes: Vec<NodeDef>) -> Option<ScannedGraph<'a>> {
+        Self::read_encoded(bytes, nodes.len(), nodes)
+    }
+
+    /// [`ScannedGraph::read`], the `k`th node's form taking `decoded[k]` when there is one.
+    fn read_encoded(
+        bytes: &'a [u8],
+        nodes: usize,
+        decoded: Vec<NodeDef>,
+    ) -> Option<ScannedGraph<'a>> {
+        let mut decoded = decoded.into_iter();
         // Offsets in the file are kept as 32 bits: protobuf messages are below 2 GiB.
         u32::try_from(bytes.len()).ok()?;
         let nodes = nodes.min(bytes.len() / 2);
@@ -87,7 +103,9 @@ impl<'a> Graph<'a> {
         let mut fields = Fields::new(bytes, 0, "GraphDef");
         while let Some(field) = fields.next_well_formed() {
             match (field.number, field.value) {
-                (GRAPH_NODE, Value::Bytes(node, _)) => read.add(node, field.start)?,
+                (GRAPH_NODE, Value::Bytes(node, _)) => {
+                    read.add(node, field.start, decoded.next())?;
+                }
                 // The fields a GraphDef or a SavedModel has, each with a wire type that
                 // neither allows for it (see `Kind::detect`): the bytes are not for reading.
                 (1..=5, Value::Other(_))
@@ -218,15 +236,6 @@ pub(super) fn starts_with_node(bytes: &[u8]) -> bool {
     first.is_some_and(|field| field.number == GRAPH_NODE && field.payload().is_some())
 }
 
-/// Whether `input` names the node just before its own, named `previous` (empty for the
-/// first node): TensorFlow writes most graphs so, and such an input needs no index. No node is
-/// named "" (the index refuses the name), so an input naming "" is looked up.
-pub(super) fn names_previous(input: &[u8], previous: &str) -> bool {
-    let previous = previous.as_bytes();
-    // A name has no `:` or `^` in it: an input that is the name is its output 0.
-    !previous.is_empty() && (input == previous || tensor_id(input).0 == previous)
-}
-
 /// What `BuildNodeIndex` refuses of a node, in the order it checks a node: of two refusals of
 /// one node, the first is the one it makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -262,11 +271,12 @@ struct Reading<'a> {
 
 impl<'a> Reading<'a> {
     /// Reads and adds one node, `bytes` as written, whose field starts at byte `at` of the file.
-    fn add(&mut self, bytes: &'a [u8], at: usize) -> Option<()> {
+    /// `decoded` is the node the bytes encode, when the caller has it.
+    fn add(&mut self, bytes: &'a [u8], at: usize, decoded: Option<NodeDef>) -> Option<()> {
         let reader = &mut self.reader;
         let (name, op) = reader.read(bytes)?;
         let n = u32::try_from(self.len).ok()?;
-        let form = self.forms.add(bytes, op, reader.form_key())?;
+        let form = self.forms.add(bytes, op, reader.form_key(), decoded)?;
         self.forms_of.push(form);
         // BuildNodeIndex, node after node, up to the first node it refuses; whether a name
         // came before is found once every name is in.
@@ -295,7 +305,7 @@ impl<'a> Reading<'a> {
             self.first_ready = Some(n);
         }
         if self.len.is_multiple_of(STRIDE) {
-            // Below 2 GiB (checked in `Graph::read`).
+            // Below 2 GiB (checked in `ScannedGraph::read`).
             self.every_stride.push(at as u32);
         }
         self.len += 1;
@@ -306,8 +316,8 @@ impl<'a> Reading<'a> {
     /// The graph read: its nodes indexed (`BuildNodeIndex`), then the inputs that do not name
     /// the node before their own looked up, in node order (`InitFromEdges`); the first refusal
     /// of either.
-    fn finish(self, rest: GraphDef) -> Graph<'a> {
-        let mut graph = Graph {
+    fn finish(self, rest: GraphDef) -> ScannedGraph<'a> {
+        let mut graph = ScannedGraph {
             file: self.file,
             len: self.len,
             every_stride: self.every_stride,
@@ -400,6 +410,46 @@ mod tests {
         .encode_to_vec()
     }
 
+    #[test]
+    fn a_graph_built_here_reads_as_its_bytes_read() {
+        use crate::schema::AttrValue;
+        use crate::schema::attr_value::Value;
+        let node = |name: &str, op: &str, dtype: i32, input: &[&str]| NodeDef {
+            name: name.into(),
+            op: op.into(),
+            input: input.iter().map(|i| i.to_string()).collect(),
+            attr: [(
+                "T".to_string(),
+                AttrValue {
+                    value: Some(Value::Type(dtype)),
+                },
+            )]
+            .into(),
+            ..NodeDef::default()
+        };
+        let nodes = vec![
+            node("x", "Placeholder", 1, &[]),
+            node("y", "Identity", 1, &["x"]),
+            node("z", "Identity", 1, &["y"]),
+            node("w", "Identity", 3, &["x"]),
+        ];
+        let bytes = GraphDef {
+            node: nodes.clone(),
+            ..GraphDef::default()
+        }
+        .encode_to_vec();
+        let read = ScannedGraph::read(&bytes, nodes.len()).unwrap();
+        let built = ScannedGraph::read_built(&bytes, nodes).unwrap();
+        assert_eq!(built.len(), read.len());
+        assert_eq!(built.forms_of(), read.forms_of());
+        // y and z share a form: three forms, each holding the node first read of it.
+        assert_eq!(built.forms().len(), 3);
+        for ((_, built), (_, read)) in built.forms().iter().zip(read.forms().iter()) {
+            assert_eq!(*built.node(), *read.node());
+            assert_eq!(built.op, read.op);
+        }
+    }
+
     /// `IsValidNodeName`'s pattern, read plainly.
     fn valid_by_pattern(name: &str) -> bool {
         name.split('>').all(|part| {
@@ -468,7 +518,7 @@ mod tests {
                 });
             }
             let bytes = graph_of(&nodes);
-            let graph = Graph::read(&bytes, nodes.len()).expect("plain bytes");
+            let graph = ScannedGraph::read(&bytes, nodes.len()).expect("plain bytes");
             prop_assert_eq!(graph.refusal().map(|r| r.message.as_str()), expected.as_deref());
         }
 
@@ -510,7 +560,7 @@ mod tests {
                 .collect();
             let bytes = graph_of(&nodes);
             // However many nodes the reading was told of.
-            let graph = Graph::read(&bytes, count_given).expect("plain bytes");
+            let graph = ScannedGraph::read(&bytes, count_given).expect("plain bytes");
             prop_assert!(graph.refusal().is_none());
             for (n, (name, _, inputs)) in nodes.iter().enumerate() {
                 let n = n as u32;
@@ -549,7 +599,7 @@ mod tests {
             ("a".to_string(), "Op".to_string(), vec![]),
         ];
         let bytes = graph_of(&nodes);
-        let graph = Graph::read(&bytes, 2).expect("read");
+        let graph = ScannedGraph::read(&bytes, 2).expect("read");
         assert!(graph.refusal().is_none());
         assert_eq!(graph.first_ready(), Some(1));
         let edge = graph.edges().of_node(0)[0];
@@ -557,7 +607,7 @@ mod tests {
         assert_eq!(graph.edges().slot(0, 0, edge), 99_999_999_999);
         assert_eq!(graph.order().made(), [1, 0]);
         let unknown = graph_of(&[("b".into(), "Op".into(), vec!["c".into()])]);
-        let graph = Graph::read(&unknown, 1).expect("read");
+        let graph = ScannedGraph::read(&unknown, 1).expect("read");
         assert_eq!(
             graph.refusal().map(|r| r.message.as_str()),
             Some("Node 'b': Unknown input node 'c'")

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::Failure;
+use super::failure::Failure;
 use super::printing::{Dialect, base_type, is_ref, node_for_error, ref_type};
 use crate::schema::attr_value::{ListValue, Value};
 use crate::schema::op_def::{ArgDef, AttrDef};

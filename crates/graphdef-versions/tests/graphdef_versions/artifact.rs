@@ -201,3 +201,36 @@ fn wire_errors_say_where_and_what_to_do() {
         "prost's error is kept as the source"
     );
 }
+
+#[test]
+fn other_model_formats_are_told_by_their_magic() {
+    use graphdef_versions::ReleaseJudge;
+    let tflite = [0x1c, 0, 0, 0, b'T', b'F', b'L', b'3', 0x14, 0, 0x20, 0];
+    let elf = [0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0, 0, 0];
+    for (bytes, what, tool) in [
+        (&tflite, "a TensorFlow Lite model", "tflite-opver"),
+        (&elf, "a shared library", "se-abi plugin-check"),
+    ] {
+        let other = Error::Decode(DecodeError::OtherFormat { what, tool });
+        assert_eq!(Artifact::open(bytes).err(), Some(other.clone()));
+        let consumer = Consumer::tensorflow_graph_def();
+        assert_eq!(
+            check_file(bytes, &consumer, &Registry::tensorflow()).err(),
+            Some(other.clone())
+        );
+        assert_eq!(
+            ReleaseJudge::with_host("vm").judge(bytes).err(),
+            Some(other)
+        );
+    }
+    // `TFL3` anywhere else is no TensorFlow Lite model.
+    let graph = [0x1a, 4, b'T', b'F', b'L', b'3'];
+    assert!(
+        !matches!(
+            Artifact::open(&graph),
+            Err(Error::Decode(DecodeError::OtherFormat { .. }))
+        ),
+        "{:?}",
+        Artifact::open(&graph)
+    );
+}

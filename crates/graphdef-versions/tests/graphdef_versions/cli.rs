@@ -82,14 +82,17 @@ fn saved_models_are_detected() {
     assert_eq!(json["graphs"][0]["meta_graph"], 0);
     assert_eq!(json["graphs"][0]["nodes"], 7);
 
-    // `check` takes a SavedModel's directory as `releases` does, and reads its saved_model.pb.
+    // `check` takes a SavedModel's directory as `releases` does, and reads its saved_model.pb:
+    // its versions pass, but TensorFlow 2.21 looks for the variables this copy does not keep.
     let dir = data("release_cases/cases/e_2.21.0_new_CheckPinned");
     let output = run(&["check", dir.to_str().unwrap(), "--json"]);
-    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.status.code(), Some(1));
     let json = json_of(&output);
     assert_eq!(json["file"], dir.to_str().unwrap());
     assert_eq!(json["kind"], "saved_model");
     assert_eq!(json["producer"], 2474);
+    assert_eq!(json["graphs"][0]["accepted"], true);
+    assert_eq!(json["load"]["error_class"], "FileNotFoundError");
 }
 
 #[test]
@@ -121,8 +124,20 @@ fn deprecated_ops_reject_or_warn() {
         Some(versions(26, 0, &[])),
     );
     let path = temp_file("warned.pb", &warned.encode_to_vec());
-    let output = run(&["check", path.to_str().unwrap(), "--json"]);
+    // Its nodes have no attrs, which TensorFlow 2.21's importer refuses: a consumer that is no
+    // release (here 2.21.0-rc1) judges the versions and deprecations alone.
+    let output = run(&[
+        "check",
+        path.to_str().unwrap(),
+        "--json",
+        "--tf-version",
+        "2.21.0-rc1",
+    ]);
     assert_eq!(output.status.code(), Some(0));
+    assert_eq!(json_of(&output)["load"], Value::Null);
+    let output = run(&["check", path.to_str().unwrap(), "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(json_of(&output)["graphs"][0]["accepted"], true);
     let json = json_of(&output);
     assert_eq!(
         json["warnings"],
@@ -464,6 +479,12 @@ const CHECK_KEYS: &[&str] = &[
     "graphs[].nodes",
     "graphs[].producer",
     "kind",
+    "load",
+    "load.accepted",
+    "load.error",
+    "load.error_class",
+    "load.loader",
+    "load.release",
     "min_consumer",
     "producer",
     "unreadable",
@@ -510,7 +531,22 @@ fn json_keys_are_pinned() {
     let path = temp_file("keys.pb", &removed.encode_to_vec());
     let output = run(&["check", path.to_str().unwrap(), "--json"]);
     assert_eq!(output.status.code(), Some(1));
-    assert_eq!(sorted_keys(&json_of(&output)), CHECK_KEYS);
+    let refused = json_of(&output);
+    // A graph refused on its ops is not loaded: `load` is null.
+    assert_eq!(refused["load"], Value::Null);
+    // A graph whose versions and ops pass is loaded by TensorFlow 2.21's importer: `load` is an
+    // object.
+    let output = run(&[
+        "check",
+        data("graphdef/small.pb").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let mut keys = sorted_keys(&refused);
+    keys.extend(sorted_keys(&json_of(&output)));
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys, CHECK_KEYS);
 
     let output = run(&["check", "/nonexistent/graph.pb", "--json"]);
     assert_eq!(output.status.code(), Some(2));
@@ -778,4 +814,115 @@ fn releases_exits_1_when_no_release_loads_it() {
         json["releases"][9]["errors"][0],
         "GraphDef min consumer version 2475 above current version 2474 for TensorFlow 2.21.0.  Please upgrade TensorFlow."
     );
+}
+
+/// A copy of a test SavedModel's directory in a fresh temporary directory.
+fn copy_of_saved_model(case: &str) -> PathBuf {
+    let from = data(case);
+    let to = std::env::temp_dir()
+        .join(format!("graphdef-versions-copy-{}", std::process::id()))
+        .join(from.file_name().unwrap());
+    let _ = std::fs::remove_dir_all(&to);
+    let mut stack = vec![(from, to.clone())];
+    while let Some((from, to)) = stack.pop() {
+        std::fs::create_dir_all(&to).unwrap();
+        for entry in std::fs::read_dir(&from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                stack.push((entry.path(), target));
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    to
+}
+
+#[test]
+fn check_and_releases_agree_on_a_saved_model_whose_variables_are_deleted() {
+    let dir = copy_of_saved_model("specimens/cases/tf2_scale");
+    let path = dir.to_str().unwrap();
+    // With its variables, TensorFlow 2.21 loads it.
+    let output = run(&["check", path, "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let json = json_of(&output);
+    assert_eq!(json["accepted"], true);
+    assert_eq!(json["load"]["release"], "2.21.0");
+    assert_eq!(json["load"]["accepted"], true);
+
+    std::fs::remove_dir_all(dir.join("variables")).unwrap();
+    let releases = run(&["releases", path, "--json"]);
+    assert_eq!(releases.status.code(), Some(1));
+    let releases = json_of(&releases);
+    assert_eq!(releases["oldest_release"], Value::Null);
+    let newest = releases["releases"].as_array().unwrap().last().unwrap();
+    assert_eq!(newest["release"], "2.21.0");
+
+    let output = run(&["check", path, "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let json = json_of(&output);
+    assert_eq!(json["accepted"], false);
+    // Its versions and ops are fine: what refuses it is the restore of its variables.
+    assert_eq!(json["graphs"][0]["accepted"], true);
+    let missing = format!(
+        "Unsuccessful TensorSliceReader constructor: Failed to find any matching files for \
+         {path}/variables/variables"
+    );
+    assert!(
+        json["error"].as_str().unwrap().starts_with(&missing),
+        "{json}"
+    );
+    assert_eq!(json["error"], newest["errors"][0]);
+    assert_eq!(json["load"]["error_class"], "FileNotFoundError");
+    assert_eq!(json["load"]["error_class"], newest["error_class"]);
+    assert_eq!(json["load"]["loader"], "saved_model_load");
+
+    let text = run(&["check", path]);
+    assert_eq!(text.status.code(), Some(1));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "loading: tf.saved_model.load in TensorFlow 2.21.0 refuses it: FileNotFoundError: \
+             {missing}\nverdict: rejected\n"
+        )),
+        "{text}"
+    );
+
+    // Another consumer than a release's is judged on its versions and ops alone, and says so.
+    let output = run(&["check", path, "--consumer", "2500"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("loading: not replayed"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_other_tools_files_are_named_with_the_tool_that_reads_them() {
+    // A TensorFlow Lite model: a FlatBuffer whose root offset is followed by `TFL3`. Read as
+    // protobuf, its bytes would be "an end-group tag ends no group".
+    let mut tflite = vec![0x1c, 0, 0, 0, b'T', b'F', b'L', b'3'];
+    tflite.extend([
+        0x14, 0, 0x20, 0, 0x1c, 0, 0x18, 0, 0x0c, 0, 0x04, 0, 0, 0, 0, 0,
+    ]);
+    let model = temp_file("model.tflite", &tflite);
+    // This very binary is an ELF shared object, as a PluggableDevice plugin is.
+    let elf = env!("CARGO_BIN_EXE_graphdef-versions");
+    for (path, said) in [
+        (
+            model.to_str().unwrap(),
+            "this is a TensorFlow Lite model, not a GraphDef or SavedModel; tflite-opver reads it",
+        ),
+        (
+            elf,
+            "this is a shared library, not a GraphDef or SavedModel; se-abi plugin-check reads it",
+        ),
+    ] {
+        for command in ["check", "releases"] {
+            let output = run(&[command, path]);
+            assert_eq!(output.status.code(), Some(2), "{command} {path}");
+            let stderr = assert_prefixed(&output);
+            assert!(stderr.ends_with(&format!(": {said}\n")), "{stderr}");
+        }
+    }
 }

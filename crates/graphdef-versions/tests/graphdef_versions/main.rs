@@ -13,6 +13,7 @@ mod cli;
 mod history;
 mod hostile;
 mod large_graphs;
+mod layout;
 mod matrix;
 mod oracle;
 mod playbooks;

@@ -22,9 +22,9 @@ use clap::{Args, Parser, Subcommand};
 use graphdef_versions::Date;
 use graphdef_versions::schema::BundleHeaderProto;
 use graphdef_versions::{
-    CHECKPOINT, CheckReport, Constants, Consumer, Error, GRAPH_DEF, GraphCheck, Kind, Loader,
-    MAX_MESSAGE_LEN, Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, TF_VERSION, Version,
-    check_file, history, looks_like_index, read_checkpoint_header,
+    CHECKPOINT, CheckReport, Constants, Consumer, Error, GRAPH_DEF, GraphCheck, LoadError, Loader,
+    MAX_MESSAGE_LEN, Registry, ReleaseJudge, ReleaseNumber, ReleaseReport, Scheme, TF_VERSION,
+    TfRelease, Version, check_file, history, looks_like_index, model_file, read_checkpoint_header,
 };
 use serde_json::{Value, json};
 
@@ -146,13 +146,9 @@ enum CliError {
         path.display()
     )]
     NotAFile { path: PathBuf, what: &'static str },
-    /// A directory without a `saved_model.pb`, in TensorFlow's words (`loader_impl.py`).
-    #[error(
-        "{} is not a SavedModel directory: SavedModel file does not exist at: {}/{{saved_model.pbtxt|saved_model.pb}}",
-        dir.display(),
-        dir.display()
-    )]
-    NoSavedModel { dir: PathBuf },
+    /// The path names nothing the library can read as a model (it says why, and names it).
+    #[error(transparent)]
+    File(Error),
     /// The bytes are not a GraphDef or SavedModel.
     #[error("cannot read {} as a GraphDef or SavedModel", path.display())]
     Input {
@@ -222,15 +218,16 @@ fn print_json(value: &Value) -> Result<(), CliError> {
 }
 
 fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
-    let path = match saved_model_file(&resolve_prefix(&args.file)) {
+    let named = resolve_prefix(&args.file);
+    let path = match model_file(&named) {
         Ok(path) => path,
-        Err(error) => return unreadable(args, error),
+        Err(error) => return unreadable(args, CliError::File(error.into())),
     };
     let bytes = match read_input(&path, MAX_MESSAGE_LEN as u64) {
         Ok(bytes) => bytes,
         Err(error) => return unreadable(args, error),
     };
-    let empty = empty_file_warning(&path, &bytes);
+    let empty = empty_file_warning(&path);
     if looks_like_index(&bytes) {
         return check_checkpoint(args, &path, &bytes);
     }
@@ -242,17 +239,34 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
             return unreadable(args, error);
         }
     };
+    // A consumer that is one of the ten releases loads the file as that release's loader does:
+    // the same steps `releases` replays (the ops, the functions, a SavedModel's objects and
+    // variables), once the versions and deprecations let it through.
+    let release = TfRelease::all().find(|release| release.consumer(Scheme::GraphDef) == consumer);
+    let load = match release.filter(|_| report.accepted()) {
+        None => None,
+        Some(release) => match ReleaseJudge::new().only(release).judge_path(&named) {
+            Ok(judged) => Some(judged),
+            Err(source) => return unreadable(args, CliError::Input { path, source }),
+        },
+    };
+    let load = load.as_ref().map(|judged| Load {
+        release: judged.verdicts()[0].release(),
+        loader: judged.loader(),
+        error: judged.verdicts()[0].errors().first(),
+    });
+    let accepted = report.accepted() && load.as_ref().is_none_or(|load| load.error.is_none());
     let file = args.file.display().to_string();
     if args.json {
-        let mut json = check_json(&file, &consumer, &report);
+        let mut json = check_json(&file, &consumer, &report, load.as_ref());
         if let (Some(warning), Some(Value::Array(warnings))) = (&empty, json.get_mut("warnings")) {
             warnings.insert(0, Value::String(warning.clone()));
         }
         print_json(&json)?;
     } else {
-        print(&check_text(&file, &consumer, &report))?;
+        print(&check_text(&file, &consumer, &report, load.as_ref()))?;
     }
-    Ok(if report.accepted() {
+    Ok(if accepted {
         Outcome::Accepted
     } else {
         Outcome::Rejected
@@ -260,32 +274,24 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
 }
 
 fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
-    let mut empty = None;
-    let report = saved_model_file(&args.path).and_then(|path| {
-        let bytes = read_input(&path, MAX_MESSAGE_LEN as u64)?;
-        empty = empty_file_warning(&path, &bytes);
-        let judge = match &args.host {
-            Some(host) => ReleaseJudge::with_host(host.clone()),
-            None => ReleaseJudge::new(),
-        };
-        // A SavedModel is judged with the variables beside it, as TensorFlow loads its
-        // directory: the one given, or the one holding the saved_model.pb given.
-        // A file that starts with a node (field 1, length-delimited: a tag byte 0x0a) is a
-        // GraphDef or nothing readable; only another start is worth the pass over the whole
-        // file that tells the kinds apart.
-        let starts_with_node = bytes.first() == Some(&0x0a);
-        let judged = if !starts_with_node && Kind::detect(&bytes) == Ok(Kind::SavedModel) {
-            let dir = if args.path.is_dir() {
-                args.path.as_path()
-            } else {
-                path.parent().unwrap_or(Path::new(""))
-            };
-            judge.judge_saved_model(&bytes, dir)
-        } else {
-            judge.judge(&bytes)
-        };
-        judged.map_err(|source| CliError::Input { path, source })
+    let judge = match &args.host {
+        Some(host) => ReleaseJudge::with_host(host.clone()),
+        None => ReleaseJudge::new(),
+    };
+    // The library reads the path (a SavedModel's directory or a file) and tells its kind.
+    let report = judge.judge_path(&args.path).map_err(|source| match source {
+        Error::File(_) => CliError::File(source),
+        source => CliError::Input {
+            path: model_file(&args.path).unwrap_or_else(|_| args.path.clone()),
+            source,
+        },
     });
+    let empty = match &report {
+        Ok(_) => model_file(&args.path)
+            .ok()
+            .and_then(|file| empty_file_warning(&file)),
+        Err(_) => None,
+    };
     let report = match report {
         Ok(report) => report,
         Err(error) if args.json => {
@@ -332,10 +338,7 @@ fn releases_json(file: &str, report: &ReleaseReport) -> Value {
 
 fn releases_text(file: &str, report: &ReleaseReport) -> String {
     let mut out = String::new();
-    let how = match report.loader() {
-        Loader::ImportGraphDef => "tf.graph_util.import_graph_def",
-        _ => "tf.saved_model.load",
-    };
+    let how = python_call(report.loader());
     let _ = writeln!(out, "{file}: as {how} loads it");
     for verdict in report.verdicts() {
         let name = verdict.release().name();
@@ -364,27 +367,11 @@ fn releases_text(file: &str, report: &ReleaseReport) -> String {
     out
 }
 
-/// The file a path names: a SavedModel directory's `saved_model.pb` (the file
-/// `tf.saved_model.load` reads in it), or the path itself.
-fn saved_model_file(path: &Path) -> Result<PathBuf, CliError> {
-    if !path.is_dir() {
-        return Ok(path.to_owned());
-    }
-    let file = path.join("saved_model.pb");
-    if file.exists() {
-        Ok(file)
-    } else {
-        Err(CliError::NoSavedModel {
-            dir: path.to_owned(),
-        })
-    }
-}
-
 /// For a file of 0 bytes, a warning, also written to stderr at once: TensorFlow reads it as an
 /// empty GraphDef, which any release loads, so the tool accepts it; but such a file is more
 /// often a download or a copy that failed than a graph.
-fn empty_file_warning(path: &Path, bytes: &[u8]) -> Option<String> {
-    if !bytes.is_empty() {
+fn empty_file_warning(path: &Path) -> Option<String> {
+    if std::fs::metadata(path).map_or(true, |metadata| metadata.len() != 0) {
         return None;
     }
     let warning = format!(
@@ -544,7 +531,28 @@ fn endianness(header: &BundleHeaderProto) -> String {
     }
 }
 
-fn check_text(file: &str, consumer: &Consumer, report: &CheckReport) -> String {
+/// What the consumer's release did when it loaded the file, replayed as `releases` replays it.
+struct Load<'a> {
+    release: TfRelease,
+    loader: Loader,
+    /// The error it raises; `None` when it loads the file.
+    error: Option<&'a LoadError>,
+}
+
+/// How the loader is called, in the user's Python.
+fn python_call(loader: Loader) -> &'static str {
+    match loader {
+        Loader::ImportGraphDef => "tf.graph_util.import_graph_def",
+        _ => "tf.saved_model.load",
+    }
+}
+
+fn check_text(
+    file: &str,
+    consumer: &Consumer,
+    report: &CheckReport,
+    load: Option<&Load<'_>>,
+) -> String {
     let mut text = String::new();
     // Writing to a String cannot fail.
     let _ = writeln!(text, "{file}: {}", report.kind.as_str());
@@ -593,11 +601,38 @@ fn check_text(file: &str, consumer: &Consumer, report: &CheckReport) -> String {
             Some(error) => writeln!(text, "  verdict: rejected: {error}"),
         };
     }
+    let _ = match load {
+        Some(load) => {
+            let how = python_call(load.loader);
+            let name = load.release.name();
+            match load.error {
+                None => writeln!(text, "loading: {how} in TensorFlow {name} loads it"),
+                Some(error) => writeln!(
+                    text,
+                    "loading: {how} in TensorFlow {name} refuses it: {}: {}\nverdict: rejected",
+                    error.python_class(),
+                    error.message().lines().next().unwrap_or_default()
+                ),
+            }
+        }
+        None if report.accepted() => writeln!(
+            text,
+            "loading: not replayed: the consumer is none of TensorFlow 2.12 to 2.21 (`releases` \
+             replays their loaders)"
+        ),
+        None => Ok(()),
+    };
     text
 }
 
 /// The `check --json` object; the README lists its keys.
-fn check_json(file: &str, consumer: &Consumer, report: &CheckReport) -> Value {
+fn check_json(
+    file: &str,
+    consumer: &Consumer,
+    report: &CheckReport,
+    load: Option<&Load<'_>>,
+) -> Value {
+    let load_error = load.and_then(|load| load.error);
     let versions = report
         .graphs
         .first()
@@ -627,9 +662,12 @@ fn check_json(file: &str, consumer: &Consumer, report: &CheckReport) -> Value {
         "producer": versions.producer,
         "min_consumer": versions.min_consumer,
         "bad_consumers": versions.bad_consumers,
-        "accepted": report.accepted(),
+        "accepted": report.accepted() && load_error.is_none(),
         "unreadable": false,
-        "error": report.first_error().map(ToString::to_string),
+        "error": report
+            .first_error()
+            .map(ToString::to_string)
+            .or_else(|| load_error.map(|error| error.message().to_string())),
         "deprecated_ops": deprecated_ops,
         "warnings": warnings,
         "consumer": {
@@ -638,6 +676,13 @@ fn check_json(file: &str, consumer: &Consumer, report: &CheckReport) -> Value {
             "tf_version": consumer.tf_version(),
         },
         "graphs": report.graphs.iter().map(graph_json).collect::<Vec<_>>(),
+        "load": load.map(|load| json!({
+            "release": load.release.name(),
+            "loader": load.loader.as_str(),
+            "accepted": load.error.is_none(),
+            "error_class": load.error.map(LoadError::python_class),
+            "error": load.error.map(LoadError::message),
+        })),
     })
 }
 
