@@ -1,8 +1,12 @@
 //! The input file, memory-mapped read-only after its size was checked.
 //!
-//! A GraphDef can be hundreds of megabytes, and the library reads only a few bytes of most of
-//! it (the versions, each node's op): mapping the file lets the kernel hand over its pages as
-//! they are read, with no buffer allocated, cleared and filled first.
+//! The tool reads a few parts of what may be a large file; mapping it lets the kernel hand over
+//! the pages that are read, with no buffer allocated, cleared and filled first. Why this tool
+//! maps its input, and its limit, are said where it calls [`read_input`].
+//!
+//! This file is the same in the command-line tools of graphdef-versions, tflite-opver and
+//! ifrt-serdes: the crates stay independent, so each keeps its own copy, and a test
+//! (`xtask/tests/alike.rs`) fails when the copies differ.
 
 use std::fs::File;
 use std::ops::Deref;
@@ -30,34 +34,19 @@ impl Deref for Input {
 /// a directory, or anything else that is not a regular file (a pipe or a device cannot be
 /// mapped).
 ///
-/// The kind of file is checked before it is opened: opening a named pipe that no process
-/// writes to waits for a writer forever.
+/// The path's type is checked *before* it is opened: opening a named pipe that no process
+/// writes to blocks until one does, so the tool would hang instead of refusing it.
 pub(crate) fn read_input(path: &Path, max: u64) -> Result<Input, CliError> {
     let cannot_read = |source| CliError::Read {
         path: path.to_owned(),
         source,
     };
-    let not_a_file = |metadata: &std::fs::Metadata| {
-        let what = if metadata.is_dir() {
-            "a directory"
-        } else {
-            "a pipe, socket or device"
-        };
-        CliError::NotAFile {
-            path: path.to_owned(),
-            what,
-        }
-    };
-    let metadata = std::fs::metadata(path).map_err(cannot_read)?;
-    if !metadata.is_file() {
-        return Err(not_a_file(&metadata));
-    }
+    refuse_non_file(path, &std::fs::metadata(path).map_err(cannot_read)?)?;
     let file = File::open(path).map_err(cannot_read)?;
-    // The path may name another file by now: what counts is the one opened.
+    // Checked again on the opened file: another process may have put something else at the
+    // path since.
     let metadata = file.metadata().map_err(cannot_read)?;
-    if !metadata.is_file() {
-        return Err(not_a_file(&metadata));
-    }
+    refuse_non_file(path, &metadata)?;
     let len = metadata.len();
     if len > max {
         return Err(CliError::TooLarge {
@@ -69,20 +58,37 @@ pub(crate) fn read_input(path: &Path, max: u64) -> Result<Input, CliError> {
     if len == 0 {
         return Ok(Input { map: None });
     }
-    // `len <= max`, and `max` is at most protobuf's 2 GiB limit, so it fits in `usize` on every
-    // platform this tool builds for; a failed conversion reads as an I/O error all the same.
+    // `len <= max`, a limit each tool sets far below `usize::MAX` on the 64-bit platforms it
+    // builds for; a failed conversion reads as an I/O error all the same.
     let map_len =
         usize::try_from(len).map_err(|_| cannot_read(std::io::ErrorKind::FileTooLarge.into()))?;
     // SAFETY: `Mmap::map` is unsafe because the mapped file may change while it is mapped: if
     // another process truncates it, reading the lost pages raises SIGBUS; if it rewrites it, we
     // read torn bytes that change under us. We accept that hazard as ripgrep, git and other
-    // read-only CLI tools do for their input: this tool maps a file it was asked to read,
-    // maps it read-only, never writes through the map (anything it writes goes through
-    // `std::fs`), and keeps the map only for one run. The library validates every byte it reads
-    // (bounds, lengths, UTF-8) on each read, so bytes that change mid-run give a wrong verdict
-    // or a typed error, never undefined behavior in our code. The map is exactly the `len`
-    // bytes checked against `max` above, even if the file grows after that check.
+    // read-only CLI tools do for their input: this tool maps a file it was asked to read, maps
+    // it read-only, never writes through the map (whatever it writes, it writes with `std::fs`
+    // from a buffer of its own after dropping the map, even when the output is the input file
+    // itself), and keeps the map only for one run. The library validates every byte it reads
+    // (bounds, offsets, lengths, UTF-8) at the moment it reads it, so bytes that change mid-run
+    // give a wrong answer or a typed error, never undefined behavior in our code. The map is
+    // exactly the `len` bytes checked against `max` above, even if the file grows after that
+    // check.
     #[allow(unsafe_code)]
     let map = unsafe { MmapOptions::new().len(map_len).map(&file) }.map_err(cannot_read)?;
     Ok(Input { map: Some(map) })
+}
+
+/// Refuses a directory, a pipe, a socket or a device: only a regular file is read.
+fn refuse_non_file(path: &Path, metadata: &std::fs::Metadata) -> Result<(), CliError> {
+    if metadata.is_file() {
+        return Ok(());
+    }
+    Err(CliError::NotAFile {
+        path: path.to_owned(),
+        what: if metadata.is_dir() {
+            "a directory"
+        } else {
+            "a pipe, socket or device"
+        },
+    })
 }

@@ -11,9 +11,10 @@
 //! Every message on stderr starts with `graphdef-versions: `.
 
 mod input;
+mod outcome;
 
 use std::fmt::Write as _;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
@@ -29,6 +30,7 @@ use graphdef_versions::{
 use serde_json::{Value, json};
 
 use crate::input::read_input;
+use crate::outcome::{Outcome, chain, exit_code, print, print_json};
 
 /// The binary's name, which starts every message it writes to stderr.
 const TOOL: &str = "graphdef-versions";
@@ -115,14 +117,6 @@ fn release_name(text: &str) -> Result<String, Error> {
     Ok(text.to_string())
 }
 
-/// What a run concluded; the exit code follows from it.
-enum Outcome {
-    /// Exit 0: done, accepted, compatible.
-    Accepted,
-    /// Exit 1: the input was read fine and is refused / incompatible / would not load.
-    Rejected,
-}
-
 /// Why a run could not conclude: exit 2.
 #[derive(Debug, thiserror::Error)]
 enum CliError {
@@ -172,6 +166,10 @@ enum CliError {
     Output(#[source] io::Error),
 }
 
+fn main() -> ExitCode {
+    exit_code(run(Cli::parse()))
+}
+
 fn run(cli: Cli) -> Result<Outcome, CliError> {
     match cli.command {
         Command::Check(args) => check(&args),
@@ -180,49 +178,15 @@ fn run(cli: Cli) -> Result<Outcome, CliError> {
     }
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(Outcome::Accepted) => ExitCode::SUCCESS,
-        Ok(Outcome::Rejected) => ExitCode::from(1),
-        Err(error) => {
-            eprintln!("{TOOL}: {}", chain(&error));
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// An error and its `source()` chain on one line, joined with ": ".
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
-/// Writes `text` to stdout.
-fn print(text: &str) -> Result<(), CliError> {
-    io::stdout()
-        .lock()
-        .write_all(text.as_bytes())
-        .map_err(CliError::Output)
-}
-
-/// Writes one JSON object and a newline to stdout.
-fn print_json(value: &Value) -> Result<(), CliError> {
-    print(&format!("{value}\n"))
-}
-
 fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     let named = resolve_prefix(&args.file);
     let path = match model_file(&named) {
         Ok(path) => path,
         Err(error) => return unreadable(args, CliError::File(error.into())),
     };
+    // A GraphDef can be hundreds of megabytes, and the library reads only a few bytes of most
+    // of it (the versions, each node's op): mapping the file lets the kernel hand over its pages
+    // as they are read, with no buffer allocated, cleared and filled first.
     let bytes = match read_input(&path, MAX_MESSAGE_LEN as u64) {
         Ok(bytes) => bytes,
         Err(error) => return unreadable(args, error),
