@@ -41,6 +41,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The data this script reads and writes: the crate's tests/data/wild/.
+DATA = os.path.join(HERE, "..", "..", "tests", "data", "wild")
 RELEASES = ["2.12.1", "2.13.1", "2.14.1", "2.15.1", "2.16.2",
             "2.17.1", "2.18.1", "2.19.1", "2.20.0", "2.21.0"]
 STDERR_TAIL = 2000
@@ -251,7 +253,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--venvs", help="folder of the tf-<R> venvs (a missing one is made)")
     p.add_argument("--releases", nargs="+", default=RELEASES)
-    p.add_argument("--cases", default=os.path.join(HERE, "cases.json"))
+    p.add_argument("--cases", default=os.path.join(DATA, "cases.json"))
     p.add_argument("--set", choices=["kept", "external"], default="kept",
                    help="kept: the files under cases/; external: the ones named in cases.json but not kept")
     p.add_argument("--root", help="folder holding the cases (default: cases/ beside this script)")
@@ -289,7 +291,7 @@ def main():
     if args.root is None:
         if args.set == "external":
             p.error("--set external needs --root: the folder you copied the external cases into")
-        args.root = os.path.join(HERE, "cases")
+        args.root = os.path.join(DATA, "cases")
     args.root = os.path.abspath(args.root)
     missing = [c["case"] for c in cases if not os.path.exists(os.path.join(args.root, c["case"]))]
     if missing:
@@ -306,7 +308,7 @@ def main():
             f.write("\n")
         return
 
-    out = args.out or os.path.join(HERE, "verdicts.json" if args.set == "kept" else "external_verdicts.json")
+    out = args.out or os.path.join(DATA, "verdicts.json" if args.set == "kept" else "external_verdicts.json")
     verdicts = {}
     if os.path.exists(out):
         with open(out) as f:

@@ -26,6 +26,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The data this script reads and writes: the crate's tests/data/wild/.
+DATA = os.path.join(HERE, "..", "..", "tests", "data", "wild")
 
 
 def run_cli(cli, path, cwd, host):
@@ -158,7 +160,7 @@ def summary(verdict):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cli", required=True, help="the graphdef-versions binary")
-    p.add_argument("--cases", default=os.path.join(HERE, "cases.json"))
+    p.add_argument("--cases", default=os.path.join(DATA, "cases.json"))
     p.add_argument("--set", choices=["kept", "external"], default="kept")
     p.add_argument("--root")
     p.add_argument("--verdicts")
@@ -166,9 +168,9 @@ def main():
     p.add_argument("--json", help="write the disagreements here as JSON")
     p.add_argument("--markdown", help="write a table of the disagreements here")
     args = p.parse_args()
-    root = os.path.abspath(args.root or os.path.join(HERE, "cases"))
+    root = os.path.abspath(args.root or os.path.join(DATA, "cases"))
     cli = os.path.abspath(args.cli)
-    with open(args.verdicts or os.path.join(HERE, "verdicts.json" if args.set == "kept" else "external_verdicts.json")) as f:
+    with open(args.verdicts or os.path.join(DATA, "verdicts.json" if args.set == "kept" else "external_verdicts.json")) as f:
         verdicts = json.load(f)
     with open(args.cases) as f:
         cases = [c for c in json.load(f) if c["kept"] == (args.set == "kept") and c["case"] in verdicts]
