@@ -42,7 +42,7 @@ pub(super) struct Importer<'a> {
     pub(super) d: Dialect,
     host: &'a str,
     /// The library's functions by name.
-    pub(super) functions: HashMap<&'a str, &'a FunctionDef>,
+    pub(super) functions: HashMap<&'a str, &'a FunctionDef, RandomState>,
     library: Option<&'a FunctionDefLibrary>,
     /// Whether `loc:@NAME` colocation constraints must name a node of the graph: yes for
     /// `import_graph_def`, no for a function's body (`import_graph_def_for_function`,
@@ -51,7 +51,7 @@ pub(super) struct Importer<'a> {
     /// What instantiating each function with no attr values gave, once: Keras calls every
     /// layer's functions from several of the model's, and an instantiation instantiates its
     /// callees in turn (see [`Importer::instantiate`]).
-    pub(super) instantiated: RefCell<HashMap<&'a str, Result<(), Failure>>>,
+    pub(super) instantiated: RefCell<HashMap<&'a str, Result<(), Failure>, RandomState>>,
     /// How many instantiations were cut short by a recursive call or the depth limit: a
     /// result that depended on its callers is not kept.
     pub(super) cut_short: Cell<usize>,
@@ -78,7 +78,7 @@ impl<'a> Importer<'a> {
             functions,
             library,
             colocation: true,
-            instantiated: RefCell::new(HashMap::new()),
+            instantiated: RefCell::new(HashMap::default()),
             cut_short: Cell::new(0),
         }
     }
