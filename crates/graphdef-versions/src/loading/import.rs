@@ -33,6 +33,9 @@ use crate::schema::attr_value::Value;
 use crate::schema::op_def::ArgDef;
 use crate::schema::{AttrValue, FunctionDef, FunctionDefLibrary, NodeDef, OpDef};
 
+/// Function calls nest at most this deep while instantiating.
+const MAX_CALL_DEPTH: usize = 64;
+
 /// A node's input and output types.
 type Signature = Rc<(Vec<i32>, Vec<i32>)>;
 
@@ -42,7 +45,7 @@ pub(super) struct Importer<'a> {
     pub(super) d: Dialect,
     host: &'a str,
     /// The library's functions by name.
-    pub(super) functions: HashMap<&'a str, &'a FunctionDef>,
+    pub(super) functions: HashMap<&'a str, &'a FunctionDef, RandomState>,
     library: Option<&'a FunctionDefLibrary>,
     /// Whether `loc:@NAME` colocation constraints must name a node of the graph: yes for
     /// `import_graph_def`, no for a function's body (`import_graph_def_for_function`,
@@ -51,7 +54,7 @@ pub(super) struct Importer<'a> {
     /// What instantiating each function with no attr values gave, once: Keras calls every
     /// layer's functions from several of the model's, and an instantiation instantiates its
     /// callees in turn (see [`Importer::instantiate`]).
-    pub(super) instantiated: RefCell<HashMap<&'a str, Result<(), Failure>>>,
+    pub(super) instantiated: RefCell<HashMap<&'a str, Result<(), Failure>, RandomState>>,
     /// How many instantiations were cut short by a recursive call or the depth limit: a
     /// result that depended on its callers is not kept.
     pub(super) cut_short: Cell<usize>,
@@ -78,7 +81,7 @@ impl<'a> Importer<'a> {
             functions,
             library,
             colocation: true,
-            instantiated: RefCell::new(HashMap::new()),
+            instantiated: RefCell::new(HashMap::default()),
             cut_short: Cell::new(0),
         }
     }
@@ -195,317 +198,7 @@ impl<'a> Importer<'a> {
         }
         walk.finish()
     }
-}
 
-/// When an import walks every node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Walking {
-    /// Only when something can fail: to find what it refuses first.
-    WhenSomethingCanFail,
-    /// Always (the tests compare the two).
-    #[cfg(test)]
-    Always,
-}
-
-/// One import's way through a graph.
-struct Walk<'i, 'a, 'g> {
-    importer: &'i Importer<'a>,
-    graph: &'g ScannedGraph<'g>,
-    producer: Option<i32>,
-    /// Each form's input and output types, once a node of it has passed its form's checks.
-    passed: Vec<Option<Signature>>,
-    /// The back edges of the nodes made, kept for last (`AddBackEdges`): (source, slot,
-    /// destination, input).
-    back_edges: Vec<(u32, u32, u32, usize)>,
-}
-
-impl Walk<'_, '_, '_> {
-    fn passed(&self, n: u32) -> Option<&Signature> {
-        self.passed[self.graph.form_id(n).0 as usize].as_ref()
-    }
-
-    /// Makes node `n`, whose data inputs' sources were made before it unless they are back
-    /// edges, and checks it as `Convert` does, in its order.
-    fn make(&mut self, n: u32) -> Result<(), Failure> {
-        let graph = self.graph;
-        let form = graph.form_id(n);
-        let known = self.passed[form.0 as usize].clone();
-        // A node's name is read again from the file only for a message: a node of a form
-        // judged before needs it only when it is refused.
-        let name = if known.is_none() { graph.name(n) } else { "" };
-        if known.is_none() {
-            self.check_colocation(form, name)?;
-        }
-        // The first node made has no inputs: it needs no edges, which are made only past it.
-        let inputs: Vec<(usize, Edge)> = if graph.first_ready() == Some(n) {
-            Vec::new()
-        } else {
-            graph.edges().data(n).enumerate().collect()
-        };
-        let mut has_back_edge = false;
-        for &(k, edge) in &inputs {
-            if graph.order().is_back_edge(edge.source, n) {
-                has_back_edge = true;
-                continue;
-            }
-            let outputs = self.passed(edge.source).map_or(0, |s| s.1.len());
-            if edge.slot as usize >= outputs {
-                let (name, source) = (graph.name(n), graph.name(edge.source));
-                let mut message = format!(
-                    "Node '{name}': Connecting to invalid output {} of source node {source} \
-                     which has {outputs} outputs.",
-                    self.slot(n, k, edge)
-                );
-                let op = graph.form_of(edge.source).op;
-                if matches!(op, "If" | "StatelessIf" | "While" | "StatelessWhile") {
-                    message.push_str(
-                        " Try using tf.compat.v1.experimental.output_all_intermediates(True).",
-                    );
-                }
-                return Err(Failure::invalid(message));
-            }
-        }
-        if has_back_edge && !graph.is_merge(n) {
-            return Err(Failure::invalid(format!(
-                "Node '{}' had a back edge, but only Merge nodes can have back edges.",
-                graph.name(n)
-            )));
-        }
-        let signature = match &known {
-            Some(signature) => signature.clone(),
-            None => self.check_form_before_edges(form, name)?,
-        };
-        for &(k, edge) in &inputs {
-            if graph.order().is_back_edge(edge.source, n) {
-                self.back_edges.push((edge.source, edge.slot, n, k));
-                continue;
-            }
-            let source = self.passed(edge.source).cloned().unwrap_or_default();
-            self.make_edge(
-                edge.source,
-                &source.1,
-                self.slot(n, k, edge),
-                n,
-                &signature.0,
-                k,
-            )?;
-        }
-        if known.is_none() {
-            self.check_form_after_edges(form, name, &signature)?;
-            self.passed[form.0 as usize] = Some(signature);
-        }
-        Ok(())
-    }
-
-    /// The slot of data input `k` of node `n`.
-    fn slot(&self, n: u32, k: usize, edge: Edge) -> usize {
-        self.graph.edges().slot(n, k, edge)
-    }
-
-    /// `ValidateColocationConstraints`: `loc:@NAME` in `_class` must name a node of the graph.
-    fn check_colocation(&self, form: FormId, name: &str) -> Result<(), Failure> {
-        if !self.importer.colocation {
-            return Ok(());
-        }
-        let form = self.graph.forms().get(form);
-        for target in &form.colocated_with {
-            if !self.graph.colocated_with(target) {
-                let target = String::from_utf8_lossy(target);
-                return Err(Failure::invalid(format!(
-                    "Node '{name}' expects to be colocated with unknown node '{target}'"
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// What `Convert` checks of a node of `form`, named `name`, before its edges: the op
-    /// lookup, `ValidateNodeDef` and the op's deprecation; the node's types.
-    fn check_form_before_edges(&self, form: FormId, name: &str) -> Result<Signature, Failure> {
-        let form = self.graph.forms().get(form);
-        let op = self.importer.lookup(form.op)?;
-        let node = form.node();
-        let attrs = with_defaults(&node, op);
-        validate_node_def(
-            &self.importer.d,
-            name,
-            op,
-            &attrs,
-            form.data_inputs as usize,
-        )?;
-        let types = in_out_types(&attrs, op).map_err(Failure::invalid)?;
-        if let Some(producer) = self.producer {
-            check_deprecation(op, producer)?;
-        }
-        Ok(Rc::new(types))
-    }
-
-    /// What `Convert` checks of a node of `form`, named `name`, after its edges: the functions
-    /// it calls, instantiated as shape inference does, and `_output_shapes`.
-    fn check_form_after_edges(
-        &self,
-        form: FormId,
-        name: &str,
-        signature: &Signature,
-    ) -> Result<(), Failure> {
-        let importer = self.importer;
-        let form = self.graph.forms().get(form);
-        let node = form.node();
-        let calls = importer.functions.contains_key(form.op)
-            || form.op == "PartitionedCall"
-            || form.op == "StatefulPartitionedCall";
-        if calls {
-            let attrs = with_defaults(&node, importer.lookup(form.op)?);
-            if let Some((function, call_attrs)) = importer.called_function(&node, &attrs) {
-                importer.instantiate(function, &call_attrs, &mut Vec::new())?;
-            }
-        }
-        let outputs = signature.1.len();
-        let shapes = node.attr.get("_output_shapes");
-        if let Some(Value::List(list)) = shapes.and_then(|v| v.value.as_ref())
-            && list.shape.len() < outputs
-            && list.s.is_empty()
-            && list.i.is_empty()
-            && list.f.is_empty()
-            && list.b.is_empty()
-            && list.r#type.is_empty()
-            && list.tensor.is_empty()
-            && list.func.is_empty()
-        {
-            return Err(Failure::invalid(format!(
-                "Node '{name}' has {outputs} outputs but the _output_shapes attribute \
-                 specifies shapes for {} outputs",
-                list.shape.len()
-            )));
-        }
-        Ok(())
-    }
-
-    /// Whether the rest of the import cannot fail: the graph's shape holds (no cycle, back
-    /// edges only into Merges), every form passes its checks, and every edge joins an output
-    /// and an input whose types agree. Each form is judged by its first node, as any node of
-    /// it would be.
-    fn nothing_can_fail(&mut self) -> bool {
-        let graph = self.graph;
-        if graph.refused_for_its_shape() {
-            return false;
-        }
-        for (id, form) in graph.forms().iter() {
-            if self.passed[id.0 as usize].is_some() {
-                continue;
-            }
-            let node = form.node();
-            let name = node.name.as_str();
-            let checked = self.check_colocation(id, name).and_then(|()| {
-                let signature = self.check_form_before_edges(id, name)?;
-                self.check_form_after_edges(id, name, &signature)?;
-                Ok(signature)
-            });
-            match checked {
-                Ok(signature) => self.passed[id.0 as usize] = Some(signature),
-                Err(_) => return false,
-            }
-        }
-        let (forms, edges) = (graph.forms_of(), graph.edges());
-        let passed = |n: u32| self.passed[forms[n as usize].0 as usize].as_ref();
-        (0..graph.len() as u32).all(|n| {
-            let Some(inputs) = passed(n).map(|s| &s.0) else {
-                return false;
-            };
-            edges.data(n).enumerate().all(|(k, edge)| {
-                let outputs = passed(edge.source).map_or(&[][..], |s| &s.1[..]);
-                match (outputs.get(edge.slot as usize), inputs.get(k)) {
-                    (Some(&actual), Some(&expected)) => types_compatible(expected, actual),
-                    _ => false,
-                }
-            })
-        })
-    }
-
-    /// The end of `Convert`: every node made, then `AddBackEdges`.
-    fn finish(&self) -> Result<(), Failure> {
-        let never_made = self.graph.order().never_made();
-        if never_made > 0 {
-            return Err(Failure::invalid(format!("{never_made} nodes in a cycle")));
-        }
-        for &(source, slot, dst, k) in &self.back_edges {
-            let edge = Edge { source, slot };
-            let (Some(outputs), Some(inputs)) = (self.passed(source), self.passed(dst)) else {
-                continue;
-            };
-            self.make_edge(
-                source,
-                &outputs.1,
-                self.slot(dst, k, edge),
-                dst,
-                &inputs.0,
-                k,
-            )?;
-        }
-        Ok(())
-    }
-
-    /// `GraphConstructor::MakeEdge`: output `slot` of `source`, whose outputs are `outputs`,
-    /// to input `k` of `dst`, whose inputs are `inputs`: the types must agree.
-    fn make_edge(
-        &self,
-        source: u32,
-        outputs: &[i32],
-        slot: usize,
-        dst: u32,
-        inputs: &[i32],
-        k: usize,
-    ) -> Result<(), Failure> {
-        let d = &self.importer.d;
-        // The names are read again from the file only for a message.
-        let name = |n| self.graph.name(n);
-        let Some(&actual) = outputs.get(slot) else {
-            return Err(Failure::invalid(format!(
-                "Output {slot} of node {} does not exist. Node only has {} outputs.",
-                name(source),
-                outputs.len()
-            )));
-        };
-        let Some(&expected) = inputs.get(k) else {
-            return Err(Failure::invalid(format!(
-                "Input {k} of node {} does not exist. Node only has {} inputs.",
-                name(dst),
-                inputs.len()
-            )));
-        };
-        if !types_compatible(expected, actual) {
-            return Err(Failure::invalid(format!(
-                "Input {k} of node {} was passed {} from {}:{slot} incompatible with \
-                 expected {}.",
-                name(dst),
-                d.dtype_string(actual),
-                name(source),
-                d.dtype_string(expected)
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// `CheckOpDeprecation` (`op_def_util.cc`).
-fn check_deprecation(op: &OpDef, producer: i32) -> Result<(), Failure> {
-    match &op.deprecation {
-        Some(dep) if producer >= dep.version => Err(Failure {
-            code: Code::Unimplemented,
-            message: format!(
-                "Op {} is not available in GraphDef version {producer}. It has been removed in \
-                 version {}. {}.",
-                op.name, dep.version, dep.explanation
-            ),
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// Function calls nest at most this deep while instantiating.
-const MAX_CALL_DEPTH: usize = 64;
-
-impl<'a> Importer<'a> {
     /// The function a node calls, and the attrs it calls it with (`IsFunctionCall` and
     /// `NameAndAttrsFromFunctionCall`): the node's op when that is a library function, or the
     /// `f` attr of `PartitionedCall`/`StatefulPartitionedCall`. None when the call disables
@@ -845,6 +538,311 @@ impl<'a> Importer<'a> {
             nodes.push(node);
         }
         Ok(nodes)
+    }
+}
+
+/// When an import walks every node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walking {
+    /// Only when something can fail: to find what it refuses first.
+    WhenSomethingCanFail,
+    /// Always (the tests compare the two).
+    #[cfg(test)]
+    Always,
+}
+
+/// One import's way through a graph.
+struct Walk<'i, 'a, 'g> {
+    importer: &'i Importer<'a>,
+    graph: &'g ScannedGraph<'g>,
+    producer: Option<i32>,
+    /// Each form's input and output types, once a node of it has passed its form's checks.
+    passed: Vec<Option<Signature>>,
+    /// The back edges of the nodes made, kept for last (`AddBackEdges`): (source, slot,
+    /// destination, input).
+    back_edges: Vec<(u32, u32, u32, usize)>,
+}
+
+impl Walk<'_, '_, '_> {
+    fn passed(&self, n: u32) -> Option<&Signature> {
+        self.passed[self.graph.form_id(n).0 as usize].as_ref()
+    }
+
+    /// Makes node `n`, whose data inputs' sources were made before it unless they are back
+    /// edges, and checks it as `Convert` does, in its order.
+    fn make(&mut self, n: u32) -> Result<(), Failure> {
+        let graph = self.graph;
+        let form = graph.form_id(n);
+        let known = self.passed[form.0 as usize].clone();
+        // A node's name is read again from the file only for a message: a node of a form
+        // judged before needs it only when it is refused.
+        let name = if known.is_none() { graph.name(n) } else { "" };
+        if known.is_none() {
+            self.check_colocation(form, name)?;
+        }
+        // The first node made has no inputs: it needs no edges, which are made only past it.
+        let inputs: Vec<(usize, Edge)> = if graph.first_ready() == Some(n) {
+            Vec::new()
+        } else {
+            graph.edges().data(n).enumerate().collect()
+        };
+        let mut has_back_edge = false;
+        for &(k, edge) in &inputs {
+            if graph.order().is_back_edge(edge.source, n) {
+                has_back_edge = true;
+                continue;
+            }
+            let outputs = self.passed(edge.source).map_or(0, |s| s.1.len());
+            if edge.slot as usize >= outputs {
+                let (name, source) = (graph.name(n), graph.name(edge.source));
+                let mut message = format!(
+                    "Node '{name}': Connecting to invalid output {} of source node {source} \
+                     which has {outputs} outputs.",
+                    self.slot(n, k, edge)
+                );
+                let op = graph.form_of(edge.source).op;
+                if matches!(op, "If" | "StatelessIf" | "While" | "StatelessWhile") {
+                    message.push_str(
+                        " Try using tf.compat.v1.experimental.output_all_intermediates(True).",
+                    );
+                }
+                return Err(Failure::invalid(message));
+            }
+        }
+        if has_back_edge && !graph.is_merge(n) {
+            return Err(Failure::invalid(format!(
+                "Node '{}' had a back edge, but only Merge nodes can have back edges.",
+                graph.name(n)
+            )));
+        }
+        let signature = match &known {
+            Some(signature) => signature.clone(),
+            None => self.check_form_before_edges(form, name)?,
+        };
+        for &(k, edge) in &inputs {
+            if graph.order().is_back_edge(edge.source, n) {
+                self.back_edges.push((edge.source, edge.slot, n, k));
+                continue;
+            }
+            let source = self.passed(edge.source).cloned().unwrap_or_default();
+            self.make_edge(
+                edge.source,
+                &source.1,
+                self.slot(n, k, edge),
+                n,
+                &signature.0,
+                k,
+            )?;
+        }
+        if known.is_none() {
+            self.check_form_after_edges(form, name, &signature)?;
+            self.passed[form.0 as usize] = Some(signature);
+        }
+        Ok(())
+    }
+
+    /// The slot of data input `k` of node `n`.
+    fn slot(&self, n: u32, k: usize, edge: Edge) -> usize {
+        self.graph.edges().slot(n, k, edge)
+    }
+
+    /// `ValidateColocationConstraints`: `loc:@NAME` in `_class` must name a node of the graph.
+    fn check_colocation(&self, form: FormId, name: &str) -> Result<(), Failure> {
+        if !self.importer.colocation {
+            return Ok(());
+        }
+        let form = self.graph.forms().get(form);
+        for target in &form.colocated_with {
+            if !self.graph.colocated_with(target) {
+                let target = String::from_utf8_lossy(target);
+                return Err(Failure::invalid(format!(
+                    "Node '{name}' expects to be colocated with unknown node '{target}'"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// What `Convert` checks of a node of `form`, named `name`, before its edges: the op
+    /// lookup, `ValidateNodeDef` and the op's deprecation; the node's types.
+    fn check_form_before_edges(&self, form: FormId, name: &str) -> Result<Signature, Failure> {
+        let form = self.graph.forms().get(form);
+        let op = self.importer.lookup(form.op)?;
+        let node = form.node();
+        let attrs = with_defaults(&node, op);
+        validate_node_def(
+            &self.importer.d,
+            name,
+            op,
+            &attrs,
+            form.data_inputs as usize,
+        )?;
+        let types = in_out_types(&attrs, op).map_err(Failure::invalid)?;
+        if let Some(producer) = self.producer {
+            check_deprecation(op, producer)?;
+        }
+        Ok(Rc::new(types))
+    }
+
+    /// What `Convert` checks of a node of `form`, named `name`, after its edges: the functions
+    /// it calls, instantiated as shape inference does, and `_output_shapes`.
+    fn check_form_after_edges(
+        &self,
+        form: FormId,
+        name: &str,
+        signature: &Signature,
+    ) -> Result<(), Failure> {
+        let importer = self.importer;
+        let form = self.graph.forms().get(form);
+        let node = form.node();
+        let calls = importer.functions.contains_key(form.op)
+            || form.op == "PartitionedCall"
+            || form.op == "StatefulPartitionedCall";
+        if calls {
+            let attrs = with_defaults(&node, importer.lookup(form.op)?);
+            if let Some((function, call_attrs)) = importer.called_function(&node, &attrs) {
+                importer.instantiate(function, &call_attrs, &mut Vec::new())?;
+            }
+        }
+        let outputs = signature.1.len();
+        let shapes = node.attr.get("_output_shapes");
+        if let Some(Value::List(list)) = shapes.and_then(|v| v.value.as_ref())
+            && list.shape.len() < outputs
+            && list.s.is_empty()
+            && list.i.is_empty()
+            && list.f.is_empty()
+            && list.b.is_empty()
+            && list.r#type.is_empty()
+            && list.tensor.is_empty()
+            && list.func.is_empty()
+        {
+            return Err(Failure::invalid(format!(
+                "Node '{name}' has {outputs} outputs but the _output_shapes attribute \
+                 specifies shapes for {} outputs",
+                list.shape.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether the rest of the import cannot fail: the graph's shape holds (no cycle, back
+    /// edges only into Merges), every form passes its checks, and every edge joins an output
+    /// and an input whose types agree. Each form is judged by its first node, as any node of
+    /// it would be.
+    fn nothing_can_fail(&mut self) -> bool {
+        let graph = self.graph;
+        if graph.refused_for_its_shape() {
+            return false;
+        }
+        for (id, form) in graph.forms().iter() {
+            if self.passed[id.0 as usize].is_some() {
+                continue;
+            }
+            let node = form.node();
+            let name = node.name.as_str();
+            let checked = self.check_colocation(id, name).and_then(|()| {
+                let signature = self.check_form_before_edges(id, name)?;
+                self.check_form_after_edges(id, name, &signature)?;
+                Ok(signature)
+            });
+            match checked {
+                Ok(signature) => self.passed[id.0 as usize] = Some(signature),
+                Err(_) => return false,
+            }
+        }
+        let (forms, edges) = (graph.forms_of(), graph.edges());
+        let passed = |n: u32| self.passed[forms[n as usize].0 as usize].as_ref();
+        (0..graph.len() as u32).all(|n| {
+            let Some(inputs) = passed(n).map(|s| &s.0) else {
+                return false;
+            };
+            edges.data(n).enumerate().all(|(k, edge)| {
+                let outputs = passed(edge.source).map_or(&[][..], |s| &s.1[..]);
+                match (outputs.get(edge.slot as usize), inputs.get(k)) {
+                    (Some(&actual), Some(&expected)) => types_compatible(expected, actual),
+                    _ => false,
+                }
+            })
+        })
+    }
+
+    /// The end of `Convert`: every node made, then `AddBackEdges`.
+    fn finish(&self) -> Result<(), Failure> {
+        let never_made = self.graph.order().never_made();
+        if never_made > 0 {
+            return Err(Failure::invalid(format!("{never_made} nodes in a cycle")));
+        }
+        for &(source, slot, dst, k) in &self.back_edges {
+            let edge = Edge { source, slot };
+            let (Some(outputs), Some(inputs)) = (self.passed(source), self.passed(dst)) else {
+                continue;
+            };
+            self.make_edge(
+                source,
+                &outputs.1,
+                self.slot(dst, k, edge),
+                dst,
+                &inputs.0,
+                k,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `GraphConstructor::MakeEdge`: output `slot` of `source`, whose outputs are `outputs`,
+    /// to input `k` of `dst`, whose inputs are `inputs`: the types must agree.
+    fn make_edge(
+        &self,
+        source: u32,
+        outputs: &[i32],
+        slot: usize,
+        dst: u32,
+        inputs: &[i32],
+        k: usize,
+    ) -> Result<(), Failure> {
+        let d = &self.importer.d;
+        // The names are read again from the file only for a message.
+        let name = |n| self.graph.name(n);
+        let Some(&actual) = outputs.get(slot) else {
+            return Err(Failure::invalid(format!(
+                "Output {slot} of node {} does not exist. Node only has {} outputs.",
+                name(source),
+                outputs.len()
+            )));
+        };
+        let Some(&expected) = inputs.get(k) else {
+            return Err(Failure::invalid(format!(
+                "Input {k} of node {} does not exist. Node only has {} inputs.",
+                name(dst),
+                inputs.len()
+            )));
+        };
+        if !types_compatible(expected, actual) {
+            return Err(Failure::invalid(format!(
+                "Input {k} of node {} was passed {} from {}:{slot} incompatible with \
+                 expected {}.",
+                name(dst),
+                d.dtype_string(actual),
+                name(source),
+                d.dtype_string(expected)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// `CheckOpDeprecation` (`op_def_util.cc`).
+fn check_deprecation(op: &OpDef, producer: i32) -> Result<(), Failure> {
+    match &op.deprecation {
+        Some(dep) if producer >= dep.version => Err(Failure {
+            code: Code::Unimplemented,
+            message: format!(
+                "Op {} is not available in GraphDef version {producer}. It has been removed in \
+                 version {}. {}.",
+                op.name, dep.version, dep.explanation
+            ),
+        }),
+        _ => Ok(()),
     }
 }
 

@@ -28,7 +28,11 @@
 //! 4. The feeds of a pruned signature become placeholders in an order that changes from run to
 //!    run, and placeholders for several outputs of one op are named `op`, `op_1`, `op_2`... in
 //!    that order: in `TF_Output NAME:0 appears more than once in the input list`, a `_k`
-//!    suffix of `NAME` is not compared.
+//!    suffix of `NAME` is not compared. (`lift_to_graph`, `tensorflow/python/eager/
+//!    lift_to_graph.py`, copies the sources `for s in sources`, an `ObjectIdentitySet` whose
+//!    set hashes each tensor by its `id()`, `tensorflow/python/util/object_identity.py`: the
+//!    order follows memory addresses. Six runs of 2.19.1 on `tfx_trainer_format_tfma` named
+//!    `StatefulPartitionedCall_6_16`, `_6_5`, `_6_7`, `_6_16`, `_6_9` and `_6`.)
 //! 5. Paths are the case's folder as each side was given it: the crate's are read from here.
 
 use std::path::Path;

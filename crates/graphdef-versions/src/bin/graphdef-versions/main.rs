@@ -50,7 +50,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Judge a binary GraphDef, a saved_model.pb or a checkpoint (its .index file or its
-    /// prefix), told apart by their bytes, as a consumer would.
+    /// prefix), told apart by their bytes, as a consumer would; a graph or SavedModel is then
+    /// loaded as the consumer's release loads it (TensorFlow 2.21 by default), as `releases`
+    /// replays it.
     Check(CheckArgs),
     /// Which TensorFlow releases (2.12 to 2.21) load a GraphDef or SavedModel, each refusal in
     /// that release's own words, and the oldest release that loads it.
