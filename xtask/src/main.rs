@@ -62,7 +62,8 @@ fn generators(root: &std::path::Path, args: &[OsString]) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(root)
-        .args(["run", "--quiet", "--package", "xtask-generators", "--"])
+        // Not `--quiet`: the generators' first build takes a minute or two, and shows it.
+        .args(["run", "--package", "xtask-generators", "--"])
         .args(args)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;

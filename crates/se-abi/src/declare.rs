@@ -86,7 +86,7 @@
 ///               at its locked offset 32: members are never removed, reordered or resized
 /// ```
 ///
-/// Each breaking edit gets a message naming the struct and the member (the crate's `tests/ui/`
+/// Each breaking edit gets a message naming the struct and the member (the compile-fail cases in `crates/se-abi/ui/tests/ui/`
 /// pins every one of them with its exact compiler output):
 ///
 /// | edit of the v3 header above | the lock says |

@@ -7,11 +7,14 @@
 //!   `.ci/run`);
 //! - `oracle`: TensorFlow's real layouts, release by release;
 //! - `elf`: plugins read as the dynamic loader reads them;
-//! - `ui`: the layout lock's compile errors, pinned by their messages;
 //! - `cli`: the `se-abi` tool's input handling, output and exit codes;
 //! - `verdicts`: `se-abi plugin-check` against real TensorFlow loading real plugins (the
 //!   example's builds, Intel's, Microsoft's);
 //! - `probes`: the same, for probe plugins that each break one thing.
+//!
+//! The layout lock's compile errors, pinned by their messages, are the `se-abi-ui` package
+//! (`crates/se-abi/ui/`): trybuild builds them with se-abi alone, not with these tests'
+//! dev-dependencies.
 
 mod common;
 
@@ -28,6 +31,6 @@ mod matrix;
 mod oracle;
 #[cfg(feature = "cli")]
 mod probes;
-mod ui;
+
 #[cfg(feature = "cli")]
 mod verdicts;

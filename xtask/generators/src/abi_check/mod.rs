@@ -11,8 +11,8 @@
 //! alignment, `since` and `deprecated`.
 //!
 //! **Every declared struct is found, with no list to keep**: [`discover`](discover::discover) reads
-//! se-abi's `src/`, `examples/` and `tests/` (not `tests/ui/`, whose cases are meant not to
-//! compile) for `versioned_struct!` invocations at module level, and a throw-away program built
+//! se-abi's `src/`, `examples/` and `tests/` (not the compile-fail cases of `ui/`, a package of
+//! their own, which are meant not to compile) for `versioned_struct!` invocations at module level, and a throw-away program built
 //! against se-abi (each file copied in as a module, with a function that prints its structs' member
 //! tables appended) prints their layouts. A declaration inside a function body cannot be named from
 //! outside; it is counted and reported, not checked.

@@ -7,12 +7,12 @@
 //! The `.stderr` files hold rustc 1.95's wording, which other Rust releases change (the E0080
 //! text of a failed `const` assertion did), so the test runs on 1.95 only and is reported as
 //! ignored elsewhere. To move it to another compiler, or after changing a message on purpose,
-//! re-record the files with `TRYBUILD=overwrite cargo test -p se-abi --test se_abi ui::`, review the diff,
-//! and update the version below.
+//! re-record the files with `TRYBUILD=overwrite cargo test -p se-abi-ui`, review the diff, and
+//! update the version below.
 
 #[rustversion::attr(
     not(stable(1.95)),
-    ignore = "the .stderr files hold rustc 1.95's messages; see tests/ui.rs to re-record them"
+    ignore = "the .stderr files hold rustc 1.95's messages; see crates/se-abi/ui/tests/layout_lock.rs to re-record them"
 )]
 #[test]
 fn layout_lock_errors_name_the_member() {
