@@ -397,10 +397,7 @@ mod tests {
             .collect();
         assert!(groups.contains(&"src/generated/tensorflow SP_AllocatorStats".to_string()));
         assert!(groups.contains(&"examples/tf_plugin/layouts/newer SP_Platform".to_string()));
-        assert!(
-            !groups.iter().any(|g| g.starts_with("ui/")),
-            "{groups:?}"
-        );
+        assert!(!groups.iter().any(|g| g.starts_with("ui/")), "{groups:?}");
     }
 
     #[test]
