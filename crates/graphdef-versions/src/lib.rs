@@ -86,6 +86,53 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
+// Module map, for contributors: each file under src/ and the concept it holds
+// (`xtask/tests/module_maps.rs` checks that it names every file; src/generated/ and the CLI in
+// src/bin/ aside).
+//
+// | File                         | Concept |
+// |------------------------------|---------|
+// | `lib.rs`                     | the crate root: the scheme taught, the public API re-exported; this map |
+// | `error.rs`                   | the crate's one error type and the families it groups |
+// | `version.rs`                 | version numbers, the two schemes, TensorFlow's constants |
+// | `consumer.rs`                | the consumer side: may this binary read this data? |
+// | `producer.rs`                | the producer side: stamping, banning buggy consumers, merging on import |
+// | `deprecation.rs`             | op deprecation by GraphDef version |
+// | `history.rs`                 | the history of GraphDef and checkpoint versions, by date (public module) |
+// | `policy.rs`                  | may a release move from one set of constants to the next? |
+// | `releases.rs`                | ten real releases (2.12 to 2.21): their constants and registered ops |
+// | `wire.rs`                    | the protobuf wire format: the crate's one field reader and writer |
+// | `sniff.rs`                   | a GraphDef's versions and ops read straight from its bytes |
+// | `artifact.rs`                | real files: a binary GraphDef or a `saved_model.pb`, told apart |
+// | `model_file.rs`              | the file a path names, as TensorFlow's loaders read it |
+// | `check.rs`                   | checking a file for one consumer: versions, then the loader |
+// | `checkpoint/mod.rs`          | checkpoints: the same scheme with its own numbers |
+// | `checkpoint/table.rs`        | a checkpoint `.index` file's table format, as far as its header |
+// | `loading/mod.rs`             | which releases load a graph: declares the parts below, re-exports |
+// | `loading/judge.rs`           | `ReleaseJudge`: each release's loader replayed on a file |
+// | `loading/report.rs`          | what a judgement says: loader, verdicts, report |
+// | `loading/alike.rs`           | releases that judge a graph alike, so one judgement serves them all |
+// | `loading/failure.rs`         | a release's refusal before Python raises it (`Failure`, `Code`) |
+// | `loading/scan.rs`            | one pass over a GraphDef's bytes (`ScannedGraph`) |
+// | `loading/node.rs`            | a NodeDef read in place: name, op, inputs, form key |
+// | `loading/index.rs`           | the node index: names, and what `BuildNodeIndex` checks |
+// | `loading/edges.rs`           | a graph's edges, and the order its importer makes its nodes in |
+// | `loading/forms.rs`           | node forms: what an importer judges of a node beside name and edges |
+// | `loading/validate.rs`        | what a release checks of a node against its op (`ValidateNodeDef`) |
+// | `loading/import.rs`          | one release's importer replayed (`GraphConstructor::Convert`) |
+// | `loading/graph.rs`           | a TF1 SavedModel's graph once imported (`ImportedGraph`) |
+// | `loading/load_order.rs`      | the order `tf.saved_model.load` restores a library's functions in |
+// | `loading/saved_model.rs`     | what `tf.saved_model.load` reads besides functions |
+// | `loading/restore.rs`         | the variables restored, checked against the checkpoint beside them |
+// | `loading/revive.rs`          | the revival of a TF2 SavedModel's Python objects |
+// | `loading/prune.rs`           | a TF1 signature pruned into a function, replayed |
+// | `loading/pruned.rs`          | the graph a TF1 signature is pruned into |
+// | `loading/shapes.rs`          | shape inference, as far as TF1 signatures need it |
+// | `loading/shape_fns.rs`       | the shape functions replayed, one per op |
+// | `loading/shape_fns/tests.rs` | the shape functions against what TensorFlow said of the same nodes |
+// | `loading/printing.rs`        | how TensorFlow prints ops, attrs and types in its messages |
+// | `loading/fingerprint.rs`     | TensorFlow's `Fingerprint64` |
+
 mod artifact;
 mod check;
 mod checkpoint;

@@ -131,6 +131,29 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unnameable_types)]
 
+// Module map, for contributors: each file under src/ and the concept it holds
+// (`xtask/tests/module_maps.rs` checks that it names every file; src/generated/ and the CLI in
+// src/bin/ aside).
+//
+// | File             | Concept |
+// |------------------|---------|
+// | `lib.rs`         | the crate root: the scheme taught, the public API re-exported; this map |
+// | `error.rs`       | the crate's one error type and the families it groups |
+// | `version.rs`     | the global, dated serialization version and its histories (public module) |
+// | `clock.rs`       | the clock that tells today's date (week-4-old) |
+// | `negotiation.rs` | choosing the version two builds talk at (IFRT Proxy) |
+// | `format.rs`      | each type's own formats: the versions at which its format changed |
+// | `codec.rs`       | how one type is written and read: the traits a type implements |
+// | `registry.rs`    | the registry: type names to codecs |
+// | `envelope.rs`    | the `Serialized { type_name, data }` envelope on the wire |
+// | `wire.rs`        | protobuf's wire encoding for the messages read field by field |
+// | `spare.rs`       | spare messages kept per thread, so a warm thread serializes without allocating |
+// | `builtin.rs`     | IFRT's types, registered together (`Registry::with_builtin_types`) |
+// | `dtype.rs`       | element types |
+// | `shape.rs`       | static shapes |
+// | `sharding.rs`    | the sharding family |
+// | `array_spec.rs`  | an array without its data: element type, shape, sharding |
+
 mod array_spec;
 mod builtin;
 mod clock;

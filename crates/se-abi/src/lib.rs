@@ -143,6 +143,33 @@ extern crate std;
 // (`tensorflow`).
 extern crate self as se_abi;
 
+// Module map, for contributors: each file under src/ and the concept it holds
+// (`xtask/tests/module_maps.rs` checks that it names every file; src/generated/ and the CLI in
+// src/bin/ aside).
+//
+// | File                | Concept |
+// |---------------------|---------|
+// | `lib.rs`            | the crate root: the scheme taught, the public API re-exported; this map |
+// | `error.rs`          | the crate's one error type |
+// | `version.rs`        | version numbers: a struct header's revision, the C API's semantic version |
+// | `header.rs`         | the header every versioned struct starts with (`struct_size`, reserved bytes) |
+// | `declare.rs`        | `versioned_struct!`: declare a struct once, get its layout facts and lock |
+// | `macro_support.rs`  | what the macro's expansions call in the user's crate (not an API) |
+// | `layout.rs`         | a struct's layout facts: member table, size at every version |
+// | `member.rs`         | what a member may be, how a checked read treats zero, the typed handles |
+// | `shape.rs`          | what a type is at the ABI through every alias (`Shape`, `CType`) |
+// | `view.rs`           | reading a struct whose producer used another version of the header |
+// | `copy.rs`           | versioned copies and fills (Linux `copy_struct_from_user` semantics) |
+// | `registration.rs`   | the registration-time check of `SE_MAJOR` between plugin and host |
+// | `tensorflow.rs`     | TensorFlow's StreamExecutor C API structs and release tables (hand-written types) |
+// | `plugin/mod.rs`     | `plugin-check`: which TensorFlow releases load a PluggableDevice plugin |
+// | `plugin/check.rs`   | the static check: each release's verdict from the files alone |
+// | `plugin/elf.rs`     | a shared library read as the dynamic loader reads it |
+// | `plugin/exports.rs` | every symbol the ten releases export, as fingerprints |
+// | `plugin/loader.rs`  | glibc's `dlopen` replayed: search order, versions, relocation |
+// | `plugin/host.rs`    | an emulated TensorFlow host that loads the plugin (`--run`) |
+// | `plugin/status.rs`  | `TF_Status` for the emulated host |
+
 mod copy;
 mod declare;
 mod error;
