@@ -14,7 +14,7 @@ Python for each load instead (about ten times slower; the verdicts are the same)
 Loads run with the cases' folder as the working directory and the case's name as the path, so
 messages that name a path name `<case>/variables/variables`, whatever the checkout.
 
-The verdicts have the shape of `../release_cases/release_verdicts.json`:
+The verdicts have the shape of `tests/data/release_cases/release_verdicts.json`:
   {case: {release: {"ok", "error", "error_class"[, "import_graph_def": {...}]}}}
 with `error` being `str(e)` exactly and `error_class` `type(e).__name__`. A load whose process
 died without an answer is recorded with `ok` false, `error_class` "Crash" (killed by a signal,

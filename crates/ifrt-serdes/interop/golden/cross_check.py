@@ -10,7 +10,7 @@ which records 1), and compares the bytes with tests/data/golden/*.pb.
 Run it from anywhere; it makes its own venv (jaxlib, protobuf) under $IFRT_CROSS_CHECK_VENV or
 ./.venv-ifrt-cross-check:
 
-    python3 crates/ifrt-serdes/tests/data/cross_check.py
+    python3 crates/ifrt-serdes/interop/golden/cross_check.py
 
 It prints one line per golden file and exits 1 if any differs.
 """
