@@ -30,11 +30,11 @@ pub fn model_file(path: &Path) -> Result<PathBuf, FileError> {
     }
 }
 
-/// A model read from disk: its bytes, and the directory its variables are looked for in when it
-/// is a SavedModel (the directory given, or the one holding the `saved_model.pb` given).
+/// A model read from disk: the file [`model_file`] named, and its bytes. A SavedModel's
+/// variables are looked for beside the file.
 pub(crate) struct ModelBytes {
     pub(crate) bytes: Vec<u8>,
-    pub(crate) dir: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 /// Reads the file [`model_file`] names for `path`, after checking it is a regular file no
@@ -65,12 +65,7 @@ pub(crate) fn read_model(path: &Path) -> Result<ModelBytes, FileError> {
         .take(len)
         .read_to_end(&mut bytes)
         .map_err(cannot_read)?;
-    let dir = if path.is_dir() {
-        path.to_owned()
-    } else {
-        file.parent().unwrap_or(Path::new("")).to_owned()
-    };
-    Ok(ModelBytes { bytes, dir })
+    Ok(ModelBytes { bytes, path: file })
 }
 
 #[cfg(test)]
@@ -93,9 +88,9 @@ mod tests {
         std::fs::write(dir.join("saved_model.pb"), [8, 1]).unwrap();
         let read = read_model(&dir).unwrap();
         assert_eq!(read.bytes, [8, 1]);
-        assert_eq!(read.dir, dir);
+        assert_eq!(read.path.parent(), Some(dir.as_path()));
         let read = read_model(&dir.join("saved_model.pb")).unwrap();
-        assert_eq!(read.dir, dir);
+        assert_eq!(read.path.parent(), Some(dir.as_path()));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -157,7 +157,15 @@ impl ReleaseJudge {
     /// ```
     pub fn judge_path(&self, path: &Path) -> Result<ReleaseReport, Error> {
         let model = read_model(path)?;
-        self.judge_bytes(&model.bytes, Some(&model.dir))
+        self.judge_file(&model.bytes, &model.path)
+    }
+
+    /// [`ReleaseJudge::judge_path`] for bytes already read from `file` (the file
+    /// [`model_file`](crate::model_file) names): a SavedModel's variables are looked for beside
+    /// it. For a caller that has the bytes in hand (a memory map, say), so the file is not read
+    /// twice.
+    pub fn judge_file(&self, bytes: &[u8], file: &Path) -> Result<ReleaseReport, Error> {
+        self.judge_bytes(bytes, Some(file.parent().unwrap_or(Path::new(""))))
     }
 
     /// Judges a GraphDef or a `saved_model.pb`, by what it is: a GraphDef as

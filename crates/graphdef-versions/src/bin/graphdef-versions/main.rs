@@ -211,7 +211,8 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     let release = TfRelease::all().find(|release| release.consumer(Scheme::GraphDef) == consumer);
     let load = match release.filter(|_| report.accepted()) {
         None => None,
-        Some(release) => match ReleaseJudge::new().only(release).judge_path(&named) {
+        // The bytes mapped above, not the file read again.
+        Some(release) => match ReleaseJudge::new().only(release).judge_file(&bytes, &path) {
             Ok(judged) => Some(judged),
             Err(source) => return unreadable(args, CliError::Input { path, source }),
         },
