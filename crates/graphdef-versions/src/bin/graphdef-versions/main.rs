@@ -246,17 +246,16 @@ fn releases(args: &ReleasesArgs) -> Result<Outcome, CliError> {
         None => ReleaseJudge::new(),
     };
     // The library reads the path (a SavedModel's directory or a file) and tells its kind.
+    let file = model_file(&args.path).unwrap_or_else(|_| args.path.clone());
     let report = judge.judge_path(&args.path).map_err(|source| match source {
         Error::File(_) => CliError::File(source),
         source => CliError::Input {
-            path: model_file(&args.path).unwrap_or_else(|_| args.path.clone()),
+            path: file.clone(),
             source,
         },
     });
     let empty = match &report {
-        Ok(_) => model_file(&args.path)
-            .ok()
-            .and_then(|file| empty_file_warning(&file)),
+        Ok(_) => empty_file_warning(&file),
         Err(_) => None,
     };
     let report = match report {
