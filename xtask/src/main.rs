@@ -45,20 +45,18 @@ enum Task {
 fn main() -> ExitCode {
     let root = workspace_root();
     let result = match Cli::parse().command {
-        Task::Demo => demo::run(&root),
+        Task::Demo => demo::run(&root).map(|()| ExitCode::SUCCESS),
         Task::Generator(args) => generators(&root, &args),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    result.unwrap_or_else(|message| {
+        eprintln!("error: {message}");
+        ExitCode::FAILURE
+    })
 }
 
 /// Runs `cargo run --package xtask-generators -- ARGS` in the workspace and passes its exit on.
-fn generators(root: &std::path::Path, args: &[OsString]) -> Result<(), String> {
+/// The generator has said what went wrong, if anything: only its exit status is passed on.
+fn generators(root: &std::path::Path, args: &[OsString]) -> Result<ExitCode, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(root)
@@ -68,9 +66,7 @@ fn generators(root: &std::path::Path, args: &[OsString]) -> Result<(), String> {
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     match status.code() {
-        Some(0) => Ok(()),
-        // The generator has said what went wrong; only its exit status is left to pass on.
-        Some(code) => std::process::exit(code),
+        Some(code) => Ok(ExitCode::from(u8::try_from(code).unwrap_or(1))),
         None => Err(format!("xtask-generators ended by a signal ({status})")),
     }
 }
