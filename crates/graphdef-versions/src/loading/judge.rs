@@ -161,7 +161,7 @@ impl ReleaseJudge {
     }
 
     /// [`ReleaseJudge::judge_path`] for bytes already read from `file` (the file
-    /// [`model_file`](crate::model_file) names): a SavedModel's variables are looked for beside
+    /// [`model_file`](crate::model_file()) names): a SavedModel's variables are looked for beside
     /// it. For a caller that has the bytes in hand (a memory map, say), so the file is not read
     /// twice.
     pub fn judge_file(&self, bytes: &[u8], file: &Path) -> Result<ReleaseReport, Error> {
