@@ -5,7 +5,9 @@
 //! - Every other command is a code generator or a fact maker, and is handed to the
 //!   `xtask-generators` package (`generators/`): `cargo xtask codegen [--check]`,
 //!   `abi-check [--bless]`, `tf-releases`, `se-abi-releases`, `tflite-runtimes`. Its first run
-//!   compiles protox, prost-build and planus; `cargo xtask help` lists its commands.
+//!   compiles protox, prost-build and planus; `cargo xtask help` lists its commands. It is a
+//!   package of its own, outside the workspace, with its own lock file (as `fuzz/` is), so that
+//!   `cargo test --workspace` does not compile it either; `.ci/run` runs its tests.
 
 mod demo;
 
@@ -54,14 +56,26 @@ fn main() -> ExitCode {
     })
 }
 
-/// Runs `cargo run --package xtask-generators -- ARGS` in the workspace and passes its exit on.
+/// Runs `cargo run --manifest-path xtask/generators/Cargo.toml -- ARGS` and passes its exit on.
 /// The generator has said what went wrong, if anything: only its exit status is passed on.
+///
+/// The generators are a package of their own, outside the workspace (so that `cargo test
+/// --workspace` does not build them); they build into the workspace's target directory, where
+/// they share the dependencies both use, unless `CARGO_TARGET_DIR` says otherwise.
 fn generators(root: &std::path::Path, args: &[OsString]) -> Result<ExitCode, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    command
         .current_dir(root)
         // Not `--quiet`: the generators' first build takes a minute or two, and shows it.
-        .args(["run", "--package", "xtask-generators", "--"])
+        .arg("run")
+        .arg("--manifest-path")
+        .arg(root.join("xtask/generators/Cargo.toml"));
+    if std::env::var_os("CARGO_TARGET_DIR").is_none() {
+        command.arg("--target-dir").arg(root.join("target"));
+    }
+    let status = command
+        .arg("--")
         .args(args)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;

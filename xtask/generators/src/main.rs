@@ -1,8 +1,10 @@
 //! The code generators and fact makers behind `cargo xtask <command>`.
 //!
 //! The `xtask` package (one folder up) is what `cargo xtask` runs: it runs `demo` itself and hands
-//! every other command to this program (`cargo run --package xtask-generators -- <command>`), so
-//! that a user who only wants the demo never compiles protox, prost-build or planus.
+//! every other command to this program (`cargo run --manifest-path xtask/generators/Cargo.toml --
+//! <command>`), so that a user who only wants the demo never compiles protox, prost-build or
+//! planus. This package is outside the workspace (its own lock file), so `cargo test --workspace`
+//! does not compile it either; `.ci/run` runs its tests.
 //!
 //! - `cargo xtask codegen` regenerates every committed `crates/<crate>/src/generated/` module
 //!   from the schemas in `proto/`; `--check` regenerates in memory and fails, naming each stale
