@@ -63,7 +63,7 @@ fn main() -> Result {
         )?),
         layout: None,
     };
-    for number in [2, 1] {
+    for number in [3, 1] {
         let options = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(number))?);
         let bytes = registry.serialize_to_bytes(&spec, &options)?;
         let envelope = Serialized::decode(bytes.as_slice())?;
@@ -104,7 +104,7 @@ fn main() -> Result {
         SupportedVersions::new(SerDesVersionNumber::new(0), SerDesVersionNumber::new(1))?;
     let old = Registry::with_builtin_types(old_range);
     let agreed = negotiate(VersionRange::from(built_in), VersionRange::from(old_range))?;
-    println!("   client [0, 2], server [0, 1] -> agreed on v{agreed}");
+    println!("   client [0, 3], server [0, 1] -> agreed on v{agreed}");
     let options = SerializeOptions::new(built_in.version(agreed)?);
     let bytes = registry.serialize_to_bytes(&spec, &options)?;
     let at_server: ArraySpec =
@@ -115,11 +115,11 @@ fn main() -> Result {
     );
     let current = SerializeOptions::new(built_in.current());
     let too_new = registry.serialize_to_bytes(&spec, &current)?;
-    // Version 2 changed no format of these types (it concerns StableHLO programs): the bytes
-    // written at 2 record the same formats, and the old server reads them too.
+    // Versions 2 and 3 changed no format of these types (they concern IFRT IR and StableHLO
+    // programs): the bytes written at 3 record the same formats, and the old server reads them.
     match old.deserialize_from_bytes::<ArraySpec>(&too_new, &DeserializeOptions::default()) {
         Ok(back) => println!(
-            "   written at v2 without negotiating, read by [0, 1]: equal = {}",
+            "   written at v3 without negotiating, read by [0, 1]: equal = {}",
             back == spec
         ),
         Err(error) => println!("   without negotiating: {error}"),

@@ -12,7 +12,7 @@
 //!   default ([`SupportedVersions::default_version`](version::SupportedVersions::default_version),
 //!   `current`; it fails under the `testing-bad-default-version` feature, to prove no path
 //!   relies on it), week-4-old
-//!   ([`week_4_old`](version::SupportedVersions::week_4_old): IFRT keeps it by hand, at 0; a
+//!   ([`week_4_old`](version::SupportedVersions::week_4_old): IFRT keeps it by hand, at 2; a
 //!   history of your own may compute it from the dates with an injectable [`Clock`]) and any
 //!   version ([`SupportedVersions::version`](version::SupportedVersions::version),
 //!   range-checked). A registry refuses a version of another history, takes its defaults from
@@ -61,9 +61,17 @@
 //! |---|---|---|---|
 //! | 0 | 2025-05-20 | initial version | format 0 of every type |
 //! | 1 | 2026-02-19 | added support for unreduced axes in ShardingParam | `ShardingParam` 1 (recorded only by a param with unreduced axes) |
-//! | 2 | 2026-03-19 | Allow mixed serialization for stablehlo dialects | none of these types (StableHLO programs are not modelled) |
+//! | 2 | 2026-04-06 | ShardingParamSharding is not created anymore by IFRT IR | none of these types (a change in what IFRT IR produces) |
+//! | 3 | 2026-04-09 | Allowed mixed serialization for stablehlo dialects | none recorded: a program written at 3 may mix StableHLO dialect versions, and its bytes say nothing of it |
 //!
-//! IFRT's minimum is 0 and its week-4-old version, kept by hand, is 0.
+//! The history is that of the newest serdes_version.h read (openxla/xla 3f7a926d, the range
+//! real jaxlib 0.10.2 offers). **XLA renumbered version 2**: an older header had `2: 2026-03-19,
+//! Allow mixed serialization for stablehlo dialects`, which moved to 3 when the IFRT IR change
+//! took 2. The crate follows the newest header.
+//!
+//! IFRT's minimum is 0. Its week-4-old version is kept by hand; the preset's is 2
+//! ([`version::WEEK_4_OLD`]): the newest header read says 1, but jaxlib 0.10.2 refuses to write
+//! a program at 1, which XLA does only below its week-4-old version.
 //!
 //! # Features
 //!

@@ -262,6 +262,15 @@ fn sharding_param_numbers_ifrt_accepts_are_read() {
          IFRT SerDes versions [0, 2], and 3 is newer, written by a newer build; the writer must \
          request a version both builds support (negotiate one)"
     );
+    // This build (its current version is 3) knows the number 3, which is no format of
+    // ShardingParam (IFRT's reader refuses anything above 2).
+    let error = read(&build(0, 3), 3).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        "Unsupported IFRT SerDes version 3 for ShardingParam deserialization: ShardingParam has \
+         no format 3 (this build reads IFRT SerDes versions [0, 3]): the data is damaged or was \
+         not written by a codec of ShardingParam"
+    );
     // A build of version 1 does not know the number 2 yet.
     let older = build(0, 1);
     let error = read(&older, 2).unwrap_err().to_string();
