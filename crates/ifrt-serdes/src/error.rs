@@ -23,6 +23,7 @@ use std::fmt::Display;
 
 use jiff::civil::Date;
 
+use crate::format::WriteFloor;
 use crate::negotiation::VersionRange;
 use crate::version::SerDesVersionNumber;
 use crate::wire::{WireError, WireType};
@@ -125,6 +126,29 @@ pub enum Incompatible {
         what: &'static str,
     },
 
+    /// The type has a floor of its own for writing ([`WriteFloor`]), and the requested version
+    /// is below it, though the build writes other types at it. Wording:
+    /// xla/python/ifrt/hlo/hlo_program_serdes.cc ("Unsupported IFRT SerDes version 1 for
+    /// HloProgram serialization", IFRT's refusal of a program below its week-4-old version);
+    /// the rest says which versions the type is written at.
+    #[error(
+        "Unsupported {history} version {} for {what} serialization: {}",
+        version.value(),
+        explain_floor(*floor, *lowest, what)
+    )]
+    BelowWriteFloor {
+        /// The history's name.
+        history: &'static str,
+        /// The requested version.
+        version: SerDesVersionNumber,
+        /// The kind of value being written (IFRT's name: `HloProgram`).
+        what: &'static str,
+        /// The type's floor.
+        floor: WriteFloor,
+        /// The oldest version this build writes the type at; `None` if none.
+        lowest: Option<SerDesVersionNumber>,
+    },
+
     /// The value uses something the requested (older) version cannot express. Wording:
     /// xla/python/ifrt/ir/sharding_param.cc ("ShardingParamProto with IFRT SerDes version 0
     /// does not support `unreduced_axes`").
@@ -206,6 +230,29 @@ pub enum Incompatible {
         /// The server's `[min, max]`.
         server: VersionRange,
     },
+}
+
+/// Why a type with a floor of its own is not written at a version: the explanation after IFRT's
+/// words.
+fn explain_floor(floor: WriteFloor, lowest: Option<SerDesVersionNumber>, what: &str) -> String {
+    let rule = match floor {
+        WriteFloor::Week4Old => {
+            "this build's week-4-old version, to which IFRT pins every program it writes"
+                .to_string()
+        }
+        WriteFloor::Version(floor) => format!("{what}'s own floor is version {floor}"),
+        WriteFloor::Minimum => "the build's minimum".to_string(),
+    };
+    match lowest {
+        Some(lowest) => format!(
+            "{what} is written only at version {lowest} or newer ({rule}); request version \
+             {lowest} or newer (negotiate a range that reaches it)"
+        ),
+        None => format!(
+            "{what} is written at no version of this build's range ({rule}: the build has \
+             none, or it is above the range)"
+        ),
+    }
 }
 
 /// Why a reader refuses the format recorded in a value's bytes.

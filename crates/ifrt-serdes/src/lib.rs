@@ -30,6 +30,12 @@
 //!   only if the number is newer than the reader's `current`, names no format of the type, or
 //!   names a format superseded at or before its `minimum`. What IFRT accepts is accepted: a
 //!   `ShardingParam` recorded as 2 (IFRT once wrote 2 where it meant 1) reads as format 1.
+//! - **A type can have a floor of its own for writing**, beside the build's range
+//!   ([`WriteFloor`], [`Codec::WRITE_FLOOR`]): IFRT pins its programs (`xla::ifrt::XlaProgram`)
+//!   to the build's week-4-old version and refuses a lower request with "Unsupported IFRT
+//!   SerDes version 1 for HloProgram serialization"
+//!   ([`Incompatible::BelowWriteFloor`]), though the build reads from its minimum on.
+//!   [`Registry::lowest_writable`] tells the oldest version a type is written at.
 //! - **Nested values get the requested version**, not the outer value's format: an
 //!   [`ArraySpec`] (format 0) requested at 2 writes its sharding for 2, and that sharding its
 //!   param for 2. [`Registry::inspect_bytes`] lists every nested value and its recorded format.
@@ -182,7 +188,7 @@ mod wire;
 
 // The registry, and what a type implements to go through it.
 pub use codec::{Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding};
-pub use format::{AlsoReads, Formats, RecordedFormat};
+pub use format::{AlsoReads, Formats, RecordedFormat, WriteFloor};
 pub use registry::Registry;
 // IFRT's types: element type, shape, the sharding family, and the array spec built from them.
 pub use array_spec::ArraySpec;

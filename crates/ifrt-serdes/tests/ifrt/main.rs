@@ -3,6 +3,7 @@
 
 mod cli;
 mod common;
+mod floor;
 mod golden;
 mod hostile;
 mod matrix;
