@@ -550,6 +550,17 @@ pub enum DecodeError {
         field: &'static str,
     },
 
+    /// A program's payload is not MLIR bytecode: it does not start with the magic `ML\xefR`,
+    /// a version and a NUL-terminated producer string (mlir/Bytecode's file header; a StableHLO
+    /// portable artifact is MLIR bytecode whose producer is e.g. `StableHLO_v1.13.4`).
+    #[error("{what} payload is not MLIR bytecode: {why}")]
+    NotMlirBytecode {
+        /// The program kind (`XlaProgram`).
+        what: &'static str,
+        /// What is wrong with its header.
+        why: &'static str,
+    },
+
     /// The data names an element type this build does not know.
     #[error(
         "unknown DType kind {kind}: none of the kinds this build knows (`DTYPE_KINDS`); the \
@@ -700,6 +711,82 @@ pub enum InvalidValue {
     DimShardsOverflow {
         /// The shard counts.
         dim_shards: Vec<i64>,
+    },
+
+    /// An `xla.OpSharding` that XLA's `HloSharding::FromProto` refuses (xla/hlo/ir/hlo_sharding.cc).
+    /// Where XLA has words for the rule they are used ("Maximal sharding is expected to have
+    /// single device assignment, but 3 has provided."); else the rule XLA checks.
+    #[error("invalid xla.OpSharding (XLA's HloSharding::FromProto refuses it): {reason}")]
+    OpSharding {
+        /// What breaks the rule.
+        reason: String,
+    },
+
+    /// An `HloSharding` over a named-mesh sharding (XLA's HloShardingV3, `OpSharding` field
+    /// `named_sharding`) is read but not written, as IFRT refuses to write it. Wording:
+    /// xla/python/pjrt_ifrt/xla_sharding_serdes.cc.
+    #[error("HloSharding with XLA HloShardingV3 format is not supported for serialization")]
+    HloShardingV3NotSerializable,
+
+    /// A `ConcreteSharding` holds neither a static nor a dynamic shape. Wording:
+    /// xla/python/ifrt/sharding_serdes.cc.
+    #[error("ConcreteSharding must have Shape or DynamicShape.")]
+    ConcreteShardingWithoutShape,
+
+    /// A sharding that must name at least one device names none (IFRT's `ConcreteSharding`
+    /// checks it).
+    #[error("{what} needs at least one device, and its device list is empty")]
+    NoDevices {
+        /// The sharding kind.
+        what: &'static str,
+    },
+
+    /// A `ConcreteSharding` has another number of shard shapes than devices: each device holds
+    /// one shard.
+    #[error(
+        "ConcreteSharding has {shards} shard shapes for {devices} devices; it needs one shard \
+         shape per device"
+    )]
+    ShardCountMismatch {
+        /// Shard shapes given.
+        shards: usize,
+        /// Devices listed.
+        devices: usize,
+    },
+
+    /// A dynamic shape has no bounded-dynamic tag, the only kind IFRT has. Wording:
+    /// xla/python/ifrt/shape.cc.
+    #[error("Only support bounded dynamic shape.")]
+    UnboundedDynamicShape,
+
+    /// A bounded dynamic shape's tag has another number of dimensions than its shape. Wording:
+    /// xla/python/ifrt/shape.cc (`DynamicShape::Create`).
+    #[error("Shape and tag must have the same number of dimensions. (shape {dims}, tag {tag})")]
+    DynamicShapeTagMismatch {
+        /// Dimensions of the shape.
+        dims: usize,
+        /// Entries of the tag.
+        tag: usize,
+    },
+
+    /// A bounded dynamic shape's tag marks no dimension dynamic. Wording:
+    /// xla/python/ifrt/shape.h (`BoundedDynamicShapeTag`).
+    #[error("At least one dimension needs to be dynamically sized.")]
+    NoDynamicDimension,
+
+    /// A layout's dimension order is not a permutation of its dimensions `0..n`.
+    #[error(
+        "{what} `{field}` [{}] is not a permutation of 0..{}: each dimension must appear \
+         once",
+        join(order, ","), order.len()
+    )]
+    NotADimensionOrder {
+        /// The layout kind (`CompactLayout`, `PjRtLayout`).
+        what: &'static str,
+        /// The field (`major_to_minor`, `minor_to_major`).
+        field: &'static str,
+        /// The order found.
+        order: Vec<i64>,
     },
 }
 

@@ -167,18 +167,26 @@
 // | `shape.rs`       | static shapes |
 // | `sharding.rs`    | the sharding family |
 // | `array_spec.rs`  | an array without its data: element type, shape, sharding |
+// | `hlo_sharding.rs` | the sharding real clients send: XLA's `OpSharding` over devices |
+// | `concrete_sharding.rs` | shardings that list shard shapes or only devices; dynamic shapes |
+// | `layout.rs`      | array layouts: a dimension order, or XLA's layout |
+// | `program.rs`     | a compile request's program (MLIR bytecode header) and options |
 
 mod array_spec;
 mod builtin;
 mod clock;
 mod codec;
+mod concrete_sharding;
 mod dtype;
 mod envelope;
 mod error;
 mod format;
 #[rustfmt::skip]
 mod generated;
+mod hlo_sharding;
+mod layout;
 mod negotiation;
+mod program;
 mod registry;
 mod shape;
 mod sharding;
@@ -197,6 +205,13 @@ pub use shape::Shape;
 pub use sharding::{
     MemoryKind, ShardingParam, ShardingParamSharding, SingleDeviceSharding, UNREDUCED_AXES_SINCE,
 };
+// The other shardings IFRT registers, its layouts, and what a compile request carries.
+pub use concrete_sharding::{
+    ConcreteEvenSharding, ConcreteShapes, ConcreteSharding, DynamicShape, OpaqueSharding,
+};
+pub use hlo_sharding::HloSharding;
+pub use layout::{CompactLayout, PjRtLayout};
+pub use program::{MLIR_BYTECODE_MAGIC, XlaCompileOptions, XlaProgram};
 // Two builds agree on a version (IFRT Proxy).
 pub use negotiation::{VersionRange, negotiate};
 // Today's date, for the week-4-old version.
@@ -221,6 +236,20 @@ pub use wire::{WireError, WireType};
 /// [`prost::Message`].
 pub mod schema {
     pub use crate::generated::xla::ifrt::*;
+
+    /// XLA's own messages that IFRT's shardings and layouts carry (package `xla`, from
+    /// `proto/ifrt/xla_data.proto`): [`OpSharding`](xla::OpSharding) inside an
+    /// `HloShardingProto`, [`LayoutProto`](xla::LayoutProto) inside a `PjRtLayoutProto`, and
+    /// what they reach.
+    pub mod xla {
+        pub use crate::generated::xla::{
+            AxisRefProto, CompilationEvent, DimLevelType, LayoutProto, MeshProto,
+            NamedShardingProto, OpMetadata, OpSharding, Payload, PrimitiveType,
+            ProfileGenerationStrategy, ProfileSource, ProfileType, ShapeProto, SplitConfigProto,
+            TileProto, axis_ref_proto, mesh_proto, named_sharding_proto, op_metadata, op_sharding,
+            payload,
+        };
+    }
 }
 
 #[cfg(doctest)]

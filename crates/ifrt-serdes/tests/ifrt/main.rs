@@ -9,6 +9,7 @@ mod hostile;
 mod matrix;
 mod negotiation;
 mod plugin_history;
+mod real;
 mod registry;
 mod removal;
 mod roundtrip;
