@@ -20,6 +20,8 @@
 //! versions in the bytecode ("Allowed mixed serialization for stablehlo dialects"); the bytes
 //! record nothing of it, and a reader of an older build may fail to load such a program.
 
+use std::fmt;
+
 use crate::codec::{Codec, DeserializeOptions, Serializable, SerializeOptions, check_size};
 use crate::error::{DecodeError, Error};
 use crate::format::{Formats, WriteFloor};
@@ -39,7 +41,7 @@ const ONLY_FORMAT: &[SerDesVersionNumber] = &[SerDesVersionNumber::new(0)];
 /// A program for XLA, as IFRT sends it to be compiled (IFRT's `HloProgram`, serialized under
 /// the type name `xla::ifrt::XlaProgram`): a StableHLO portable artifact, which is MLIR
 /// bytecode.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct XlaProgram {
     bytecode: Vec<u8>,
     bytecode_version: u64,
@@ -138,6 +140,17 @@ fn read_header(bytecode: &[u8]) -> Result<(u64, &str), Error> {
     Ok((version, producer))
 }
 
+/// The header and the size, not the bytecode itself.
+impl fmt::Debug for XlaProgram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("XlaProgram")
+            .field("producer", &self.producer())
+            .field("bytecode_version", &self.bytecode_version)
+            .field("bytecode_len", &self.bytecode.len())
+            .finish()
+    }
+}
+
 impl Serializable for XlaProgram {}
 
 impl Codec for XlaProgram {
@@ -176,7 +189,7 @@ impl Codec for XlaProgram {
 /// The options of a compile request (IFRT's `XlaCompileOptions`,
 /// xla/python/pjrt_ifrt/xla_compiler.h), kept as the raw bytes of its
 /// `XlaCompileOptionsProto`: `{ 1: xla.CompileOptionsProto compile_options }`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct XlaCompileOptions {
     payload: Vec<u8>,
     compile_options_len: Option<usize>,
@@ -242,6 +255,16 @@ fn scan_options(payload: &[u8]) -> Result<Option<usize>, Error> {
         found = Some(len);
     }
     Ok(found)
+}
+
+/// The sizes, not the bytes.
+impl fmt::Debug for XlaCompileOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("XlaCompileOptions")
+            .field("payload_len", &self.payload.len())
+            .field("compile_options_len", &self.compile_options_len)
+            .finish()
+    }
 }
 
 impl Serializable for XlaCompileOptions {}

@@ -178,10 +178,13 @@ fn inspect_as_json() {
     let inspect_keys = [
         "error",
         "file",
+        "lowest_writable",
+        "mlir_bytecode_version",
         "narrowest_range",
         "readable_in",
         "reader",
         "refused",
+        "stablehlo_producer",
         "type_name",
         "unreadable",
         "value",
@@ -550,4 +553,56 @@ fn the_readme_lists_every_json_key() {
             }
         }
     }
+}
+
+/// Every envelope real jaxlib clients sent is read by `inspect`: exit 0, not refused, the real
+/// type name, the first value's recorded format (0 where the payload records none), and a
+/// program's StableHLO producer.
+#[test]
+fn inspect_reads_every_captured_envelope() {
+    for c in crate::real::captured() {
+        let path = format!("{}/{}", crate::real::REAL_DIR, c.file);
+        let output = run(&["inspect", &path, "--json"]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}: {}",
+            c.file,
+            stderr(&output)
+        );
+        let report = json(&output);
+        assert_eq!(report["refused"], false, "{}", c.file);
+        assert_eq!(report["unreadable"], false, "{}", c.file);
+        assert_eq!(report["type_name"], c.type_name.as_str(), "{}", c.file);
+        assert_eq!(report["values"][0]["format"], c.format, "{}", c.file);
+        match &c.producer {
+            Some(producer) => {
+                assert_eq!(
+                    report["stablehlo_producer"],
+                    producer.as_str(),
+                    "{}",
+                    c.file
+                );
+                assert_eq!(report["mlir_bytecode_version"], 6, "{}", c.file);
+                // IFRT pins programs to the build's week-4-old version.
+                assert_eq!(report["lowest_writable"], 2, "{}", c.file);
+            }
+            None => {
+                assert_eq!(report["stablehlo_producer"], Value::Null, "{}", c.file);
+                assert_eq!(report["lowest_writable"], 0, "{}", c.file);
+            }
+        }
+    }
+    // The text report says the same, and a reader that stops at 1 writes no program.
+    let program = format!("{}/xla_program_0.10.2_0.pb", crate::real::REAL_DIR);
+    let text = stdout(&run(&["inspect", &program, "--current", "1"]));
+    assert!(
+        text.contains("producer:  StableHLO_v1.13.7 (MLIR bytecode version 6)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("written:   at no version of this reader's range"),
+        "{text}"
+    );
+    assert!(text.contains("  HloProgram format 0"), "{text}");
 }
