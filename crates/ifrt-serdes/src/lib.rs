@@ -59,9 +59,24 @@
 //! # IFRT's types and their format history
 //!
 //! With IFRT's protobuf schemas (`proto/ifrt/`, field numbers as compiled into jaxlib):
-//! [`DType`], [`Shape`], the shardings [`SingleDeviceSharding`] and [`ShardingParamSharding`]
-//! (over a [`ShardingParam`]), and [`ArraySpec`] (dtype + shape + any registered sharding +
-//! an opaque layout). Every message has a `version_number` field.
+//! [`DType`], [`Shape`], [`ArraySpec`] (dtype + shape + any registered sharding + an opaque
+//! layout), and every value IFRT itself serializes in an envelope, under its real SerDes name
+//! (`xla::ifrt::<Name>`, as compiled into jaxlib 0.10.2):
+//!
+//! - the shardings: [`SingleDeviceSharding`], [`ShardingParamSharding`] (over a
+//!   [`ShardingParam`]), [`HloSharding`] (XLA's `OpSharding` over a device list: what real jax
+//!   clients send from jaxlib 0.5.3 on), [`ConcreteSharding`] (a shape per shard, static or
+//!   [`DynamicShape`]; sent up to jaxlib 0.4.38), [`ConcreteEvenSharding`] and
+//!   [`OpaqueSharding`];
+//! - the layouts [`CompactLayout`] and [`PjRtLayout`] (XLA's `LayoutProto`);
+//! - what a compile request carries: [`XlaProgram`] (MLIR bytecode of a StableHLO portable
+//!   artifact; the crate reads its header, the producer such as `StableHLO_v1.13.4`, and keeps
+//!   the bytecode) and [`XlaCompileOptions`] (kept as raw bytes).
+//!
+//! XLA's own messages that travel inside them (`OpSharding`, `LayoutProto`) are written in
+//! `proto/ifrt/xla_data.proto` with XLA's field numbers; what the crate reads is written back
+//! byte for byte. Every IFRT message has a `version_number` field (from jaxlib 0.6.2 on; absent
+//! before, which reads as 0); a program and compile options record none, and read as format 0.
 //!
 //! | version | introduced | change (serdes_version.h) | formats introduced |
 //! |---|---|---|---|
