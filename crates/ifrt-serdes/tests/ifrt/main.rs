@@ -13,3 +13,4 @@ mod real;
 mod registry;
 mod removal;
 mod roundtrip;
+mod shardings;
