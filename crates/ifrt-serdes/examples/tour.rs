@@ -10,8 +10,9 @@ use ifrt_serdes::version::{
     Week4OldVersionAccessor,
 };
 use ifrt_serdes::{
-    ArraySpec, DType, Date, DeserializeOptions, FixedClock, MemoryKind, Registry, SerializeOptions,
-    Shape, ShardingParam, ShardingParamSharding, SystemClock, VersionRange, negotiate,
+    ArraySpec, Codec, DType, Date, DeserializeOptions, FixedClock, MemoryKind, Registry,
+    SerializeOptions, Shape, ShardingParam, ShardingParamSharding, SystemClock, VersionRange,
+    XlaProgram, negotiate,
 };
 use prost::Message;
 
@@ -164,6 +165,27 @@ fn main() -> Result {
         match raised.deserialize_dyn_from_bytes(bytes, &DeserializeOptions::default()) {
             Ok(value) => println!("   [1, 2] reads the {name}: {value:?}"),
             Err(error) => println!("   [1, 2] refuses the {name}: {error}"),
+        }
+    }
+
+    println!(
+        "\n6. A type can have a floor of its own: IFRT writes a program only from its build's\n   \
+         week-4-old version on, though it reads every version from its minimum.\n"
+    );
+    // The header of a StableHLO portable artifact (MLIR bytecode); the crate reads no further.
+    let program = XlaProgram::new(b"ML\xefR\x0dStableHLO_v1.13.4\0\x01\x1f".to_vec())?;
+    println!(
+        "   program by {}, written from version {:?} on",
+        program.producer(),
+        registry
+            .lowest_writable(XlaProgram::TYPE_NAME)
+            .map(|v| v.value())
+    );
+    for number in [1, 3] {
+        let options = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(number))?);
+        match registry.serialize_to_bytes(&program, &options) {
+            Ok(bytes) => println!("   v{number}: {} bytes", bytes.len()),
+            Err(error) => println!("   v{number}: {error}"),
         }
     }
     Ok(())
