@@ -26,7 +26,7 @@ for target in $(cargo +nightly fuzz list); do
     graphdef_releases) seeds=("$crates/graphdef-versions/tests/data/release_cases/cases" "$crates/graphdef-versions/tests/data/graphdef") ;;
     graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef" "$crates/graphdef-versions/tests/data/findings") ;;
     tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig" "$crates/tflite-opver/tests/data/runtimes/specimens" "$crates/tflite-opver/tests/data/runtimes/converted") ;;
-    ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden") ;;
+    ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden" "$crates/ifrt-serdes/tests/data/real") ;;
     # Small real shared libraries (seeds/make_se_abi_plugin_elf.sh): from nothing, the fuzzer
     # never passes the ELF header check (41 edges in a minute).
     se_abi_plugin_elf) seeds=("seeds/se_abi_plugin_elf") ;;

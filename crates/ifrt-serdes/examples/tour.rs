@@ -10,8 +10,9 @@ use ifrt_serdes::version::{
     Week4OldVersionAccessor,
 };
 use ifrt_serdes::{
-    ArraySpec, DType, Date, DeserializeOptions, FixedClock, MemoryKind, Registry, SerializeOptions,
-    Shape, ShardingParam, ShardingParamSharding, SystemClock, VersionRange, negotiate,
+    ArraySpec, Codec, DType, Date, DeserializeOptions, FixedClock, MemoryKind, Registry,
+    SerializeOptions, Shape, ShardingParam, ShardingParamSharding, SystemClock, VersionRange,
+    XlaProgram, negotiate,
 };
 use prost::Message;
 
@@ -63,7 +64,7 @@ fn main() -> Result {
         )?),
         layout: None,
     };
-    for number in [2, 1] {
+    for number in [3, 1] {
         let options = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(number))?);
         let bytes = registry.serialize_to_bytes(&spec, &options)?;
         let envelope = Serialized::decode(bytes.as_slice())?;
@@ -104,7 +105,7 @@ fn main() -> Result {
         SupportedVersions::new(SerDesVersionNumber::new(0), SerDesVersionNumber::new(1))?;
     let old = Registry::with_builtin_types(old_range);
     let agreed = negotiate(VersionRange::from(built_in), VersionRange::from(old_range))?;
-    println!("   client [0, 2], server [0, 1] -> agreed on v{agreed}");
+    println!("   client [0, 3], server [0, 1] -> agreed on v{agreed}");
     let options = SerializeOptions::new(built_in.version(agreed)?);
     let bytes = registry.serialize_to_bytes(&spec, &options)?;
     let at_server: ArraySpec =
@@ -115,11 +116,11 @@ fn main() -> Result {
     );
     let current = SerializeOptions::new(built_in.current());
     let too_new = registry.serialize_to_bytes(&spec, &current)?;
-    // Version 2 changed no format of these types (it concerns StableHLO programs): the bytes
-    // written at 2 record the same formats, and the old server reads them too.
+    // Versions 2 and 3 changed no format of these types (they concern IFRT IR and StableHLO
+    // programs): the bytes written at 3 record the same formats, and the old server reads them.
     match old.deserialize_from_bytes::<ArraySpec>(&too_new, &DeserializeOptions::default()) {
         Ok(back) => println!(
-            "   written at v2 without negotiating, read by [0, 1]: equal = {}",
+            "   written at v3 without negotiating, read by [0, 1]: equal = {}",
             back == spec
         ),
         Err(error) => println!("   without negotiating: {error}"),
@@ -164,6 +165,27 @@ fn main() -> Result {
         match raised.deserialize_dyn_from_bytes(bytes, &DeserializeOptions::default()) {
             Ok(value) => println!("   [1, 2] reads the {name}: {value:?}"),
             Err(error) => println!("   [1, 2] refuses the {name}: {error}"),
+        }
+    }
+
+    println!(
+        "\n6. A type can have a floor of its own: IFRT writes a program only from its build's\n   \
+         week-4-old version on, though it reads every version from its minimum.\n"
+    );
+    // The header of a StableHLO portable artifact (MLIR bytecode); the crate reads no further.
+    let program = XlaProgram::new(b"ML\xefR\x0dStableHLO_v1.13.4\0\x01\x1f".to_vec())?;
+    println!(
+        "   program by {}, written from version {:?} on",
+        program.producer(),
+        registry
+            .lowest_writable(XlaProgram::TYPE_NAME)
+            .map(|v| v.value())
+    );
+    for number in [1, 3] {
+        let options = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(number))?);
+        match registry.serialize_to_bytes(&program, &options) {
+            Ok(bytes) => println!("   v{number}: {} bytes", bytes.len()),
+            Err(error) => println!("   v{number}: {error}"),
         }
     }
     Ok(())

@@ -4,19 +4,32 @@
 //! serialize their nested values through a registry, do not sit in an import cycle with it).
 
 use crate::array_spec::ArraySpec;
+use crate::concrete_sharding::{ConcreteEvenSharding, ConcreteSharding, OpaqueSharding};
 use crate::dtype::DType;
+use crate::hlo_sharding::HloSharding;
+use crate::layout::{CompactLayout, PjRtLayout};
+use crate::program::{XlaCompileOptions, XlaProgram};
 use crate::registry::{Codecs, Registry, names_are_distinct};
 use crate::shape::Shape;
 use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
 use crate::version::SupportedVersions;
 
-/// IFRT's types, in the order [`Registry::with_builtin_types`] registers them.
-const BUILT_IN: [Codecs; 5] = [
+/// IFRT's types, in the order [`Registry::with_builtin_types`] registers them. The names of
+/// the shardings, layouts and programs are the SerDes names compiled into jaxlib 0.10.2.
+const BUILT_IN: [Codecs; 13] = [
     Codecs::of::<DType>(),
     Codecs::of::<Shape>(),
     Codecs::sharding::<SingleDeviceSharding>(),
     Codecs::sharding::<ShardingParamSharding>(),
     Codecs::of::<ArraySpec>(),
+    Codecs::sharding::<HloSharding>(),
+    Codecs::sharding::<ConcreteSharding>(),
+    Codecs::sharding::<ConcreteEvenSharding>(),
+    Codecs::sharding::<OpaqueSharding>(),
+    Codecs::of::<CompactLayout>(),
+    Codecs::of::<PjRtLayout>(),
+    Codecs::of::<XlaProgram>(),
+    Codecs::of::<XlaCompileOptions>(),
 ];
 
 // Registering the built-in types can fail only if two of them share a name (a type's name is
@@ -29,7 +42,10 @@ const _: () = assert!(
 
 impl Registry {
     /// A registry for `supported` with IFRT's types registered: `DType`, `Shape`, the
-    /// shardings `SingleDeviceSharding` and `ShardingParamSharding`, and `ArraySpec`. Their
+    /// shardings `SingleDeviceSharding`, `ShardingParamSharding`, `HloSharding`,
+    /// `ConcreteSharding`, `ConcreteEvenSharding` and `OpaqueSharding`, `ArraySpec`, the layouts
+    /// `CompactLayout` and `PjRtLayout`, and a compile request's `XlaProgram` and
+    /// `XlaCompileOptions`. Their
     /// formats are IFRT's, so `supported` is normally a range of
     /// [`IFRT`](crate::version::IFRT)'s history.
     ///
@@ -57,6 +73,14 @@ mod tests {
             .register_sharding::<ShardingParamSharding>()
             .unwrap();
         checked.register::<ArraySpec>().unwrap();
+        checked.register_sharding::<HloSharding>().unwrap();
+        checked.register_sharding::<ConcreteSharding>().unwrap();
+        checked.register_sharding::<ConcreteEvenSharding>().unwrap();
+        checked.register_sharding::<OpaqueSharding>().unwrap();
+        checked.register::<CompactLayout>().unwrap();
+        checked.register::<PjRtLayout>().unwrap();
+        checked.register::<XlaProgram>().unwrap();
+        checked.register::<XlaCompileOptions>().unwrap();
         let built_in = Registry::with_builtin_types(supported);
         assert_eq!(format!("{checked:?}"), format!("{built_in:?}"));
         let kinds = |registry: &Registry| -> Vec<_> {
@@ -74,7 +98,17 @@ mod tests {
     #[test]
     fn the_registry_names_no_concrete_type() {
         let registry = include_str!("registry.rs");
-        for module in ["array_spec", "dtype", "shape", "sharding::", "builtin"] {
+        for module in [
+            "array_spec",
+            "dtype",
+            "shape",
+            "sharding::",
+            "builtin",
+            "hlo_sharding",
+            "concrete_sharding",
+            "layout",
+            "program",
+        ] {
             assert!(
                 !registry.contains(&format!("crate::{module}")),
                 "registry.rs uses crate::{module}"

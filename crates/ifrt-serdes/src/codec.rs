@@ -15,7 +15,7 @@ use std::fmt::Debug;
 use prost::Message;
 
 use crate::error::{DecodeError, Error};
-use crate::format::Formats;
+use crate::format::{Formats, WriteFloor};
 use crate::registry::Registry;
 use crate::version::{SerDesVersion, SupportedVersions};
 
@@ -30,6 +30,12 @@ pub trait Codec: Serializable + Sized {
     /// The type's own formats: the versions at which its format changed. Nested values have
     /// formats of their own and are not counted here.
     const FORMATS: Formats;
+
+    /// The oldest version the type may be written at, beside the build's range: none of its
+    /// own by default. IFRT's programs are pinned to the build's week-4-old version
+    /// ([`WriteFloor::Week4Old`]); the registry refuses a request below the floor with
+    /// [`Incompatible::BelowWriteFloor`](crate::Incompatible::BelowWriteFloor).
+    const WRITE_FLOOR: WriteFloor = WriteFloor::Minimum;
 
     /// Appends the bytes of `self` for the requested `options.version()`, recording in them the
     /// oldest of [`Codec::FORMATS`] whose reader reads them (see [`Formats::record`]), to `out`

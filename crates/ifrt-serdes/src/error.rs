@@ -23,6 +23,7 @@ use std::fmt::Display;
 
 use jiff::civil::Date;
 
+use crate::format::WriteFloor;
 use crate::negotiation::VersionRange;
 use crate::version::SerDesVersionNumber;
 use crate::wire::{WireError, WireType};
@@ -125,6 +126,29 @@ pub enum Incompatible {
         what: &'static str,
     },
 
+    /// The type has a floor of its own for writing ([`WriteFloor`]), and the requested version
+    /// is below it, though the build writes other types at it. Wording:
+    /// xla/python/ifrt/hlo/hlo_program_serdes.cc ("Unsupported IFRT SerDes version 1 for
+    /// HloProgram serialization", IFRT's refusal of a program below its week-4-old version);
+    /// the rest says which versions the type is written at.
+    #[error(
+        "Unsupported {history} version {} for {what} serialization: {}",
+        version.value(),
+        explain_floor(*floor, *lowest, what)
+    )]
+    BelowWriteFloor {
+        /// The history's name.
+        history: &'static str,
+        /// The requested version.
+        version: SerDesVersionNumber,
+        /// The kind of value being written (IFRT's name: `HloProgram`).
+        what: &'static str,
+        /// The type's floor.
+        floor: WriteFloor,
+        /// The oldest version this build writes the type at; `None` if none.
+        lowest: Option<SerDesVersionNumber>,
+    },
+
     /// The value uses something the requested (older) version cannot express. Wording:
     /// xla/python/ifrt/ir/sharding_param.cc ("ShardingParamProto with IFRT SerDes version 0
     /// does not support `unreduced_axes`").
@@ -206,6 +230,29 @@ pub enum Incompatible {
         /// The server's `[min, max]`.
         server: VersionRange,
     },
+}
+
+/// Why a type with a floor of its own is not written at a version: the explanation after IFRT's
+/// words.
+fn explain_floor(floor: WriteFloor, lowest: Option<SerDesVersionNumber>, what: &str) -> String {
+    let rule = match floor {
+        WriteFloor::Week4Old => {
+            "this build's week-4-old version, to which IFRT pins every program it writes"
+                .to_string()
+        }
+        WriteFloor::Version(floor) => format!("{what}'s own floor is version {floor}"),
+        WriteFloor::Minimum => "the build's minimum".to_string(),
+    };
+    match lowest {
+        Some(lowest) => format!(
+            "{what} is written only at version {lowest} or newer ({rule}); request version \
+             {lowest} or newer (negotiate a range that reaches it)"
+        ),
+        None => format!(
+            "{what} is written at no version of this build's range ({rule}: the build has \
+             none, or it is above the range)"
+        ),
+    }
 }
 
 /// Why a reader refuses the format recorded in a value's bytes.
@@ -503,6 +550,17 @@ pub enum DecodeError {
         field: &'static str,
     },
 
+    /// A program's payload is not MLIR bytecode: it does not start with the magic `ML\xefR`,
+    /// a version and a NUL-terminated producer string (mlir/Bytecode's file header; a StableHLO
+    /// portable artifact is MLIR bytecode whose producer is e.g. `StableHLO_v1.13.4`).
+    #[error("{what} payload is not MLIR bytecode: {why}")]
+    NotMlirBytecode {
+        /// The program kind (`XlaProgram`).
+        what: &'static str,
+        /// What is wrong with its header.
+        why: &'static str,
+    },
+
     /// The data names an element type this build does not know.
     #[error(
         "unknown DType kind {kind}: none of the kinds this build knows (`DTYPE_KINDS`); the \
@@ -653,6 +711,82 @@ pub enum InvalidValue {
     DimShardsOverflow {
         /// The shard counts.
         dim_shards: Vec<i64>,
+    },
+
+    /// An `xla.OpSharding` that XLA's `HloSharding::FromProto` refuses (xla/hlo/ir/hlo_sharding.cc).
+    /// Where XLA has words for the rule they are used ("Maximal sharding is expected to have
+    /// single device assignment, but 3 has provided."); else the rule XLA checks.
+    #[error("invalid xla.OpSharding (XLA's HloSharding::FromProto refuses it): {reason}")]
+    OpSharding {
+        /// What breaks the rule.
+        reason: String,
+    },
+
+    /// An `HloSharding` over a named-mesh sharding (XLA's HloShardingV3, `OpSharding` field
+    /// `named_sharding`) is read but not written, as IFRT refuses to write it. Wording:
+    /// xla/python/pjrt_ifrt/xla_sharding_serdes.cc.
+    #[error("HloSharding with XLA HloShardingV3 format is not supported for serialization")]
+    HloShardingV3NotSerializable,
+
+    /// A `ConcreteSharding` holds neither a static nor a dynamic shape. Wording:
+    /// xla/python/ifrt/sharding_serdes.cc.
+    #[error("ConcreteSharding must have Shape or DynamicShape.")]
+    ConcreteShardingWithoutShape,
+
+    /// A sharding that must name at least one device names none (IFRT's `ConcreteSharding`
+    /// checks it).
+    #[error("{what} needs at least one device, and its device list is empty")]
+    NoDevices {
+        /// The sharding kind.
+        what: &'static str,
+    },
+
+    /// A `ConcreteSharding` has another number of shard shapes than devices: each device holds
+    /// one shard.
+    #[error(
+        "ConcreteSharding has {shards} shard shapes for {devices} devices; it needs one shard \
+         shape per device"
+    )]
+    ShardCountMismatch {
+        /// Shard shapes given.
+        shards: usize,
+        /// Devices listed.
+        devices: usize,
+    },
+
+    /// A dynamic shape has no bounded-dynamic tag, the only kind IFRT has. Wording:
+    /// xla/python/ifrt/shape.cc.
+    #[error("Only support bounded dynamic shape.")]
+    UnboundedDynamicShape,
+
+    /// A bounded dynamic shape's tag has another number of dimensions than its shape. Wording:
+    /// xla/python/ifrt/shape.cc (`DynamicShape::Create`).
+    #[error("Shape and tag must have the same number of dimensions. (shape {dims}, tag {tag})")]
+    DynamicShapeTagMismatch {
+        /// Dimensions of the shape.
+        dims: usize,
+        /// Entries of the tag.
+        tag: usize,
+    },
+
+    /// A bounded dynamic shape's tag marks no dimension dynamic. Wording:
+    /// xla/python/ifrt/shape.h (`BoundedDynamicShapeTag`).
+    #[error("At least one dimension needs to be dynamically sized.")]
+    NoDynamicDimension,
+
+    /// A layout's dimension order is not a permutation of its dimensions `0..n`.
+    #[error(
+        "{what} `{field}` [{}] is not a permutation of 0..{}: each dimension must appear \
+         once",
+        join(order, ","), order.len()
+    )]
+    NotADimensionOrder {
+        /// The layout kind (`CompactLayout`, `PjRtLayout`).
+        what: &'static str,
+        /// The field (`major_to_minor`, `minor_to_major`).
+        field: &'static str,
+        /// The order found.
+        order: Vec<i64>,
     },
 }
 

@@ -256,6 +256,70 @@ impl Formats {
     }
 }
 
+/// The oldest requested version at which a type may be written at all: its own floor, beside
+/// the build's global minimum.
+///
+/// Most of IFRT's types are written at any version of the build's range ([`WriteFloor::Minimum`]).
+/// IFRT pins its programs higher: xla/python/ifrt/hlo/hlo_program_serdes.cc refuses to
+/// serialize an `HloProgram` (type name `xla::ifrt::XlaProgram`) at any version below the
+/// build's week-4-old one, with `FAILED_PRECONDITION: Unsupported IFRT SerDes version N for
+/// HloProgram serialization`, though the build reads from its minimum on. That is
+/// [`WriteFloor::Week4Old`]. A floor bounds writing only: reading follows the recorded format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum WriteFloor {
+    /// No floor of its own: every version of the build's range.
+    #[default]
+    Minimum,
+    /// The build's week-4-old version and newer, as IFRT pins its programs
+    /// ([`SupportedVersions::week_4_old`]).
+    Week4Old,
+    /// This version and newer.
+    Version(SerDesVersionNumber),
+}
+
+impl WriteFloor {
+    /// The oldest version a build of `supported` writes the type at, on `today` (asked only
+    /// under [`WriteFloor::Week4Old`], and only by histories whose week-4-old version follows
+    /// the dates). `None` when the type's floor is above the build's range, or the build has no
+    /// week-4-old version: it then writes the type at no version.
+    pub fn lowest(self, supported: SupportedVersions, today: Date) -> Option<SerDesVersionNumber> {
+        let floor = match self {
+            WriteFloor::Minimum => return Some(supported.minimum().number()),
+            WriteFloor::Version(floor) => floor,
+            WriteFloor::Week4Old => supported.week_4_old(today).ok()?.number(),
+        };
+        let floor = floor.max(supported.minimum().number());
+        (floor <= supported.current().number()).then_some(floor)
+    }
+
+    /// Fails, in IFRT's words, if a type called `what` with this floor may not be written at
+    /// `requested` by a build of `supported` on `today` ([`Incompatible::BelowWriteFloor`]).
+    /// The requested version is assumed in the build's range (the registry checks that first).
+    pub fn check(
+        self,
+        what: &'static str,
+        requested: SerDesVersion,
+        supported: SupportedVersions,
+        today: Date,
+    ) -> Result<(), Error> {
+        if self == WriteFloor::Minimum {
+            return Ok(());
+        }
+        let lowest = self.lowest(supported, today);
+        if lowest.is_some_and(|lowest| requested.number() >= lowest) {
+            return Ok(());
+        }
+        Err(Incompatible::BelowWriteFloor {
+            history: requested.history().name(),
+            version: requested.number(),
+            what,
+            floor: self,
+            lowest,
+        }
+        .into())
+    }
+}
+
 /// One value found in serialized bytes: its type, the number recorded for it, and the format
 /// that number is read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -12,7 +12,7 @@
 //!   default ([`SupportedVersions::default_version`](version::SupportedVersions::default_version),
 //!   `current`; it fails under the `testing-bad-default-version` feature, to prove no path
 //!   relies on it), week-4-old
-//!   ([`week_4_old`](version::SupportedVersions::week_4_old): IFRT keeps it by hand, at 0; a
+//!   ([`week_4_old`](version::SupportedVersions::week_4_old): IFRT keeps it by hand, at 2; a
 //!   history of your own may compute it from the dates with an injectable [`Clock`]) and any
 //!   version ([`SupportedVersions::version`](version::SupportedVersions::version),
 //!   range-checked). A registry refuses a version of another history, takes its defaults from
@@ -30,6 +30,12 @@
 //!   only if the number is newer than the reader's `current`, names no format of the type, or
 //!   names a format superseded at or before its `minimum`. What IFRT accepts is accepted: a
 //!   `ShardingParam` recorded as 2 (IFRT once wrote 2 where it meant 1) reads as format 1.
+//! - **A type can have a floor of its own for writing**, beside the build's range
+//!   ([`WriteFloor`], [`Codec::WRITE_FLOOR`]): IFRT pins its programs (`xla::ifrt::XlaProgram`)
+//!   to the build's week-4-old version and refuses a lower request with "Unsupported IFRT
+//!   SerDes version 1 for HloProgram serialization"
+//!   ([`Incompatible::BelowWriteFloor`]), though the build reads from its minimum on.
+//!   [`Registry::lowest_writable`] tells the oldest version a type is written at.
 //! - **Nested values get the requested version**, not the outer value's format: an
 //!   [`ArraySpec`] (format 0) requested at 2 writes its sharding for 2, and that sharding its
 //!   param for 2. [`Registry::inspect_bytes`] lists every nested value and its recorded format.
@@ -53,17 +59,40 @@
 //! # IFRT's types and their format history
 //!
 //! With IFRT's protobuf schemas (`proto/ifrt/`, field numbers as compiled into jaxlib):
-//! [`DType`], [`Shape`], the shardings [`SingleDeviceSharding`] and [`ShardingParamSharding`]
-//! (over a [`ShardingParam`]), and [`ArraySpec`] (dtype + shape + any registered sharding +
-//! an opaque layout). Every message has a `version_number` field.
+//! [`DType`], [`Shape`], [`ArraySpec`] (dtype + shape + any registered sharding + an opaque
+//! layout), and every value IFRT itself serializes in an envelope, under its real SerDes name
+//! (`xla::ifrt::<Name>`, as compiled into jaxlib 0.10.2):
+//!
+//! - the shardings: [`SingleDeviceSharding`], [`ShardingParamSharding`] (over a
+//!   [`ShardingParam`]), [`HloSharding`] (XLA's `OpSharding` over a device list: what real jax
+//!   clients send from jaxlib 0.5.3 on), [`ConcreteSharding`] (a shape per shard, static or
+//!   [`DynamicShape`]; sent up to jaxlib 0.4.38), [`ConcreteEvenSharding`] and
+//!   [`OpaqueSharding`];
+//! - the layouts [`CompactLayout`] and [`PjRtLayout`] (XLA's `LayoutProto`);
+//! - what a compile request carries: [`XlaProgram`] (MLIR bytecode of a StableHLO portable
+//!   artifact; the crate reads its header, the producer such as `StableHLO_v1.13.4`, and keeps
+//!   the bytecode) and [`XlaCompileOptions`] (kept as raw bytes).
+//!
+//! XLA's own messages that travel inside them (`OpSharding`, `LayoutProto`) are written in
+//! `proto/ifrt/xla_data.proto` with XLA's field numbers; what the crate reads is written back
+//! byte for byte. Every IFRT message has a `version_number` field (from jaxlib 0.6.2 on; absent
+//! before, which reads as 0); a program and compile options record none, and read as format 0.
 //!
 //! | version | introduced | change (serdes_version.h) | formats introduced |
 //! |---|---|---|---|
 //! | 0 | 2025-05-20 | initial version | format 0 of every type |
 //! | 1 | 2026-02-19 | added support for unreduced axes in ShardingParam | `ShardingParam` 1 (recorded only by a param with unreduced axes) |
-//! | 2 | 2026-03-19 | Allow mixed serialization for stablehlo dialects | none of these types (StableHLO programs are not modelled) |
+//! | 2 | 2026-04-06 | ShardingParamSharding is not created anymore by IFRT IR | none of these types (a change in what IFRT IR produces) |
+//! | 3 | 2026-04-09 | Allowed mixed serialization for stablehlo dialects | none recorded: a program written at 3 may mix StableHLO dialect versions, and its bytes say nothing of it |
 //!
-//! IFRT's minimum is 0 and its week-4-old version, kept by hand, is 0.
+//! The history is that of the newest serdes_version.h read (openxla/xla 3f7a926d, the range
+//! real jaxlib 0.10.2 offers). **XLA renumbered version 2**: an older header had `2: 2026-03-19,
+//! Allow mixed serialization for stablehlo dialects`, which moved to 3 when the IFRT IR change
+//! took 2. The crate follows the newest header.
+//!
+//! IFRT's minimum is 0. Its week-4-old version is kept by hand; the preset's is 2
+//! ([`version::WEEK_4_OLD`]): the newest header read says 1, but jaxlib 0.10.2 refuses to write
+//! a program at 1, which XLA does only below its week-4-old version.
 //!
 //! # Features
 //!
@@ -153,18 +182,26 @@
 // | `shape.rs`       | static shapes |
 // | `sharding.rs`    | the sharding family |
 // | `array_spec.rs`  | an array without its data: element type, shape, sharding |
+// | `hlo_sharding.rs` | the sharding real clients send: XLA's `OpSharding` over devices |
+// | `concrete_sharding.rs` | shardings that list shard shapes or only devices; dynamic shapes |
+// | `layout.rs`      | array layouts: a dimension order, or XLA's layout |
+// | `program.rs`     | a compile request's program (MLIR bytecode header) and options |
 
 mod array_spec;
 mod builtin;
 mod clock;
 mod codec;
+mod concrete_sharding;
 mod dtype;
 mod envelope;
 mod error;
 mod format;
 #[rustfmt::skip]
 mod generated;
+mod hlo_sharding;
+mod layout;
 mod negotiation;
+mod program;
 mod registry;
 mod shape;
 mod sharding;
@@ -174,7 +211,7 @@ mod wire;
 
 // The registry, and what a type implements to go through it.
 pub use codec::{Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding};
-pub use format::{AlsoReads, Formats, RecordedFormat};
+pub use format::{AlsoReads, Formats, RecordedFormat, WriteFloor};
 pub use registry::Registry;
 // IFRT's types: element type, shape, the sharding family, and the array spec built from them.
 pub use array_spec::ArraySpec;
@@ -183,6 +220,13 @@ pub use shape::Shape;
 pub use sharding::{
     MemoryKind, ShardingParam, ShardingParamSharding, SingleDeviceSharding, UNREDUCED_AXES_SINCE,
 };
+// The other shardings IFRT registers, its layouts, and what a compile request carries.
+pub use concrete_sharding::{
+    ConcreteEvenSharding, ConcreteShapes, ConcreteSharding, DynamicShape, OpaqueSharding,
+};
+pub use hlo_sharding::HloSharding;
+pub use layout::{CompactLayout, PjRtLayout};
+pub use program::{MLIR_BYTECODE_MAGIC, XlaCompileOptions, XlaProgram};
 // Two builds agree on a version (IFRT Proxy).
 pub use negotiation::{VersionRange, negotiate};
 // Today's date, for the week-4-old version.
@@ -207,6 +251,20 @@ pub use wire::{WireError, WireType};
 /// [`prost::Message`].
 pub mod schema {
     pub use crate::generated::xla::ifrt::*;
+
+    /// XLA's own messages that IFRT's shardings and layouts carry (package `xla`, from
+    /// `proto/ifrt/xla_data.proto`): [`OpSharding`](xla::OpSharding) inside an
+    /// `HloShardingProto`, [`LayoutProto`](xla::LayoutProto) inside a `PjRtLayoutProto`, and
+    /// what they reach.
+    pub mod xla {
+        pub use crate::generated::xla::{
+            AxisRefProto, CompilationEvent, DimLevelType, LayoutProto, MeshProto,
+            NamedShardingProto, OpMetadata, OpSharding, Payload, PrimitiveType,
+            ProfileGenerationStrategy, ProfileSource, ProfileType, ShapeProto, SplitConfigProto,
+            TileProto, axis_ref_proto, mesh_proto, named_sharding_proto, op_metadata, op_sharding,
+            payload,
+        };
+    }
 }
 
 #[cfg(doctest)]

@@ -18,13 +18,15 @@ use std::any::{Any, TypeId};
 use std::fmt::Debug;
 use std::sync::Arc;
 
+use crate::clock::{Clock, SystemClock};
 use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, check_size, decode_message,
 };
 use crate::error::{Error, Incompatible, RegistryError};
-use crate::format::{Formats, RecordedFormat, traced};
+use crate::format::{Formats, RecordedFormat, WriteFloor, traced};
 use crate::generated::xla::ifrt::Serialized;
 use crate::version::{SerDesVersionNumber, SupportedVersions};
+use jiff::civil::Date;
 
 type SerializeFn =
     fn(&dyn Serializable, &SerializeOptions, &Registry, &mut Vec<u8>) -> Result<(), Error>;
@@ -38,6 +40,7 @@ type DeserializeShardingFn =
 pub(crate) struct Codecs {
     type_name: &'static str,
     formats: Formats,
+    write_floor: WriteFloor,
     type_id: fn() -> TypeId,
     serialize: SerializeFn,
     deserialize: DeserializeFn,
@@ -50,6 +53,7 @@ impl Codecs {
         Codecs {
             type_name: T::TYPE_NAME,
             formats: T::FORMATS,
+            write_floor: T::WRITE_FLOOR,
             type_id: TypeId::of::<T>,
             serialize: serialize_as::<T>,
             deserialize: deserialize_as::<T>,
@@ -110,6 +114,8 @@ struct Registered {
 pub struct Registry {
     supported: SupportedVersions,
     types: Vec<Registered>,
+    /// The day week-4-old floors are taken on; `None`: the system's clock (UTC).
+    today: Option<Date>,
 }
 
 impl Debug for Registry {
@@ -129,6 +135,7 @@ impl Registry {
         Registry {
             supported,
             types: Vec::new(),
+            today: None,
         }
     }
 
@@ -138,6 +145,7 @@ impl Registry {
         Registry {
             supported,
             types: list.iter().map(|&codecs| Registered::new(codecs)).collect(),
+            today: None,
         }
     }
 
@@ -151,6 +159,25 @@ impl Registry {
     /// The versions this registry's build reads and writes.
     pub fn supported(&self) -> SupportedVersions {
         self.supported
+    }
+
+    /// Takes the week-4-old floors of types pinned to it ([`WriteFloor::Week4Old`]) on `today`
+    /// instead of the system's day (UTC). Only a history whose week-4-old version follows the
+    /// dates asks; IFRT's is kept by hand, the same on every day.
+    pub fn set_today(&mut self, today: Date) {
+        self.today = Some(today);
+    }
+
+    fn today(&self) -> Date {
+        self.today.unwrap_or_else(|| SystemClock.today())
+    }
+
+    /// The oldest version this build writes the type registered as `type_name` at: the build's
+    /// minimum, or the type's own floor ([`Codec::WRITE_FLOOR`]) if higher. `None` if the name
+    /// is not registered, or the build writes the type at no version of its range.
+    pub fn lowest_writable(&self, type_name: &str) -> Option<SerDesVersionNumber> {
+        let codecs = self.by_name(type_name)?;
+        codecs.write_floor.lowest(self.supported, self.today())
     }
 
     /// Registers `T`. Registering a type, or a type name, twice is
@@ -267,6 +294,13 @@ impl Registry {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         self.check_version(options, codecs.type_name)?;
+        if codecs.write_floor != WriteFloor::Minimum {
+            let what = short_name(codecs.formats.what());
+            let today = self.today();
+            codecs
+                .write_floor
+                .check(what, options.version(), self.supported, today)?;
+        }
         (codecs.serialize)(value, options, self, out)
     }
 
@@ -287,7 +321,7 @@ impl Registry {
         }
         if !self.supported.contains(version.number()) {
             // Errors name the type as IFRT does: without its namespace (`DType`).
-            let what = type_name.rsplit("::").next().unwrap_or(type_name);
+            let what = short_name(type_name);
             return Err(Incompatible::UnsupportedSerializationVersion {
                 history: version.history().name(),
                 version: version.number(),
@@ -467,6 +501,11 @@ impl Registry {
             .find(|t| t.codecs.type_name == type_name)
             .map(|t| t.codecs)
     }
+}
+
+/// A type name without its namespace, as IFRT's errors name types (`DType`).
+fn short_name(type_name: &'static str) -> &'static str {
+    type_name.rsplit("::").next().unwrap_or(type_name)
 }
 
 impl Registered {

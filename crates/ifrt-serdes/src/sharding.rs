@@ -37,8 +37,8 @@ pub const UNREDUCED_AXES_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(1
 /// The formats of both sharding kinds: IFRT's format 0, the only one.
 const SHARDING_FORMATS: [SerDesVersionNumber; 1] = [SerDesVersionNumber::new(0)];
 
-/// The device list nested in a `ShardingParamSharding` (IFRT's `DeviceList`): one format.
-const DEVICE_LIST: Formats = Formats::new("DeviceList", &[SerDesVersionNumber::new(0)]);
+/// The device list nested in a sharding (IFRT's `DeviceList`): one format.
+pub(crate) const DEVICE_LIST: Formats = Formats::new("DeviceList", &[SerDesVersionNumber::new(0)]);
 
 /// Where a sharding's buffers live: a memory kind's name, or none for the runtime's default
 /// (IFRT's `MemoryKind`, xla/python/ifrt/memory.h: an optional name). PjRt's well-known names
@@ -80,7 +80,7 @@ impl MemoryKind {
     }
 
     /// The memory kind a decoded `memory_kind` field names (absent: unspecified).
-    fn from_field(field: Option<&str>) -> Self {
+    pub(crate) fn from_field(field: Option<&str>) -> Self {
         field.map_or_else(MemoryKind::unspecified, MemoryKind::from_name)
     }
 
@@ -90,7 +90,7 @@ impl MemoryKind {
     }
 
     /// Overwrites the `memory_kind` field with it, reusing the field's buffer.
-    fn encode(&self, field: &mut Option<String>) {
+    pub(crate) fn encode(&self, field: &mut Option<String>) {
         match self.name() {
             Some(name) => {
                 let field = field.get_or_insert_with(String::new);
@@ -338,6 +338,42 @@ fn check_unreduced_axes(axes: &[i32], mesh_axes: usize) -> Result<(), InvalidVal
         }
     }
     Ok(())
+}
+
+/// Checks a sharding's device list: ids >= 0, each listed once.
+pub(crate) fn check_devices(devices: &[i32]) -> Result<(), InvalidValue> {
+    if let Some(&device_id) = devices.iter().find(|d| **d < 0) {
+        return Err(InvalidValue::NegativeDeviceId { device_id });
+    }
+    if let Some(device_id) = repeated_value(devices) {
+        return Err(InvalidValue::DuplicateDeviceId { device_id });
+    }
+    Ok(())
+}
+
+/// The device list of a sharding of kind `what`, read by its own recorded format (IFRT's
+/// `DeviceList::FromProto`); an absent list reads as an empty one, as protobuf's default.
+pub(crate) fn read_devices(
+    proto: Option<&DeviceListProto>,
+    registry: &Registry,
+) -> Result<Vec<i32>, Error> {
+    let proto = proto.cloned().unwrap_or_default();
+    registry.read_format(&DEVICE_LIST, proto.version_number)?;
+    check_devices(&proto.device_ids)?;
+    Ok(proto.device_ids)
+}
+
+/// The device list message of `devices` for the requested `version` (IFRT's
+/// `DeviceList::ToProto`: format 0, the only one).
+pub(crate) fn devices_proto(
+    devices: &[i32],
+    version: SerDesVersion,
+) -> Result<DeviceListProto, Error> {
+    let format = DEVICE_LIST.record(DEVICE_LIST.oldest(), version)?;
+    Ok(DeviceListProto {
+        version_number: format.value(),
+        device_ids: devices.to_vec(),
+    })
 }
 
 /// A value that occurs more than once in `values`, if any. Increasing lists (the common case)

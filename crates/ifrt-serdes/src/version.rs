@@ -21,7 +21,7 @@
 //!   [`Error::DefaultVersionDisallowed`] instead, so a test suite run with the feature proves
 //!   that no path silently falls back to the default.
 //! - week-4-old: [`SupportedVersions::week_4_old`], for artifacts that builds up to four weeks
-//!   old must read. IFRT keeps it by hand ([`Week4Old::Fixed`]: version 0 today); a history of
+//!   old must read. IFRT keeps it by hand ([`Week4Old::Fixed`]: version 2 in the preset, see [`WEEK_4_OLD`]); a history of
 //!   your own may let the dates decide ([`Week4Old::FromDates`]).
 //! - any version: [`SupportedVersions::version`], range-checked; for layers that choose the
 //!   version themselves (e.g. after negotiating with a peer build, see [`crate::negotiate`]).
@@ -350,7 +350,18 @@ impl History {
 }
 
 /// IFRT's version history (xla/python/ifrt/serdes_version.h, "List of SerDes version literals
-/// and introduction dates"), word for word in what changed.
+/// and introduction dates"), word for word in what changed, as of the newest header this crate
+/// has read: openxla/xla's file at commit 3f7a926de0133f194deaeb53e57707c0ac6198da (read from
+/// its mirror qnx-ports/xla), whose current version is 3, the range real jaxlib 0.10.2's IFRT
+/// Proxy client offers (`[0, 3]`).
+///
+/// XLA renumbered version 2. An older header (openxla/xla 49534d8b) ended at
+/// `2: 2026-03-19, Allow mixed serialization for stablehlo dialects`; the newer one replaced that
+/// entry: 2 is now "ShardingParamSharding is not created anymore by IFRT IR" (2026-04-06) and
+/// mixed serialization moved to 3 (2026-04-09; xla/python/ifrt/hlo/hlo_program_serdes.cc writes
+/// it only at `>= SerDesVersionNumber(3)`). Builds of the withdrawn numbering offered `[0, 2]`
+/// with a different meaning of 2; no released jaxlib is known to have shipped it (0.9.2 offers
+/// `[0, 1]`, 0.10.2 `[0, 3]`). This crate follows the newest header.
 pub const HISTORY: &[VersionEntry] = &[
     VersionEntry::dated(0, (2025, 5, 20), "initial version"),
     VersionEntry::dated(
@@ -360,17 +371,36 @@ pub const HISTORY: &[VersionEntry] = &[
     ),
     VersionEntry::dated(
         2,
-        (2026, 3, 19),
-        "Allow mixed serialization for stablehlo dialects",
+        (2026, 4, 6),
+        "ShardingParamSharding is not created anymore by IFRT IR",
+    ),
+    VersionEntry::dated(
+        3,
+        (2026, 4, 9),
+        "Allowed mixed serialization for stablehlo dialects",
     ),
 ];
 
-/// IFRT's oldest readable version (xla/python/ifrt/serdes_version.h, `SerDesVersion::minimum()`).
+/// IFRT's oldest readable version (xla/python/ifrt/serdes_version.h, `SerDesVersion::minimum()`:
+/// 0 in every header so far).
 pub const MINIMUM: SerDesVersionNumber = SerDesVersionNumber(0);
 
 /// IFRT's week-4-old version, kept by hand (xla/python/ifrt/serdes_version.h,
-/// `SerDesVersion::week_4_old()`): version 0, whatever the day.
-pub const WEEK_4_OLD: SerDesVersionNumber = SerDesVersionNumber(0);
+/// `SerDesVersion::week_4_old()`): 2, whatever the day.
+///
+/// The one number of the preset that is a judgement, so it is this one constant:
+///
+/// - the newest header read (openxla/xla 3f7a926d, current 3) says **1**;
+/// - real jaxlib 0.10.2, a release of the same history (it offers `[0, 3]`), refuses to write a
+///   program at a negotiated 1 or 0 with `FAILED_PRECONDITION: Unsupported IFRT SerDes version 1
+///   for HloProgram serialization`; XLA's program serializer refuses exactly the versions below
+///   the build's week-4-old version (xla/python/ifrt/hlo/hlo_program_serdes.cc), so 0.10.2 was
+///   built after week-4-old had moved on to **at least 2** (version 2 turned four weeks old on
+///   2026-05-04).
+///
+/// The preset takes 2, the smallest value the released binary allows. If 0.10.2 is found to
+/// refuse a program at 2 as well, this becomes 3; nothing else in the crate changes.
+pub const WEEK_4_OLD: SerDesVersionNumber = SerDesVersionNumber(2);
 
 /// IFRT's newest version (xla/python/ifrt/serdes_version.h, `SerDesVersion::current()`).
 pub const CURRENT: SerDesVersionNumber = HISTORY[HISTORY.len() - 1].number;
@@ -610,7 +640,7 @@ pub struct Week4OldVersionAccessor;
 
 impl Week4OldVersionAccessor {
     /// IFRT's week-4-old version. `clock` is asked only by histories whose week-4-old version
-    /// follows the dates; IFRT's does not, so it is version 0 on any day.
+    /// follows the dates; IFRT's does not, so it is [`WEEK_4_OLD`] on any day.
     pub fn get(clock: &dyn Clock) -> Result<SerDesVersion, Error> {
         SupportedVersions::BUILT_IN.week_4_old(clock.today())
     }
@@ -670,21 +700,26 @@ mod tests {
                 ),
                 (
                     2,
-                    "2026-03-19".to_string(),
-                    "Allow mixed serialization for stablehlo dialects"
+                    "2026-04-06".to_string(),
+                    "ShardingParamSharding is not created anymore by IFRT IR"
+                ),
+                (
+                    3,
+                    "2026-04-09".to_string(),
+                    "Allowed mixed serialization for stablehlo dialects"
                 ),
             ]
         );
         assert_eq!((IFRT.minimum(), IFRT.current()), (MINIMUM, CURRENT));
-        assert_eq!(CURRENT, SerDesVersionNumber(2));
+        assert_eq!(CURRENT, SerDesVersionNumber(3));
         assert_eq!(
             IFRT.week_4_old_rule(),
-            Week4Old::Fixed(SerDesVersionNumber(0))
+            Week4Old::Fixed(SerDesVersionNumber(2))
         );
         assert_eq!(IFRT.supported(), SupportedVersions::BUILT_IN);
         assert_eq!(
             SupportedVersions::BUILT_IN.current().to_string(),
-            "IFRT SerDes version 2"
+            "IFRT SerDes version 3"
         );
     }
 
@@ -698,14 +733,20 @@ mod tests {
         ] {
             assert_eq!(
                 Week4OldVersionAccessor::get(&FixedClock(today)).map(SerDesVersion::number),
-                Ok(SerDesVersionNumber(0)),
+                Ok(WEEK_4_OLD),
                 "{today}"
             );
         }
-        // A simulated IFRT build whose minimum is above the fixed version has none.
-        let raised = SupportedVersions::new(SerDesVersionNumber(1), CURRENT).unwrap();
+        // A simulated IFRT build whose minimum is above the fixed version has none, and so
+        // has an older one that stops below it.
+        let raised = SupportedVersions::new(SerDesVersionNumber(3), CURRENT).unwrap();
         assert!(matches!(
             raised.week_4_old(day(2030, 1, 1)),
+            Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
+        ));
+        let older = SupportedVersions::new(MINIMUM, SerDesVersionNumber(1)).unwrap();
+        assert!(matches!(
+            older.week_4_old(day(2030, 1, 1)),
             Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
         ));
     }

@@ -6,6 +6,7 @@
 #![allow(missing_docs, unreachable_pub, clippy::all, clippy::pedantic, rustdoc::all)]
 
 pub mod xla {
+    include!("xla.rs");
     pub mod ifrt {
         include!("xla.ifrt.rs");
     }

@@ -241,3 +241,97 @@ pub struct ArraySpecProto {
     #[prost(bytes = "vec", optional, tag = "4")]
     pub layout: ::core::option::Option<::prost::alloc::vec::Vec<u8>>,
 }
+/// Which dimensions of a dynamic shape are dynamic (their size in `shape` is an upper bound).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct BoundedDynamicShapeTagProto {
+    #[prost(bool, repeated, tag = "1")]
+    pub is_dynamic_dims: ::prost::alloc::vec::Vec<bool>,
+    #[prost(int32, tag = "2")]
+    pub version_number: i32,
+}
+/// A shape whose dimensions may be bounded dynamic ones.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DynamicShapeProto {
+    #[prost(message, optional, tag = "1")]
+    pub shape: ::core::option::Option<ShapeProto>,
+    /// IFRT: the only member of oneof `tag`.
+    #[prost(message, optional, tag = "2")]
+    pub bounded_dynamic_shape_tag: ::core::option::Option<BoundedDynamicShapeTagProto>,
+    #[prost(int32, tag = "3")]
+    pub version_number: i32,
+}
+/// A sharding that lists every shard's shape, one per device.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ConcreteShardingProto {
+    #[prost(message, optional, tag = "1")]
+    pub devices: ::core::option::Option<DeviceListProto>,
+    /// IFRT: `shape` and `dynamic_shape` are the oneof `shape_or_dynamic_shape`; the shard shapes
+    /// are of the same kind.
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<ShapeProto>,
+    #[prost(message, repeated, tag = "3")]
+    pub shard_shapes: ::prost::alloc::vec::Vec<ShapeProto>,
+    #[prost(string, optional, tag = "4")]
+    pub memory_kind: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(message, optional, tag = "5")]
+    pub dynamic_shape: ::core::option::Option<DynamicShapeProto>,
+    #[prost(message, repeated, tag = "6")]
+    pub shard_dynamic_shapes: ::prost::alloc::vec::Vec<DynamicShapeProto>,
+    #[prost(int32, tag = "7")]
+    pub version_number: i32,
+}
+/// A sharding whose shards all have one shape.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ConcreteEvenShardingProto {
+    #[prost(message, optional, tag = "1")]
+    pub devices: ::core::option::Option<DeviceListProto>,
+    #[prost(message, optional, tag = "2")]
+    pub shape: ::core::option::Option<ShapeProto>,
+    #[prost(message, optional, tag = "3")]
+    pub shard_shape: ::core::option::Option<ShapeProto>,
+    #[prost(string, optional, tag = "4")]
+    pub memory_kind: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(bool, tag = "5")]
+    pub is_fully_replicated: bool,
+    #[prost(int32, tag = "6")]
+    pub version_number: i32,
+}
+/// A sharding that says only which devices hold the array.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct OpaqueShardingProto {
+    #[prost(message, optional, tag = "1")]
+    pub devices: ::core::option::Option<DeviceListProto>,
+    #[prost(string, optional, tag = "2")]
+    pub memory_kind: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(int32, tag = "3")]
+    pub version_number: i32,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct HloShardingProto {
+    #[prost(message, optional, tag = "1")]
+    pub devices: ::core::option::Option<DeviceListProto>,
+    /// XLA's sharding, as `xla::HloSharding::ToProto` writes it.
+    #[prost(message, optional, tag = "2")]
+    pub xla_op_sharding: ::core::option::Option<super::OpSharding>,
+    /// The memory kind's name; absent for the default memory kind.
+    #[prost(string, optional, tag = "3")]
+    pub memory_kind: ::core::option::Option<::prost::alloc::string::String>,
+    /// The format this message was written in: always 0 so far, whatever version was requested.
+    #[prost(int32, tag = "4")]
+    pub version_number: i32,
+}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CompactLayoutProto {
+    /// The array's dimensions, major to minor.
+    #[prost(int32, repeated, tag = "1")]
+    pub major_to_minor: ::prost::alloc::vec::Vec<i32>,
+    #[prost(int32, tag = "2")]
+    pub version_number: i32,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PjRtLayoutProto {
+    #[prost(message, optional, tag = "1")]
+    pub xla_layout: ::core::option::Option<super::LayoutProto>,
+    #[prost(int32, tag = "2")]
+    pub version_number: i32,
+}

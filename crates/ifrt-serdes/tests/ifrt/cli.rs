@@ -57,9 +57,9 @@ fn history_computes_week_4_old_for_a_given_day() {
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(text.contains("2026-02-19"), "{text}");
-    // IFRT keeps week-4-old by hand: version 0, whatever the day.
+    // IFRT keeps week-4-old by hand: version 2 in the preset, whatever the day.
     assert!(
-        text.contains("week-4-old: IFRT SerDes version 0 (as of 2026-03-19)"),
+        text.contains("week-4-old: IFRT SerDes version 2 (as of 2026-03-19)"),
         "{text}"
     );
     // A day that is not YYYY-MM-DD is a usage error, refused by clap through jiff's `Date`.
@@ -80,25 +80,31 @@ fn history_as_json() {
         ["current", "minimum", "today", "versions", "week_4_old"]
     );
     assert_eq!(report["today"], "2026-07-14");
-    assert_eq!(report["week_4_old"], 0);
+    assert_eq!(report["week_4_old"], 2);
     assert_eq!(report["minimum"], 0);
-    assert_eq!(report["current"], 2);
+    assert_eq!(report["current"], 3);
     let versions = report["versions"].as_array().unwrap();
-    assert_eq!(versions.len(), 3);
+    assert_eq!(versions.len(), 4);
     for (number, version) in versions.iter().enumerate() {
         assert_eq!(keys(version), ["change", "introduced", "number"]);
         assert_eq!(version["number"], number);
     }
     assert_eq!(versions[1]["introduced"], "2026-02-19");
+    // XLA renumbered version 2; the crate follows the newest serdes_version.h.
+    assert_eq!(versions[2]["introduced"], "2026-04-06");
+    assert_eq!(
+        versions[3]["change"],
+        "Allowed mixed serialization for stablehlo dialects"
+    );
 
     // IFRT's week-4-old is kept by hand, so it is the same on any day, even one before the
     // first version was four weeks old.
     let early = json(&run(&["history", "--today", "2025-05-21", "--json"]));
-    assert_eq!(early["week_4_old"], 0);
+    assert_eq!(early["week_4_old"], 2);
     let early = run(&["history", "--today", "2025-05-21"]);
     assert_eq!(early.status.code(), Some(0));
     assert!(
-        stdout(&early).contains("week-4-old: IFRT SerDes version 0 (as of 2025-05-21)"),
+        stdout(&early).contains("week-4-old: IFRT SerDes version 2 (as of 2025-05-21)"),
         "{}",
         stdout(&early)
     );
@@ -122,7 +128,7 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     assert_eq!(
         report["error"],
         "Unsupported IFRT SerDes version 0 for ShardingParam deserialization: this build reads \
-         IFRT SerDes versions [1, 2], and ShardingParam format 0 was superseded by format 1 at \
+         IFRT SerDes versions [1, 3], and ShardingParam format 0 was superseded by format 1 at \
          or before this build's minimum, so its reader was removed; the writer must request a \
          version both builds support (negotiate one)"
     );
@@ -152,7 +158,7 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     let negative = run(&["inspect", &v0, "--minimum", "-1"]);
     assert_unreadable(
         &negative,
-        "invalid supported range [-1, 2] of IFRT SerDes versions",
+        "invalid supported range [-1, 3] of IFRT SerDes versions",
     );
     let garbage = run(&[
         "inspect",
@@ -172,10 +178,13 @@ fn inspect_as_json() {
     let inspect_keys = [
         "error",
         "file",
+        "lowest_writable",
+        "mlir_bytecode_version",
         "narrowest_range",
         "readable_in",
         "reader",
         "refused",
+        "stablehlo_producer",
         "type_name",
         "unreadable",
         "value",
@@ -192,12 +201,12 @@ fn inspect_as_json() {
     );
     assert_eq!(keys(&report["readable_in"]), ["current", "minimum"]);
     assert_eq!(report["readable_in"]["minimum"], 1);
-    assert_eq!(report["readable_in"]["current"], 2);
+    assert_eq!(report["readable_in"]["current"], 3);
     assert_eq!(keys(&report["narrowest_range"]), ["current", "minimum"]);
     assert_eq!(report["file"], v1);
     assert_eq!(keys(&report["reader"]), ["current", "minimum"]);
     assert_eq!(report["reader"]["minimum"], 0);
-    assert_eq!(report["reader"]["current"], 2);
+    assert_eq!(report["reader"]["current"], 3);
     assert_eq!(report["type_name"], "xla::ifrt::ShardingParamSharding");
     assert_eq!(report["unreadable"], false);
     assert_eq!(report["refused"], false);
@@ -249,13 +258,13 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
                 ("ShardingParam", 1),
                 ("DeviceList", 0),
             ],
-            (1, 2),
+            (1, 3),
         ),
-        ("dtype_v0.pb", vec![("DType", 0)], (0, 2)),
+        ("dtype_v0.pb", vec![("DType", 0)], (0, 3)),
         (
             "single_device_sharding_v0.pb",
             vec![("SingleDeviceSharding", 0)],
-            (0, 2),
+            (0, 3),
         ),
         (
             "sharding_param_sharding_v0.pb",
@@ -293,7 +302,18 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
             assert_eq!(report["narrowest_range"]["current"], from, "{file}");
             // The claim holds: a build reads the file exactly when its range meets
             // `readable_in`.
-            for (min, max) in [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)] {
+            for (min, max) in [
+                (0, 0),
+                (0, 1),
+                (0, 2),
+                (0, 3),
+                (1, 1),
+                (1, 2),
+                (1, 3),
+                (2, 2),
+                (2, 3),
+                (3, 3),
+            ] {
                 let output = run(&[
                     "inspect",
                     &path,
@@ -533,4 +553,56 @@ fn the_readme_lists_every_json_key() {
             }
         }
     }
+}
+
+/// Every envelope real jaxlib clients sent is read by `inspect`: exit 0, not refused, the real
+/// type name, the first value's recorded format (0 where the payload records none), and a
+/// program's StableHLO producer.
+#[test]
+fn inspect_reads_every_captured_envelope() {
+    for c in crate::real::captured() {
+        let path = format!("{}/{}", crate::real::REAL_DIR, c.file);
+        let output = run(&["inspect", &path, "--json"]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}: {}",
+            c.file,
+            stderr(&output)
+        );
+        let report = json(&output);
+        assert_eq!(report["refused"], false, "{}", c.file);
+        assert_eq!(report["unreadable"], false, "{}", c.file);
+        assert_eq!(report["type_name"], c.type_name.as_str(), "{}", c.file);
+        assert_eq!(report["values"][0]["format"], c.format, "{}", c.file);
+        match &c.producer {
+            Some(producer) => {
+                assert_eq!(
+                    report["stablehlo_producer"],
+                    producer.as_str(),
+                    "{}",
+                    c.file
+                );
+                assert_eq!(report["mlir_bytecode_version"], 6, "{}", c.file);
+                // IFRT pins programs to the build's week-4-old version.
+                assert_eq!(report["lowest_writable"], 2, "{}", c.file);
+            }
+            None => {
+                assert_eq!(report["stablehlo_producer"], Value::Null, "{}", c.file);
+                assert_eq!(report["lowest_writable"], 0, "{}", c.file);
+            }
+        }
+    }
+    // The text report says the same, and a reader that stops at 1 writes no program.
+    let program = format!("{}/xla_program_0.10.2_0.pb", crate::real::REAL_DIR);
+    let text = stdout(&run(&["inspect", &program, "--current", "1"]));
+    assert!(
+        text.contains("producer:  StableHLO_v1.13.7 (MLIR bytecode version 6)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("written:   at no version of this reader's range"),
+        "{text}"
+    );
+    assert!(text.contains("  HloProgram format 0"), "{text}");
 }

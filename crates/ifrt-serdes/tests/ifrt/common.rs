@@ -3,10 +3,12 @@
 
 use std::sync::Arc;
 
+use ifrt_serdes::schema::xla::{LayoutProto, OpSharding, TileProto, op_sharding};
 use ifrt_serdes::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    ArraySpec, Codec, DType, MemoryKind, Registry, SerializeOptions, Shape, ShardingParam,
-    ShardingParamSharding, SingleDeviceSharding,
+    ArraySpec, Codec, CompactLayout, ConcreteEvenSharding, ConcreteShapes, ConcreteSharding, DType,
+    HloSharding, MemoryKind, OpaqueSharding, PjRtLayout, Registry, SerializeOptions, Shape,
+    ShardingParam, ShardingParamSharding, SingleDeviceSharding, XlaCompileOptions,
 };
 
 /// A registry of the built-in types for the range `[minimum, current]`.
@@ -63,7 +65,76 @@ pub const GOLDEN_TYPES: &[(&str, &str)] = &[
     ("single_device_sharding", SingleDeviceSharding::TYPE_NAME),
     ("sharding_param_sharding", ShardingParamSharding::TYPE_NAME),
     ("array_spec", ArraySpec::TYPE_NAME),
+    ("hlo_sharding", HloSharding::TYPE_NAME),
+    ("concrete_sharding", ConcreteSharding::TYPE_NAME),
+    ("concrete_even_sharding", ConcreteEvenSharding::TYPE_NAME),
+    ("opaque_sharding", OpaqueSharding::TYPE_NAME),
+    ("compact_layout", CompactLayout::TYPE_NAME),
+    ("pjrt_layout", PjRtLayout::TYPE_NAME),
+    ("xla_compile_options", XlaCompileOptions::TYPE_NAME),
 ];
+
+/// jax's `NamedSharding(mesh, P('a'))` on a 2x2 mesh, as jaxlib 0.10.2 sends it: tiled 2x1,
+/// replicated over the last tile dimension, by an iota over 4 devices.
+pub fn sample_hlo_sharding() -> HloSharding {
+    let op = OpSharding {
+        r#type: op_sharding::Type::Other as i32,
+        tile_assignment_dimensions: vec![2, 1, 2],
+        replicate_on_last_tile_dim: true,
+        iota_reshape_dims: vec![4],
+        iota_transpose_perm: vec![0],
+        ..OpSharding::default()
+    };
+    HloSharding::new(vec![0, 1, 2, 3], MemoryKind::device(), op).unwrap()
+}
+
+/// XLA's own round-trip sample (xla/python/ifrt/sharding_serdes_test.cc): shards of 3 and 7
+/// rows of a 10x20 array.
+pub fn sample_concrete_sharding() -> ConcreteSharding {
+    let shape = |dims: Vec<i64>| Shape::new(dims).unwrap();
+    let shapes = ConcreteShapes::Static {
+        shape: shape(vec![10, 20]),
+        shard_shapes: vec![shape(vec![3, 20]), shape(vec![7, 20])],
+    };
+    ConcreteSharding::new(vec![0, 1], MemoryKind::from_name("abc"), shapes).unwrap()
+}
+
+pub fn sample_concrete_even_sharding() -> ConcreteEvenSharding {
+    let shape = |dims: Vec<i64>| Shape::new(dims).unwrap();
+    ConcreteEvenSharding::new(
+        vec![0, 1],
+        MemoryKind::pinned_host(),
+        shape(vec![10, 20]),
+        shape(vec![5, 20]),
+        false,
+    )
+    .unwrap()
+}
+
+pub fn sample_opaque_sharding() -> OpaqueSharding {
+    OpaqueSharding::new(vec![2, 3], MemoryKind::unspecified()).unwrap()
+}
+
+pub fn sample_compact_layout() -> CompactLayout {
+    CompactLayout::new(vec![1, 0]).unwrap()
+}
+
+/// A TPU-style layout: row major, tiled 8x128.
+pub fn sample_pjrt_layout() -> PjRtLayout {
+    PjRtLayout::new(LayoutProto {
+        minor_to_major: vec![1, 0],
+        tiles: vec![TileProto {
+            dimensions: vec![8, 128],
+        }],
+        ..LayoutProto::default()
+    })
+    .unwrap()
+}
+
+/// `XlaCompileOptionsProto { compile_options { executable_build_options { num_replicas: 1 } } }`.
+pub fn sample_compile_options() -> XlaCompileOptions {
+    XlaCompileOptions::new(vec![0x0a, 0x04, 0x1a, 0x02, 0x20, 0x01]).unwrap()
+}
 
 pub fn sample_dtype() -> DType {
     DType::BF16
@@ -113,6 +184,15 @@ pub fn serialize_sample(
             registry.serialize_to_bytes(&sample_param_sharding(number), &options)
         }
         "array_spec" => registry.serialize_to_bytes(&sample_array_spec(number), &options),
+        "hlo_sharding" => registry.serialize_to_bytes(&sample_hlo_sharding(), &options),
+        "concrete_sharding" => registry.serialize_to_bytes(&sample_concrete_sharding(), &options),
+        "concrete_even_sharding" => {
+            registry.serialize_to_bytes(&sample_concrete_even_sharding(), &options)
+        }
+        "opaque_sharding" => registry.serialize_to_bytes(&sample_opaque_sharding(), &options),
+        "compact_layout" => registry.serialize_to_bytes(&sample_compact_layout(), &options),
+        "pjrt_layout" => registry.serialize_to_bytes(&sample_pjrt_layout(), &options),
+        "xla_compile_options" => registry.serialize_to_bytes(&sample_compile_options(), &options),
         other => panic!("no sample for {other}"),
     }
 }
@@ -138,6 +218,31 @@ pub fn decodes_to_sample(
         }
         "array_spec" => {
             registry.deserialize_from_bytes::<ArraySpec>(bytes, &o)? == sample_array_spec(version)
+        }
+        "hlo_sharding" => {
+            registry.deserialize_from_bytes::<HloSharding>(bytes, &o)? == sample_hlo_sharding()
+        }
+        "concrete_sharding" => {
+            registry.deserialize_from_bytes::<ConcreteSharding>(bytes, &o)?
+                == sample_concrete_sharding()
+        }
+        "concrete_even_sharding" => {
+            registry.deserialize_from_bytes::<ConcreteEvenSharding>(bytes, &o)?
+                == sample_concrete_even_sharding()
+        }
+        "opaque_sharding" => {
+            registry.deserialize_from_bytes::<OpaqueSharding>(bytes, &o)?
+                == sample_opaque_sharding()
+        }
+        "compact_layout" => {
+            registry.deserialize_from_bytes::<CompactLayout>(bytes, &o)? == sample_compact_layout()
+        }
+        "pjrt_layout" => {
+            registry.deserialize_from_bytes::<PjRtLayout>(bytes, &o)? == sample_pjrt_layout()
+        }
+        "xla_compile_options" => {
+            registry.deserialize_from_bytes::<XlaCompileOptions>(bytes, &o)?
+                == sample_compile_options()
         }
         other => panic!("no sample for {other}"),
     })
@@ -165,6 +270,29 @@ pub fn parts(short: &str) -> Vec<(&'static str, &'static [i32])> {
             parts.extend(param_sharding);
             parts
         }
+        // The other shardings (xla/python/ifrt/sharding_serdes.cc,
+        // xla/python/pjrt_ifrt/xla_sharding_serdes.cc): format 0, their device lists and
+        // shapes too.
+        "hlo_sharding" => vec![("HloSharding", SHARDING), ("DeviceList", &[0])],
+        "concrete_sharding" => vec![
+            ("ConcreteSharding", SHARDING),
+            ("DeviceList", &[0]),
+            ("Shape", &[0]),
+            ("Shape", &[0]),
+            ("Shape", &[0]),
+        ],
+        "concrete_even_sharding" => vec![
+            ("ConcreteEvenSharding", SHARDING),
+            ("DeviceList", &[0]),
+            ("Shape", &[0]),
+            ("Shape", &[0]),
+        ],
+        "opaque_sharding" => vec![("OpaqueSharding", SHARDING), ("DeviceList", &[0])],
+        // The layouts (xla/python/ifrt/layout_serdes.cc, pjrt_ifrt/pjrt_layout_serdes.cc).
+        "compact_layout" => vec![("CompactLayout", &[0])],
+        "pjrt_layout" => vec![("PjRtLayout", &[0])],
+        // No version field at all: format 0 (xla/python/pjrt_ifrt/xla_compiler.proto).
+        "xla_compile_options" => vec![("XlaCompileOptions", &[0])],
         other => panic!("no sample for {other}"),
     }
 }

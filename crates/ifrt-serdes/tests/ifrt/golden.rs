@@ -26,6 +26,7 @@ use crate::common::{
     self, GOLDEN_DIR, GOLDEN_TYPES, all_builds, all_goldens, assert_refused, build, built_in,
     expected_read, fnv1a64, golden_for, golden_formats, golden_name, parts, versions, written,
 };
+use ifrt_serdes::schema::Serialized;
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber};
 use ifrt_serdes::{DType, DeserializeOptions, ShardingParam};
 use prost::Message;
@@ -68,6 +69,19 @@ fn write_missing_goldens() {
     let registry = built_in();
     let mut sums = read_checksums();
     let mut appended = String::new();
+    let program = Path::new(GOLDEN_DIR).join(PROGRAM_GOLDEN);
+    if !program.exists() {
+        assert!(
+            !sums.contains_key(PROGRAM_GOLDEN),
+            "restore {PROGRAM_GOLDEN} from git"
+        );
+        let bytes = registry
+            .serialize_to_bytes(&sample_program(), &common::options(week_4_old()))
+            .unwrap();
+        fs::write(&program, &bytes).unwrap();
+        appended.push_str(&format!("{:016x}  {PROGRAM_GOLDEN}\n", fnv1a64(&bytes)));
+        sums.insert(PROGRAM_GOLDEN.to_string(), fnv1a64(&bytes));
+    }
     for (short, format) in all_goldens() {
         let name = golden_name(short, format);
         let path = Path::new(GOLDEN_DIR).join(&name);
@@ -96,6 +110,58 @@ fn write_missing_goldens() {
         });
         text.push_str(&appended);
         fs::write(&path, text).unwrap();
+    }
+}
+
+/// The program's golden file. A program is written only from the build's week-4-old version
+/// on (IFRT pins `HloProgram` to it), so it is kept apart from the types every version writes.
+const PROGRAM_GOLDEN: &str = "xla_program_v0.pb";
+
+/// The program jaxlib 0.10.2 compiled for `jit(lambda a: a * 2 + 1)`: its StableHLO bytecode,
+/// from the real capture (`tests/data/real/xla_program_0.10.2_0.pb`).
+fn sample_program() -> ifrt_serdes::XlaProgram {
+    let real = fs::read(Path::new(crate::real::REAL_DIR).join("xla_program_0.10.2_0.pb")).unwrap();
+    let envelope = Serialized::decode(real.as_slice()).unwrap();
+    ifrt_serdes::XlaProgram::new(envelope.data).unwrap()
+}
+
+fn week_4_old() -> ifrt_serdes::version::SerDesVersion {
+    ifrt_serdes::version::SupportedVersions::BUILT_IN
+        .week_4_old(ifrt_serdes::Date::constant(2026, 7, 14))
+        .unwrap()
+}
+
+/// The program's golden is written at every version from week-4-old on, refused below it, and
+/// read by every build (the payload records no format: 0).
+#[test]
+fn the_program_golden_is_written_from_week_4_old_on_and_read_by_every_build() {
+    goldens();
+    let registry = built_in();
+    let golden = read_golden(PROGRAM_GOLDEN);
+    assert_eq!(
+        read_checksums().get(PROGRAM_GOLDEN),
+        Some(&fnv1a64(&golden)),
+        "{PROGRAM_GOLDEN} changed or has no line in CHECKSUMS"
+    );
+    let lowest = week_4_old().number();
+    for version in versions() {
+        let written = registry.serialize_to_bytes(&sample_program(), &common::options(version));
+        if version.number() >= lowest {
+            assert_eq!(written.unwrap(), golden, "{version}");
+        } else {
+            assert!(written.is_err(), "{version}");
+        }
+    }
+    for (min, max) in all_builds() {
+        let (read, formats) =
+            build(min, max).inspect_bytes(&golden, &DeserializeOptions::default());
+        let program = read.unwrap_or_else(|e| panic!("[{min}, {max}]: {e}"));
+        assert_eq!(format!("{program:?}"), format!("{:?}", sample_program()));
+        assert_eq!(formats.len(), 1);
+        assert_eq!(
+            (formats[0].what(), formats[0].recorded.value()),
+            ("HloProgram", 0)
+        );
     }
 }
 
@@ -138,6 +204,7 @@ fn every_checksum_line_names_an_unchanged_file_and_nothing_else_is_there() {
     let mut wanted: Vec<String> = all_goldens()
         .into_iter()
         .map(|(short, format)| golden_name(short, format))
+        .chain([PROGRAM_GOLDEN.to_string()])
         .collect();
     wanted.sort();
     // One file per (type, format): no file for a version at which the type did not change.
@@ -261,6 +328,15 @@ fn sharding_param_numbers_ifrt_accepts_are_read() {
         "Unsupported IFRT SerDes version 3 for ShardingParam deserialization: this build reads \
          IFRT SerDes versions [0, 2], and 3 is newer, written by a newer build; the writer must \
          request a version both builds support (negotiate one)"
+    );
+    // This build (its current version is 3) knows the number 3, which is no format of
+    // ShardingParam (IFRT's reader refuses anything above 2).
+    let error = read(&build(0, 3), 3).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        "Unsupported IFRT SerDes version 3 for ShardingParam deserialization: ShardingParam has \
+         no format 3 (this build reads IFRT SerDes versions [0, 3]): the data is damaged or was \
+         not written by a codec of ShardingParam"
     );
     // A build of version 1 does not know the number 2 yet.
     let older = build(0, 1);
@@ -393,7 +469,8 @@ fn the_library_declares_the_formats_the_tests_state() {
         .collect();
     assert_eq!(param, [0, 1]);
     // Every format is a version of the history. Not every version introduced a format of
-    // these types: IFRT's version 2 concerns StableHLO programs, which the crate does not model.
+    // these types: IFRT's versions 2 and 3 concern IFRT IR and StableHLO programs, and change
+    // no format of them.
     let mut all: Vec<i32> = GOLDEN_TYPES
         .iter()
         .flat_map(|(short, _)| golden_formats(short))
@@ -453,6 +530,18 @@ fn recorded_version(short: &str, data: &[u8]) -> i32 {
                 .version_number
         }
         "array_spec" => ArraySpecProto::decode(data).unwrap().version_number,
+        "hlo_sharding" => HloShardingProto::decode(data).unwrap().version_number,
+        "concrete_sharding" => ConcreteShardingProto::decode(data).unwrap().version_number,
+        "concrete_even_sharding" => {
+            ConcreteEvenShardingProto::decode(data)
+                .unwrap()
+                .version_number
+        }
+        "opaque_sharding" => OpaqueShardingProto::decode(data).unwrap().version_number,
+        "compact_layout" => CompactLayoutProto::decode(data).unwrap().version_number,
+        "pjrt_layout" => PjRtLayoutProto::decode(data).unwrap().version_number,
+        // `XlaCompileOptionsProto` has no version field: it records none, read as 0.
+        "xla_compile_options" => 0,
         other => panic!("{other}"),
     }
 }

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::common::{self, GOLDEN_DIR, GOLDEN_TYPES, all_goldens, built_in, golden_name};
+use crate::common::{self, GOLDEN_DIR, all_goldens, built_in, golden_name};
 use ifrt_serdes::schema::{ArraySpecProto, DTypeProto, Serialized, ShardingProto};
 use ifrt_serdes::version::SerDesVersionNumber;
 use ifrt_serdes::{ArraySpec, DType, DecodeError, DeserializeOptions, Error, RegistryError};
@@ -54,8 +54,8 @@ fn unknown_type_names_are_refused_in_ifrts_words() {
 #[test]
 fn future_and_negative_versions_are_refused() {
     let registry = built_in();
-    // DType has one format, 0: 1 and 2 are versions of the history but not DType formats.
-    for version in [1, 2, 3, 99, i32::MAX, -1, i32::MIN] {
+    // DType has one format, 0: 1, 2 and 3 are versions of the history but not DType formats.
+    for version in [1, 2, 3, 4, 99, i32::MAX, -1, i32::MIN] {
         let data = DTypeProto {
             version_number: version,
             kind: 11,
@@ -69,15 +69,15 @@ fn future_and_negative_versions_are_refused() {
             .unwrap_err();
         // Above the build's current version: newer; else no format of DType (its only one
         // is 0).
-        let why = if version > 2 {
+        let why = if version > 3 {
             format!(
-                "this build reads IFRT SerDes versions [0, 2], and {version} is newer, written \
+                "this build reads IFRT SerDes versions [0, 3], and {version} is newer, written \
                  by a newer build; the writer must request a version both builds support \
                  (negotiate one)"
             )
         } else {
             format!(
-                "DType has no format {version} (this build reads IFRT SerDes versions [0, 2]): \
+                "DType has no format {version} (this build reads IFRT SerDes versions [0, 3]): \
                  the data is damaged or was not written by a codec of DType"
             )
         };
@@ -208,11 +208,12 @@ proptest! {
 
     #[test]
     fn garbage_data_under_every_type_name_never_panics(
-        pick in 0usize..5,
+        pick in any::<usize>(),
         data in proptest::collection::vec(any::<u8>(), 0..128),
     ) {
         let registry = built_in();
-        let bytes = envelope(GOLDEN_TYPES[pick].1, data);
+        let names: Vec<&str> = registry.registered().map(|(name, _)| name).collect();
+        let bytes = envelope(names[pick % names.len()], data);
         let _ = registry.deserialize_dyn_from_bytes(&bytes, &DeserializeOptions::default());
     }
 
@@ -227,4 +228,93 @@ proptest! {
         bytes[at] = to;
         let _ = registry.deserialize_dyn_from_bytes(&bytes, &DeserializeOptions::default());
     }
+}
+
+/// The new payloads under hostile input: deep nesting, lengths past the end, a program header
+/// without its terminator; each is a typed error, and the program's bytecode after its header
+/// is never parsed.
+#[test]
+fn hostile_payloads_of_the_new_types_are_typed_errors() {
+    use ifrt_serdes::XlaProgram;
+    use ifrt_serdes::schema::xla::OpSharding;
+    let registry = built_in();
+    let o = DeserializeOptions::default();
+    // An OpSharding nested deeper than protobuf's recursion limit: refused while decoding,
+    // without recursing that deep.
+    // `field` length-delimited, holding `inner`.
+    let wrap = |field: u8, inner: &[u8]| {
+        let mut out = vec![field << 3 | 2];
+        let mut n = inner.len();
+        while n >= 0x80 {
+            out.push((n as u8 & 0x7f) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+        out.extend_from_slice(inner);
+        out
+    };
+    let mut nested = Vec::new();
+    for _ in 0..5000 {
+        nested = wrap(5, &nested); // OpSharding.tuple_shardings
+    }
+    let _ = OpSharding::decode(nested.as_slice()).unwrap_err();
+    let hlo = wrap(2, &nested); // HloShardingProto.xla_op_sharding
+    let error = registry
+        .deserialize_dyn_from_bytes(&envelope("xla::ifrt::HloSharding", hlo), &o)
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::Decode(DecodeError::Malformed { .. })),
+        "{error:?}"
+    );
+    // A program is its header and opaque bytecode: anything after a valid header is kept.
+    let mut program = b"ML\xefR\x0dStableHLO_v1.13.4\0".to_vec();
+    program.extend([0xff; 64]);
+    let read: XlaProgram = registry
+        .deserialize_from_bytes(&envelope("xla::ifrt::XlaProgram", program.clone()), &o)
+        .unwrap();
+    assert_eq!(read.producer(), "StableHLO_v1.13.4");
+    assert_eq!(read.bytecode(), program);
+    // A producer without its terminator is refused after at most 1024 bytes of looking.
+    let mut unterminated = b"ML\xefR\x0d".to_vec();
+    unterminated.extend(vec![b'a'; 1 << 20]);
+    let error = registry
+        .deserialize_dyn_from_bytes(&envelope("xla::ifrt::XlaProgram", unterminated), &o)
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("XlaProgram payload is not MLIR bytecode: "),
+        "{error}"
+    );
+    // Compile options whose field 1 claims more bytes than there are.
+    let error = registry
+        .deserialize_dyn_from_bytes(
+            &envelope(
+                "xla::ifrt::XlaCompileOptions",
+                vec![0x0a, 0xff, 0xff, 0x03, 1],
+            ),
+            &o,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::Decode(DecodeError::Truncated { field: 1, .. })
+        ),
+        "{error:?}"
+    );
+    // A concrete sharding with a billion shard shapes claimed but not there.
+    let error = registry
+        .deserialize_dyn_from_bytes(
+            &envelope(
+                "xla::ifrt::ConcreteSharding",
+                vec![0x1a, 0xff, 0xff, 0xff, 0xff, 0x0f],
+            ),
+            &o,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::Decode(DecodeError::Malformed { .. })),
+        "{error:?}"
+    );
 }

@@ -3,11 +3,14 @@
 
 mod cli;
 mod common;
+mod floor;
 mod golden;
 mod hostile;
 mod matrix;
 mod negotiation;
 mod plugin_history;
+mod real;
 mod registry;
 mod removal;
 mod roundtrip;
+mod shardings;

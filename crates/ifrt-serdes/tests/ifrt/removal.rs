@@ -3,8 +3,8 @@
 //! nothing new is written in it. The four-week window decides when that may happen: the seed's
 //! "Removing an Old Format" procedure is walked before, during and after it.
 //!
-//! IFRT keeps its week-4-old version by hand (version 0 today), so IFRT's own build refuses to
-//! raise its minimum on any day until a person moves it on. The procedure is walked with IFRT's
+//! IFRT keeps its week-4-old version by hand (version 2 in the preset), so IFRT's own build
+//! refuses to raise its minimum past it on any day until a person moves it on. The procedure is walked with IFRT's
 //! history under the other rule, week-4-old from the dates ([`by_dates`]): the build IFRT would
 //! be if it moved week-4-old on the day the window allows.
 
@@ -39,17 +39,24 @@ fn day(y: i16, m: i8, d: i8) -> Date {
 }
 
 #[test]
-fn ifrts_own_build_never_raises_its_minimum_while_week_4_old_is_0() {
+fn ifrts_own_build_raises_its_minimum_no_further_than_its_week_4_old_version() {
     for today in [day(2026, 3, 19), day(2040, 1, 1)] {
+        // Up to the fixed week-4-old version (2), on any day: it is kept by hand.
+        for to in [1, 2] {
+            let raised = SupportedVersions::BUILT_IN
+                .raise_minimum(SerDesVersionNumber::new(to), today)
+                .unwrap();
+            assert_eq!(raised.minimum().number().value(), to);
+        }
         let error = SupportedVersions::BUILT_IN
-            .raise_minimum(SerDesVersionNumber::new(1), today)
+            .raise_minimum(SerDesVersionNumber::new(3), today)
             .unwrap_err();
         assert_eq!(
             error,
             Error::Window(WindowError::MinimumAboveWeek4Old {
                 history: "IFRT SerDes",
-                minimum: SerDesVersionNumber::new(1),
-                week_4_old: Some(SerDesVersionNumber::new(0)),
+                minimum: SerDesVersionNumber::new(3),
+                week_4_old: Some(SerDesVersionNumber::new(2)),
                 today,
                 from: None,
             })
@@ -123,8 +130,11 @@ fn a_raised_minimum_never_writes_the_removed_format() {
         by_dates(1, 2).week_4_old(day_after_v1),
         Err(Error::Window(WindowError::NoWeek4OldVersion { .. }))
     ));
-    // (IFRT's own fixed week-4-old, 0, is outside a range whose minimum is 1.)
-    assert!(raised.week_4_old(day_after_v1).is_err());
+    // (IFRT's own fixed week-4-old, 2, is inside it, and is not the removed format.)
+    assert_eq!(
+        raised.week_4_old(day_after_v1).map(|v| v.number()),
+        Ok(SerDesVersionNumber::new(2))
+    );
     // ...nor by a registry handed a version of an older range.
     let v0 = SupportedVersions::BUILT_IN
         .version(SerDesVersionNumber::new(0))
@@ -237,9 +247,9 @@ fn the_removal_procedure_before_during_and_after_the_window() {
         let raised = after.raise_minimum_to_1().unwrap();
         assert_eq!(raised, by_dates(1, 2));
         // Week-4-old of the raised build is at least the new minimum (2 once version 2 is
-        // four weeks old, from 2026-04-16).
+        // four weeks old, from 2026-05-04).
         let week_4_old = raised.week_4_old(after.today()).unwrap();
-        let expected = if after.today() >= day(2026, 4, 16) {
+        let expected = if after.today() >= day(2026, 5, 4) {
             2
         } else {
             1
@@ -280,12 +290,12 @@ fn the_removal_procedure_before_during_and_after_the_window() {
         assert!(old_build.deserialize_dyn_from_bytes(&bytes, &o).is_err());
     }
 
-    // The minimum can never pass week-4-old, whatever the day: version 2 (2026-03-19) waits
-    // for 2026-04-16.
-    for (y, m, d) in [(2026, 4, 15), (2026, 4, 16)] {
+    // The minimum can never pass week-4-old, whatever the day: version 2 (2026-04-06) waits
+    // for 2026-05-04.
+    for (y, m, d) in [(2026, 5, 3), (2026, 5, 4)] {
         let today = day(y, m, d);
         let result = by_dates(0, 2).raise_minimum(SerDesVersionNumber::new(2), today);
-        assert_eq!(result.is_ok(), (y, m, d) == (2026, 4, 16), "{today}");
+        assert_eq!(result.is_ok(), (y, m, d) == (2026, 5, 4), "{today}");
     }
 }
 
@@ -321,7 +331,7 @@ fn the_newest_format_and_unknown_formats_are_never_removed() {
     );
     // A minimum past current is no range.
     assert!(matches!(
-        SupportedVersions::BUILT_IN.raise_minimum(SerDesVersionNumber::new(3), far),
+        SupportedVersions::BUILT_IN.raise_minimum(SerDesVersionNumber::new(4), far),
         Err(Error::InvalidRange { .. })
     ));
 }

@@ -22,7 +22,7 @@ use clap::{Args, Parser, Subcommand};
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
     Clock, Date, DeserializeOptions, Error, RecordedFormat, Registry, Serializable, SystemClock,
-    VersionRange, negotiate,
+    VersionRange, XlaProgram, negotiate,
 };
 use serde_json::{Value, json};
 
@@ -248,6 +248,12 @@ struct Report {
     values: Vec<RecordedFormat>,
     /// Whether that build read the whole file (else `values` stops at the first problem).
     complete: bool,
+    /// A program's MLIR bytecode header: its producer (e.g. `StableHLO_v1.13.4`) and bytecode
+    /// version; `None` for any other value.
+    program: Option<(String, u64)>,
+    /// The oldest version the reading build writes the file's type at (its minimum, or the
+    /// type's own floor); `None` if it writes it at none or the type is unknown.
+    lowest_writable: Option<SerDesVersionNumber>,
 }
 
 /// The versions in which the values of a file are all readable, `(from, to)`: each version of
@@ -300,6 +306,8 @@ fn read_file(path: &Path, reader: SupportedVersions) -> Report {
                 })),
                 values: Vec::new(),
                 complete: false,
+                program: None,
+                lowest_writable: None,
             };
         }
         Ok(bytes) => bytes,
@@ -309,6 +317,8 @@ fn read_file(path: &Path, reader: SupportedVersions) -> Report {
                 result: Err(Failure::Unreadable(error)),
                 values: Vec::new(),
                 complete: false,
+                program: None,
+                lowest_writable: None,
             };
         }
     };
@@ -330,11 +340,23 @@ fn read_file(path: &Path, reader: SupportedVersions) -> Report {
                 source,
             }),
         });
+    // The program's header, as a build of the whole history reads it (a reader that refuses
+    // the file's versions still learns which StableHLO it needs).
+    let program = read.as_ref().ok().and_then(|value| {
+        let any: &dyn std::any::Any = value.as_ref();
+        any.downcast_ref::<XlaProgram>()
+            .map(|p| (p.producer().to_string(), p.bytecode_version()))
+    });
+    let lowest_writable = type_name
+        .as_deref()
+        .and_then(|name| registry.lowest_writable(name));
     Report {
         type_name,
         result,
         values,
         complete: read.is_ok(),
+        program,
+        lowest_writable,
     }
 }
 
@@ -370,6 +392,9 @@ impl Report {
                 "current": reader.current().number().value(),
             },
             "type_name": self.type_name,
+            "stablehlo_producer": self.program.as_ref().map(|(producer, _)| producer),
+            "mlir_bytecode_version": self.program.as_ref().map(|(_, version)| version),
+            "lowest_writable": self.lowest_writable.map(|v| v.value()),
             "unreadable": matches!(self.result, Err(Failure::Unreadable(_))),
             "refused": matches!(self.result, Err(Failure::Refused(_))),
             "value": self.result.as_ref().ok().map(|value| format!("{value:?}")),
@@ -415,8 +440,24 @@ impl Report {
             ),
             None => "readable in no version of this history".to_string(),
         };
+        let mut facts = String::new();
+        if let Some((producer, version)) = &self.program {
+            facts.push_str(&format!(
+                "producer:  {producer} (MLIR bytecode version {version})\n"
+            ));
+        }
+        match self.lowest_writable {
+            Some(lowest) if lowest > reader.minimum().number() => facts.push_str(&format!(
+                "written:   at version {} or newer only (the type's own floor)\n",
+                lowest.value()
+            )),
+            None if self.type_name.is_some() => {
+                facts.push_str("written:   at no version of this reader's range\n")
+            }
+            _ => {}
+        }
         Some(format!(
-            "reader:    [{}, {}]\ntype name: {}\nvalues (type, recorded format):\n{values}{readable_in}\n{last}\n",
+            "reader:    [{}, {}]\ntype name: {}\n{facts}values (type, recorded format):\n{values}{readable_in}\n{last}\n",
             reader.minimum().number().value(),
             reader.current().number().value(),
             self.type_name.as_deref().unwrap_or("(no envelope)")

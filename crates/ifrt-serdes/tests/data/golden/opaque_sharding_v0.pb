@@ -1,0 +1,4 @@
+
+xla::ifrt::OpaqueSharding
+
+

@@ -1,0 +1,6 @@
+
+xla::ifrt::ConcreteSharding
+
+
+
+"device

@@ -1,0 +1,2 @@
+
+xla::ifrt::SingleDeviceShardingdevice
