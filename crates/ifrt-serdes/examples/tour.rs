@@ -174,13 +174,13 @@ fn main() -> Result {
     );
     // The header of a StableHLO portable artifact (MLIR bytecode); the crate reads no further.
     let program = XlaProgram::new(b"ML\xefR\x0dStableHLO_v1.13.4\0\x01\x1f".to_vec())?;
-    println!(
-        "   program by {}, written from version {:?} on",
-        program.producer(),
-        registry
-            .lowest_writable(XlaProgram::TYPE_NAME)
-            .map(|v| v.value())
-    );
+    match registry.lowest_writable(XlaProgram::TYPE_NAME) {
+        Some(floor) => println!(
+            "   program by {}, written from IFRT SerDes version {floor} on",
+            program.producer()
+        ),
+        None => println!("   this build writes no program at any version of its range"),
+    }
     for number in [1, 3] {
         let options = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(number))?);
         match registry.serialize_to_bytes(&program, &options) {

@@ -12,7 +12,7 @@
 //!   default ([`SupportedVersions::default_version`](version::SupportedVersions::default_version),
 //!   `current`; it fails under the `testing-bad-default-version` feature, to prove no path
 //!   relies on it), week-4-old
-//!   ([`week_4_old`](version::SupportedVersions::week_4_old): IFRT keeps it by hand, at 2; a
+//!   ([`week_4_old`](version::SupportedVersions::week_4_old): IFRT keeps it by hand, at 3; a
 //!   history of your own may compute it from the dates with an injectable [`Clock`]) and any
 //!   version ([`SupportedVersions::version`](version::SupportedVersions::version),
 //!   range-checked). A registry refuses a version of another history, takes its defaults from
@@ -90,9 +90,10 @@
 //! Allow mixed serialization for stablehlo dialects`, which moved to 3 when the IFRT IR change
 //! took 2. The crate follows the newest header.
 //!
-//! IFRT's minimum is 0. Its week-4-old version is kept by hand; the preset's is 2
+//! IFRT's minimum is 0. Its week-4-old version is kept by hand; the preset's is 3
 //! ([`version::WEEK_4_OLD`]): the newest header read says 1, but jaxlib 0.10.2 refuses to write
-//! a program at 1, which XLA does only below its week-4-old version.
+//! a program at a negotiated 2 (and writes it at 3), which XLA does only below its week-4-old
+//! version.
 //!
 //! # Features
 //!

@@ -21,8 +21,8 @@
 //!   [`Error::DefaultVersionDisallowed`] instead, so a test suite run with the feature proves
 //!   that no path silently falls back to the default.
 //! - week-4-old: [`SupportedVersions::week_4_old`], for artifacts that builds up to four weeks
-//!   old must read. IFRT keeps it by hand ([`Week4Old::Fixed`]: version 2 in the preset, see [`WEEK_4_OLD`]); a history of
-//!   your own may let the dates decide ([`Week4Old::FromDates`]).
+//!   old must read. IFRT keeps it by hand ([`Week4Old::Fixed`]: version 3 in the preset, see
+//!   [`WEEK_4_OLD`]); a history of your own may let the dates decide ([`Week4Old::FromDates`]).
 //! - any version: [`SupportedVersions::version`], range-checked; for layers that choose the
 //!   version themselves (e.g. after negotiating with a peer build, see [`crate::negotiate`]).
 //!
@@ -388,19 +388,19 @@ pub const MINIMUM: SerDesVersionNumber = SerDesVersionNumber(0);
 /// IFRT's week-4-old version, kept by hand (xla/python/ifrt/serdes_version.h,
 /// `SerDesVersion::week_4_old()`): 2, whatever the day.
 ///
-/// The one number of the preset that is a judgement, so it is this one constant:
+/// The one number of the preset that is not read from the header, so it is this one constant:
 ///
 /// - the newest header read (openxla/xla 3f7a926d, current 3) says **1**;
 /// - real jaxlib 0.10.2, a release of the same history (it offers `[0, 3]`), refuses to write a
-///   program at a negotiated 1 or 0 with `FAILED_PRECONDITION: Unsupported IFRT SerDes version 1
-///   for HloProgram serialization`; XLA's program serializer refuses exactly the versions below
-///   the build's week-4-old version (xla/python/ifrt/hlo/hlo_program_serdes.cc), so 0.10.2 was
-///   built after week-4-old had moved on to **at least 2** (version 2 turned four weeks old on
-///   2026-05-04).
+///   program at a negotiated 0, 1 **and 2**: `FAILED_PRECONDITION: Unsupported IFRT SerDes
+///   version 2 for HloProgram serialization`, and writes it at 3 (measured with its real IFRT
+///   Proxy client against a server capped at each version, `interop/jaxlib/`). XLA's program
+///   serializer refuses exactly the versions below the build's week-4-old version
+///   (xla/python/ifrt/hlo/hlo_program_serdes.cc), so 0.10.2 was built after week-4-old had moved
+///   on to **3** (version 3 turned four weeks old on 2026-05-07).
 ///
-/// The preset takes 2, the smallest value the released binary allows. If 0.10.2 is found to
-/// refuse a program at 2 as well, this becomes 3; nothing else in the crate changes.
-pub const WEEK_4_OLD: SerDesVersionNumber = SerDesVersionNumber(2);
+/// The preset follows the released binary: 3.
+pub const WEEK_4_OLD: SerDesVersionNumber = SerDesVersionNumber(3);
 
 /// IFRT's newest version (xla/python/ifrt/serdes_version.h, `SerDesVersion::current()`).
 pub const CURRENT: SerDesVersionNumber = HISTORY[HISTORY.len() - 1].number;
@@ -714,7 +714,7 @@ mod tests {
         assert_eq!(CURRENT, SerDesVersionNumber(3));
         assert_eq!(
             IFRT.week_4_old_rule(),
-            Week4Old::Fixed(SerDesVersionNumber(2))
+            Week4Old::Fixed(SerDesVersionNumber(3))
         );
         assert_eq!(IFRT.supported(), SupportedVersions::BUILT_IN);
         assert_eq!(
@@ -737,18 +737,22 @@ mod tests {
                 "{today}"
             );
         }
-        // A simulated IFRT build whose minimum is above the fixed version has none, and so
-        // has an older one that stops below it.
-        let raised = SupportedVersions::new(SerDesVersionNumber(3), CURRENT).unwrap();
-        assert!(matches!(
-            raised.week_4_old(day(2030, 1, 1)),
-            Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
-        ));
-        let older = SupportedVersions::new(MINIMUM, SerDesVersionNumber(1)).unwrap();
-        assert!(matches!(
-            older.week_4_old(day(2030, 1, 1)),
-            Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
-        ));
+        // A simulated IFRT build that stops below the fixed version has none (the fixed version
+        // is the newest, so no build's minimum can be above it).
+        for max in [1, 2] {
+            let older = SupportedVersions::new(MINIMUM, SerDesVersionNumber(max)).unwrap();
+            assert!(matches!(
+                older.week_4_old(day(2030, 1, 1)),
+                Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
+            ));
+        }
+        let only_current = SupportedVersions::new(CURRENT, CURRENT).unwrap();
+        assert_eq!(
+            only_current
+                .week_4_old(day(2030, 1, 1))
+                .map(SerDesVersion::number),
+            Ok(WEEK_4_OLD)
+        );
     }
 
     #[test]

@@ -57,9 +57,9 @@ fn history_computes_week_4_old_for_a_given_day() {
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(text.contains("2026-02-19"), "{text}");
-    // IFRT keeps week-4-old by hand: version 2 in the preset, whatever the day.
+    // IFRT keeps week-4-old by hand: version 3 in the preset, whatever the day.
     assert!(
-        text.contains("week-4-old: IFRT SerDes version 2 (as of 2026-03-19)"),
+        text.contains("week-4-old: IFRT SerDes version 3 (as of 2026-03-19)"),
         "{text}"
     );
     // A day that is not YYYY-MM-DD is a usage error, refused by clap through jiff's `Date`.
@@ -80,7 +80,7 @@ fn history_as_json() {
         ["current", "minimum", "today", "versions", "week_4_old"]
     );
     assert_eq!(report["today"], "2026-07-14");
-    assert_eq!(report["week_4_old"], 2);
+    assert_eq!(report["week_4_old"], 3);
     assert_eq!(report["minimum"], 0);
     assert_eq!(report["current"], 3);
     let versions = report["versions"].as_array().unwrap();
@@ -100,11 +100,11 @@ fn history_as_json() {
     // IFRT's week-4-old is kept by hand, so it is the same on any day, even one before the
     // first version was four weeks old.
     let early = json(&run(&["history", "--today", "2025-05-21", "--json"]));
-    assert_eq!(early["week_4_old"], 2);
+    assert_eq!(early["week_4_old"], 3);
     let early = run(&["history", "--today", "2025-05-21"]);
     assert_eq!(early.status.code(), Some(0));
     assert!(
-        stdout(&early).contains("week-4-old: IFRT SerDes version 2 (as of 2025-05-21)"),
+        stdout(&early).contains("week-4-old: IFRT SerDes version 3 (as of 2025-05-21)"),
         "{}",
         stdout(&early)
     );
@@ -585,7 +585,7 @@ fn inspect_reads_every_captured_envelope() {
                 );
                 assert_eq!(report["mlir_bytecode_version"], 6, "{}", c.file);
                 // IFRT pins programs to the build's week-4-old version.
-                assert_eq!(report["lowest_writable"], 2, "{}", c.file);
+                assert_eq!(report["lowest_writable"], 3, "{}", c.file);
             }
             None => {
                 assert_eq!(report["stablehlo_producer"], Value::Null, "{}", c.file);

@@ -139,8 +139,8 @@ fn the_message_is_ifrts_then_says_which_versions_write_the_type() {
     assert_eq!(
         error.to_string(),
         "Unsupported IFRT SerDes version 1 for Floored serialization: Floored is written only at \
-         version 2 or newer (this build's week-4-old version, to which IFRT pins every program it \
-         writes); request version 2 or newer (negotiate a range that reaches it)"
+         version 3 or newer (this build's week-4-old version, to which IFRT pins every program it \
+         writes); request version 3 or newer (negotiate a range that reaches it)"
     );
     // A build whose range stops below its week-4-old version writes the type at no version.
     let mut old = build(0, 1);

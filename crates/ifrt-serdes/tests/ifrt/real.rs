@@ -171,10 +171,11 @@ fn real_shardings_decode_to_what_jax_asked_for() {
     assert!(options.compile_options_len().is_some_and(|len| len > 900));
 }
 
-/// jaxlib 0.10.2 sends no program at a negotiated 0 or 1: "FAILED_PRECONDITION: Unsupported
+/// jaxlib 0.10.2 sends no program at a negotiated 0, 1 or 2: "FAILED_PRECONDITION: Unsupported
 /// IFRT SerDes version 1 for HloProgram serialization" (the toolkit's `serdesmax0` and
-/// `serdesmax1` captures). A build of this crate refuses the same, with the same words, and
-/// still writes the program's shardings and options at those versions.
+/// `serdesmax1` captures; at 2, "... version 2 ...", measured with `interop/jaxlib/`), and
+/// sends one at 3. A build of this crate refuses the same, with the same words, and still
+/// writes the program's shardings and options at those versions.
 #[test]
 fn a_program_is_not_written_below_week_4_old_as_jaxlib_0_10_2_refuses() {
     let registry = built_in();
@@ -189,9 +190,9 @@ fn a_program_is_not_written_below_week_4_old_as_jaxlib_0_10_2_refuses() {
         .unwrap();
     assert_eq!(
         registry.lowest_writable("xla::ifrt::XlaProgram"),
-        Some(SerDesVersionNumber::new(2))
+        Some(SerDesVersionNumber::new(3))
     );
-    for number in [0, 1] {
+    for number in [0, 1, 2] {
         let version = registry
             .supported()
             .version(SerDesVersionNumber::new(number))

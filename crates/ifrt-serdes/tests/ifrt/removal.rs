@@ -41,22 +41,28 @@ fn day(y: i16, m: i8, d: i8) -> Date {
 #[test]
 fn ifrts_own_build_raises_its_minimum_no_further_than_its_week_4_old_version() {
     for today in [day(2026, 3, 19), day(2040, 1, 1)] {
-        // Up to the fixed week-4-old version (2), on any day: it is kept by hand.
-        for to in [1, 2] {
+        // Up to the fixed week-4-old version (3), on any day: it is kept by hand.
+        for to in [1, 2, 3] {
             let raised = SupportedVersions::BUILT_IN
                 .raise_minimum(SerDesVersionNumber::new(to), today)
                 .unwrap();
             assert_eq!(raised.minimum().number().value(), to);
         }
-        let error = SupportedVersions::BUILT_IN
-            .raise_minimum(SerDesVersionNumber::new(3), today)
+        // The preset's week-4-old version is its newest, so only a build that stops below it (a
+        // simulated older IFRT build, [0, 2]) meets the refusal: it has no week-4-old version,
+        // and may not raise its minimum at all.
+        let older =
+            SupportedVersions::new(SerDesVersionNumber::new(0), SerDesVersionNumber::new(2))
+                .unwrap();
+        let error = older
+            .raise_minimum(SerDesVersionNumber::new(1), today)
             .unwrap_err();
         assert_eq!(
             error,
             Error::Window(WindowError::MinimumAboveWeek4Old {
                 history: "IFRT SerDes",
-                minimum: SerDesVersionNumber::new(3),
-                week_4_old: Some(SerDesVersionNumber::new(2)),
+                minimum: SerDesVersionNumber::new(1),
+                week_4_old: None,
                 today,
                 from: None,
             })
@@ -130,10 +136,15 @@ fn a_raised_minimum_never_writes_the_removed_format() {
         by_dates(1, 2).week_4_old(day_after_v1),
         Err(Error::Window(WindowError::NoWeek4OldVersion { .. }))
     ));
-    // (IFRT's own fixed week-4-old, 2, is inside it, and is not the removed format.)
+    // (IFRT's own fixed week-4-old, 3, is inside the whole range [1, 3], and is not the
+    // removed format.)
+    let raised_to_current =
+        SupportedVersions::new(SerDesVersionNumber::new(1), SerDesVersionNumber::new(3)).unwrap();
     assert_eq!(
-        raised.week_4_old(day_after_v1).map(|v| v.number()),
-        Ok(SerDesVersionNumber::new(2))
+        raised_to_current
+            .week_4_old(day_after_v1)
+            .map(|v| v.number()),
+        Ok(SerDesVersionNumber::new(3))
     );
     // ...nor by a registry handed a version of an older range.
     let v0 = SupportedVersions::BUILT_IN
