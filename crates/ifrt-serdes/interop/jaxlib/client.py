@@ -24,16 +24,16 @@ def say(step, **facts):
 def proxy_module():
     """jaxlib's ifrt_proxy bindings, wherever this release keeps them."""
     try:
-        from jaxlib import _ifrt_proxy  # 0.7 and later
+        from jaxlib import _ifrt_proxy  # newer releases: a module of its own
         return _ifrt_proxy
     except ImportError:
         pass
     try:
-        from jaxlib import _jax  # 0.6
+        from jaxlib import _jax  # then: inside jaxlib._jax
         return _jax.ifrt_proxy
     except (ImportError, AttributeError):
         pass
-    from jaxlib import xla_extension  # 0.4, 0.5
+    from jaxlib import xla_extension  # up to 0.5.x: inside xla_extension
     return xla_extension.ifrt_proxy
 
 
