@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod golden;
 mod hostile;
+mod jaxlib;
 mod matrix;
 mod negotiation;
 mod plugin_history;
