@@ -76,7 +76,8 @@
 //! - `testing-bad-default-version`: every default version request returns
 //!   [`Error::DefaultVersionDisallowed`] (IFRT's `IFRT_TESTING_BAD_DEFAULT_SERDES_VERSION`).
 //!   CI runs the whole test suite with it.
-//! - `cli`: the `ifrt-serdes` tool (`history`, `inspect`, `negotiate`), see the README.
+//! - `cli`: the `ifrt-serdes` tool (`history`, `inspect`, `negotiate`, `jaxlib`), see the
+//!   README.
 //!
 //! # Example
 //!
