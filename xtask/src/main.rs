@@ -4,10 +4,11 @@
 //!   program that depends on clap alone, so a cold demo compiles only the four crates it shows.
 //! - Every other command is a code generator or a fact maker, and is handed to the
 //!   `xtask-generators` package (`generators/`): `cargo xtask codegen [--check]`,
-//!   `abi-check [--bless]`, `tf-releases`, `se-abi-releases`, `tflite-runtimes`. Its first run
-//!   compiles protox, prost-build and planus; `cargo xtask help` lists its commands. It is a
-//!   package of its own, outside the workspace, with its own lock file (as `fuzz/` is), so that
-//!   `cargo test --workspace` does not compile it either; `.ci/run` runs its tests.
+//!   `abi-check [--bless]`, `tf-releases`, `se-abi-releases`, `tflite-runtimes`,
+//!   `ifrt-jaxlib-releases`. Its first run compiles protox, prost-build and planus; `cargo xtask
+//!   help` lists its commands. It is a package of its own, outside the workspace, with its own
+//!   lock file (as `fuzz/` is), so that `cargo test --workspace` does not compile it either;
+//!   `.ci/run` runs its tests.
 
 mod demo;
 
@@ -27,7 +28,8 @@ use clap::{Parser, Subcommand};
     after_help = "Code generation and TensorFlow facts are run by the xtask-generators package:\n  \
                   cargo xtask codegen [--check]   regenerate crates/*/src/generated/\n  \
                   cargo xtask abi-check [--bless] se-abi's layout snapshots\n  \
-                  cargo xtask tf-releases | se-abi-releases | tflite-runtimes   release facts\n\
+                  cargo xtask tf-releases | se-abi-releases | tflite-runtimes   release facts\n  \
+                  cargo xtask ifrt-jaxlib-releases   jaxlib's IFRT Proxy clients\n\
                   `cargo xtask help` lists them all (and builds the generators)."
 )]
 struct Cli {

@@ -82,6 +82,19 @@ pub enum Error {
         /// The offending text (at most its first 32 characters).
         input: String,
     },
+
+    /// A jaxlib release that is not in the measured table of IFRT Proxy clients
+    /// ([`JAXLIB_CLIENTS`](crate::JAXLIB_CLIENTS)).
+    #[error(
+        "no measured IFRT Proxy client for {input:?} (name a release as jaxlib==X.Y.Z); the \
+         measured jaxlib releases are {known}"
+    )]
+    UnknownJaxlibRelease {
+        /// The text given (at most its first 40 characters).
+        input: String,
+        /// The measured releases, oldest first, joined with ", ".
+        known: String,
+    },
 }
 
 /// The versions do not fit. This is the scheme's own verdict, the one a caller most often

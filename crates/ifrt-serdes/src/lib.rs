@@ -47,6 +47,12 @@
 //!   ranges both support, as IFRT Proxy does, or fails naming both ranges;
 //!   [`SupportedVersions::agree_with`](version::SupportedVersions::agree_with) does the same
 //!   for a build of any history and returns a version of it.
+//! - **Which clients exist.** [`JAXLIB_CLIENTS`] lists every jaxlib release's IFRT Proxy client
+//!   (0.4.31 ... the newest on PyPI), measured by running each: the proxy protocol and IFRT
+//!   SerDes ranges its `GetVersion` request offers (no SerDes range at all up to 0.6.x, `[0, 0]`
+//!   from 0.7.0 to 0.9.0.1), and the lowest version at which its `jit` still sends a program
+//!   ([`JaxlibClient::program_floor`]: jaxlib 0.10.2 offers `[0, 3]` but writes programs only
+//!   at 3). [`jaxlib_client`]`("jaxlib==0.9.2")` finds one.
 //! - **Old formats are removed by raising the minimum**, no earlier than four weeks after
 //!   their successor: [`Formats::check_removal`] and
 //!   [`SupportedVersions::raise_minimum`](version::SupportedVersions::raise_minimum) enforce the
@@ -100,7 +106,8 @@
 //! - `testing-bad-default-version`: every default version request returns
 //!   [`Error::DefaultVersionDisallowed`] (IFRT's `IFRT_TESTING_BAD_DEFAULT_SERDES_VERSION`).
 //!   CI runs the whole test suite with it.
-//! - `cli`: the `ifrt-serdes` tool (`history`, `inspect`, `negotiate`), see the README.
+//! - `cli`: the `ifrt-serdes` tool (`history`, `inspect`, `negotiate`, `jaxlib`), see the
+//!   README.
 //!
 //! # Example
 //!
@@ -172,6 +179,7 @@
 // | `version.rs`     | the global, dated serialization version and its histories (public module) |
 // | `clock.rs`       | the clock that tells today's date (week-4-old) |
 // | `negotiation.rs` | choosing the version two builds talk at (IFRT Proxy) |
+// | `proxy_clients.rs` | the IFRT Proxy clients that exist: jaxlib releases, as measured |
 // | `format.rs`      | each type's own formats: the versions at which its format changed |
 // | `codec.rs`       | how one type is written and read: the traits a type implements |
 // | `registry.rs`    | the registry: type names to codecs |
@@ -203,6 +211,7 @@ mod hlo_sharding;
 mod layout;
 mod negotiation;
 mod program;
+mod proxy_clients;
 mod registry;
 mod shape;
 mod sharding;
@@ -230,6 +239,11 @@ pub use layout::{CompactLayout, PjRtLayout};
 pub use program::{MLIR_BYTECODE_MAGIC, XlaCompileOptions, XlaProgram};
 // Two builds agree on a version (IFRT Proxy).
 pub use negotiation::{VersionRange, negotiate};
+// The IFRT Proxy clients that exist: what each jaxlib release offers, measured.
+pub use proxy_clients::{
+    JAXLIB_CLIENTS, JaxlibClient, JitOutcome, JitRun, ProxyProtocolRange, ProxyProtocolVersion,
+    jaxlib_client,
+};
 // Today's date, for the week-4-old version.
 pub use clock::{Clock, FixedClock, SystemClock};
 // Days are jiff's civil dates, re-exported so that a user needs no dependency of their own

@@ -22,7 +22,7 @@ const TARGETS: &[Target] = &[
         schema_dir: "proto/ifrt",
         crate_dir: "crates/ifrt-serdes",
         kind: SchemaKind::Protobuf,
-        extra: None,
+        extra: Some(crate::ifrt_jaxlib_releases::generate),
     },
     Target {
         schema_dir: "proto/tflite",

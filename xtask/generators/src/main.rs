@@ -17,6 +17,10 @@
 //! - `cargo xtask tflite-runtimes` probes thirty real TensorFlow Lite runtimes (their op
 //!   registrations, the tensor types they accept, their refusals' words) into
 //!   `crates/tflite-opver/runtimes/` (codegen turns them into tables).
+//! - `cargo xtask ifrt-jaxlib-releases` runs every jaxlib release's real IFRT Proxy client (0.4.31
+//!   ... the newest on PyPI) against a fake proxy server and records what its `GetVersion`
+//!   request offers and at which IFRT SerDes versions its `jit` still sends a program, into
+//!   `crates/ifrt-serdes/releases/` (codegen turns them into the crate's `JAXLIB_CLIENTS`).
 //! - `cargo xtask abi-check` compares se-abi's declared `struct_size`-versioned structs with their
 //!   committed layout snapshots and fails, naming the struct and the member, on any change other
 //!   than appending members or deprecating one; `--bless` records the declarations.
@@ -25,6 +29,7 @@ mod abi_check;
 mod codegen;
 mod generated;
 mod gz;
+mod ifrt_jaxlib_releases;
 mod se_abi_releases;
 mod tf_releases;
 mod tflite_runtimes;
@@ -89,6 +94,23 @@ enum Command {
         #[arg(long = "runtime", value_name = "NAME")]
         runtimes: Vec<String>,
     },
+    /// Run every jaxlib release's real IFRT Proxy client against a fake proxy server and record
+    /// what it offers in GetVersion and where its jit works, into crates/ifrt-serdes/releases/
+    /// (installs each release from PyPI in a scratch venv, deleted after it is measured).
+    IfrtJaxlibReleases {
+        /// The scratch folder (the server's venv, each release's venv while it is measured, logs).
+        #[arg(long, default_value = "target/ifrt-jaxlib-work")]
+        work: PathBuf,
+        /// Only these releases, e.g. `0.10.2` (default: all).
+        #[arg(long = "release", value_name = "RELEASE")]
+        releases: Vec<String>,
+        /// The CPython 3.11 interpreter (releases up to 0.10.x).
+        #[arg(long, default_value = "python3.11")]
+        python311: String,
+        /// The CPython 3.12 interpreter (releases 0.11 and later have no 3.11 wheels).
+        #[arg(long, default_value = "python3.12")]
+        python312: String,
+    },
     /// Compare se-abi's declared structs with their layout snapshots (`crates/se-abi/abi/`).
     AbiCheck {
         /// Record the declarations as the new snapshots (an intended change) instead of failing.
@@ -120,6 +142,20 @@ fn main() -> ExitCode {
         Command::TfliteRuntimes { venvs, runtimes } => {
             tflite_runtimes::probe(&root, &root.join(venvs), &runtimes)
         }
+        Command::IfrtJaxlibReleases {
+            work,
+            releases,
+            python311,
+            python312,
+        } => ifrt_jaxlib_releases::measure(
+            &root,
+            &root.join(work),
+            &releases,
+            &ifrt_jaxlib_releases::Interpreters {
+                python311,
+                python312,
+            },
+        ),
         Command::AbiCheck { bless } => {
             let mode = if bless {
                 abi_check::Mode::Bless

@@ -534,7 +534,22 @@ fn the_readme_lists_every_json_key() {
     let v2 = format!("{GOLDEN_DIR}/array_spec_v1.pb");
     let inspect = ["inspect", v2.as_str(), "--json"];
     let negotiate = ["negotiate", "0", "2", "1", "1", "--json"];
-    for args in [&today[..], &inspect[..], &negotiate[..]] {
+    let with_client = [
+        "negotiate",
+        "--client",
+        "jaxlib==0.10.2",
+        "0",
+        "2",
+        "--json",
+    ];
+    let jaxlib = ["jaxlib", "--json"];
+    for args in [
+        &today[..],
+        &inspect[..],
+        &negotiate[..],
+        &with_client[..],
+        &jaxlib[..],
+    ] {
         let mut stack = vec![json(&run(args))];
         while let Some(value) = stack.pop() {
             match value {

@@ -6,6 +6,7 @@ mod common;
 mod floor;
 mod golden;
 mod hostile;
+mod jaxlib;
 mod matrix;
 mod negotiation;
 mod plugin_history;

@@ -4,6 +4,8 @@
 //! ifrt-serdes history [--today YYYY-MM-DD] [--json]
 //! ifrt-serdes inspect FILE [--minimum N] [--current N] [--json]
 //! ifrt-serdes negotiate CLIENT_MIN CLIENT_MAX SERVER_MIN SERVER_MAX [--json]
+//! ifrt-serdes negotiate --client jaxlib==X.Y.Z SERVER_MIN SERVER_MAX [--json]
+//! ifrt-serdes jaxlib [--json]
 //! ```
 //!
 //! Exit status: 0 readable / agreed, 1 refused as incompatible (a version outside the reader's
@@ -11,6 +13,7 @@
 //! message on stderr starts with `ifrt-serdes: `.
 
 mod input;
+mod jaxlib;
 mod outcome;
 
 use std::io;
@@ -21,8 +24,8 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand};
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    Clock, Date, DeserializeOptions, Error, RecordedFormat, Registry, Serializable, SystemClock,
-    VersionRange, XlaProgram, negotiate,
+    Clock, Date, DeserializeOptions, Error, JaxlibClient, JitOutcome, RecordedFormat, Registry,
+    Serializable, SystemClock, VersionRange, XlaProgram, jaxlib_client, negotiate,
 };
 use serde_json::{Value, json};
 
@@ -51,8 +54,12 @@ enum Command {
     /// Read a file holding one `Serialized` envelope, as a build of the given range would; list
     /// every nested value with its recorded format, and the versions that read the whole file.
     Inspect(InspectArgs),
-    /// The version a client and a server with these ranges agree on (IFRT Proxy).
+    /// The version a client and a server with these ranges agree on (IFRT Proxy); the client
+    /// may be a measured jaxlib release (`--client jaxlib==0.9.2`).
     Negotiate(NegotiateArgs),
+    /// The IFRT Proxy clients of every measured jaxlib release: the proxy protocol and IFRT
+    /// SerDes ranges each offers, and the versions at which its jit sends a program.
+    Jaxlib(jaxlib::JaxlibArgs),
 }
 
 #[derive(Args)]
@@ -86,18 +93,19 @@ struct InspectArgs {
 #[derive(Args)]
 #[command(allow_negative_numbers = true)]
 struct NegotiateArgs {
-    /// The oldest version the client reads.
-    #[arg(value_parser = SerDesVersionNumber::from_str)]
-    client_min: SerDesVersionNumber,
-    /// The newest version the client reads and writes.
-    #[arg(value_parser = SerDesVersionNumber::from_str)]
-    client_max: SerDesVersionNumber,
-    /// The oldest version the server reads.
-    #[arg(value_parser = SerDesVersionNumber::from_str)]
-    server_min: SerDesVersionNumber,
-    /// The newest version the server reads and writes.
-    #[arg(value_parser = SerDesVersionNumber::from_str)]
-    server_max: SerDesVersionNumber,
+    /// CLIENT_MIN CLIENT_MAX SERVER_MIN SERVER_MAX: the oldest version each side reads and the
+    /// newest it reads and writes; with --client, only SERVER_MIN SERVER_MAX.
+    #[arg(
+        value_name = "VERSION",
+        value_parser = SerDesVersionNumber::from_str,
+        num_args = 2..=4,
+        required = true
+    )]
+    versions: Vec<SerDesVersionNumber>,
+    /// A measured jaxlib release's IFRT Proxy client in place of CLIENT_MIN CLIENT_MAX: the
+    /// IFRT SerDes range its GetVersion request offers (`ifrt-serdes jaxlib` lists them).
+    #[arg(long, value_name = "jaxlib==X.Y.Z", value_parser = jaxlib_client)]
+    client: Option<&'static JaxlibClient>,
     /// Print one JSON object instead of text (its keys are listed in the crate's README).
     #[arg(long)]
     json: bool,
@@ -151,6 +159,18 @@ enum CliError {
         #[source]
         source: Error,
     },
+    /// `negotiate` was given the wrong number of version numbers.
+    #[error(
+        "negotiate takes {}, not {given} version number{}",
+        if *with_client {
+            "--client jaxlib==X.Y.Z SERVER_MIN SERVER_MAX"
+        } else {
+            "CLIENT_MIN CLIENT_MAX SERVER_MIN SERVER_MAX (or --client jaxlib==X.Y.Z SERVER_MIN \
+             SERVER_MAX)"
+        },
+        if *given == 1 { "" } else { "s" }
+    )]
+    VersionCount { given: usize, with_client: bool },
     /// `--minimum` and `--current` do not describe a build.
     #[error("--minimum and --current do not describe a build of this history")]
     Range(#[source] Error),
@@ -168,6 +188,7 @@ fn run(cli: Cli) -> Result<Outcome, CliError> {
         Command::History(args) => history(&args),
         Command::Inspect(args) => inspect(&args),
         Command::Negotiate(args) => negotiate_ranges(&args),
+        Command::Jaxlib(args) => jaxlib::jaxlib(&args),
     }
 }
 
@@ -479,30 +500,73 @@ fn check_range(side: &'static str, range: VersionRange) -> Result<(), CliError> 
 }
 
 fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
-    let client = VersionRange {
-        min: args.client_min,
-        max: args.client_max,
-    };
-    let server = VersionRange {
-        min: args.server_min,
-        max: args.server_max,
+    let (client, server) = match (args.client, args.versions.as_slice()) {
+        (Some(jaxlib), &[server_min, server_max]) => (
+            jaxlib.serdes_as_sent(),
+            VersionRange {
+                min: server_min,
+                max: server_max,
+            },
+        ),
+        (None, &[client_min, client_max, server_min, server_max]) => (
+            VersionRange {
+                min: client_min,
+                max: client_max,
+            },
+            VersionRange {
+                min: server_min,
+                max: server_max,
+            },
+        ),
+        (jaxlib, versions) => {
+            return Err(CliError::VersionCount {
+                given: versions.len(),
+                with_client: jaxlib.is_some(),
+            });
+        }
     };
     check_range("client", client)?;
     check_range("server", server)?;
     let agreed = negotiate(client, server);
+    // With a measured client: what its jit did when a server chose the agreed version. A
+    // client without the SerDes field reads no version from the server: its one run says.
+    let jit = args
+        .client
+        .zip(agreed.as_ref().ok())
+        .and_then(|(jaxlib, &version)| match jaxlib.serdes() {
+            Some(_) => jaxlib.jit_at(version),
+            None => jaxlib.jit_runs().first().map(|run| run.outcome),
+        });
     if args.json {
         let range = |r: VersionRange| json!({ "min": r.min.value(), "max": r.max.value() });
-        print_json(&json!({
+        let mut report = json!({
             "client": range(client),
             "server": range(server),
             "agreed": agreed.as_ref().ok().map(|version| version.value()),
             "error": agreed.as_ref().err().map(ToString::to_string),
-        }))?;
+        });
+        if let Some(jaxlib) = args.client {
+            let protocol = jaxlib.proxy_protocol();
+            report["client"]["jaxlib"] = json!(jaxlib.release());
+            report["client"]["serdes_field"] = json!(jaxlib.serdes().is_some());
+            report["client"]["proxy_protocol"] =
+                json!([protocol.min.value(), protocol.max.value()]);
+            report["jit"] = jit.map_or(Value::Null, |outcome| match outcome {
+                JitOutcome::ProgramSent => json!({ "program_sent": true, "error": null }),
+                JitOutcome::Refused(error) => json!({ "program_sent": false, "error": error }),
+                JitOutcome::NotReached(why) => json!({ "program_sent": null, "error": why }),
+            });
+        }
+        print_json(&report)?;
     }
     match agreed {
         Ok(version) => {
             if !args.json {
-                print(&format!("agreed: IFRT SerDes version {version}\n"))?;
+                let mut text = format!("agreed: IFRT SerDes version {version}\n");
+                if let Some(jaxlib) = args.client {
+                    text.push_str(&client_note(jaxlib, jit));
+                }
+                print(&text)?;
             }
             Ok(Outcome::Accepted)
         }
@@ -512,4 +576,31 @@ fn negotiate_ranges(args: &NegotiateArgs) -> Result<Outcome, CliError> {
             Ok(Outcome::Rejected)
         }
     }
+}
+
+/// What `negotiate --client` adds for people: where the client's range comes from, and what its
+/// jit did at the agreed version.
+fn client_note(jaxlib: &JaxlibClient, jit: Option<JitOutcome>) -> String {
+    let release = jaxlib.release();
+    let mut text = match jaxlib.serdes() {
+        Some(range) => format!(
+            "client:  jaxlib {release} offers IFRT SerDes [{}, {}]\n",
+            range.min, range.max
+        ),
+        None => format!(
+            "client:  jaxlib {release}'s IfrtProxyVersion has no ifrt_serdes_version_number \
+             field; a server reads [0, 0]\n"
+        ),
+    };
+    text.push_str(&match jit {
+        Some(JitOutcome::ProgramSent) => {
+            "jit:     works: the client sends its program at this version\n".to_string()
+        }
+        Some(JitOutcome::Refused(error)) => {
+            format!("jit:     fails: the client sends no program at this version: {error}\n")
+        }
+        Some(JitOutcome::NotReached(why)) => format!("jit:     unknown: {why}\n"),
+        None => "jit:     not measured at this version\n".to_string(),
+    });
+    text
 }
