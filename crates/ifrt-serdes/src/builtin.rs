@@ -1,22 +1,18 @@
-//! IFRT's types, registered together: [`Registry::with_builtin_types`].
+//! IFRT's SerDes types, registered together: [`Registry::with_builtin_types`].
 //!
 //! Kept out of `registry.rs`, so that the registry knows no concrete type (and the types, which
 //! serialize their nested values through a registry, do not sit in an import cycle with it).
+//! `DType`, `Shape`, `ArraySpec` and `DeviceList` are not here: IFRT registers no SerDes for
+//! them, they travel as plain protos (`proto_codec.rs`).
 
-use crate::array_spec::ArraySpec;
-use crate::dtype::DType;
 use crate::registry::{Codecs, Registry, names_are_distinct};
-use crate::shape::Shape;
 use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
 use crate::version::SupportedVersions;
 
-/// IFRT's types, in the order [`Registry::with_builtin_types`] registers them.
-const BUILT_IN: [Codecs; 5] = [
-    Codecs::of::<DType>(),
-    Codecs::of::<Shape>(),
+/// IFRT's SerDes types, in the order [`Registry::with_builtin_types`] registers them.
+const BUILT_IN: [Codecs; 2] = [
     Codecs::sharding::<SingleDeviceSharding>(),
     Codecs::sharding::<ShardingParamSharding>(),
-    Codecs::of::<ArraySpec>(),
 ];
 
 // Registering the built-in types can fail only if two of them share a name (a type's name is
@@ -28,10 +24,11 @@ const _: () = assert!(
 );
 
 impl Registry {
-    /// A registry for `supported` with IFRT's types registered: `DType`, `Shape`, the
-    /// shardings `SingleDeviceSharding` and `ShardingParamSharding`, and `ArraySpec`. Their
-    /// formats are IFRT's, so `supported` is normally a range of
-    /// [`IFRT`](crate::version::IFRT)'s history.
+    /// A registry for `supported` with IFRT's SerDes types registered: the shardings
+    /// `SingleDeviceSharding` and `ShardingParamSharding`. Their formats are IFRT's, so
+    /// `supported` is normally a range of [`IFRT`](crate::version::IFRT)'s history. The same
+    /// registry writes and reads the types IFRT sends as plain protos ([`ProtoCodec`](crate::ProtoCodec):
+    /// `DType`, `Shape`, `ArraySpec`, `DeviceList`), an `ArraySpec`'s sharding through it.
     ///
     /// This cannot fail: the built-in types' names are distinct, which the crate checks when it
     /// is compiled.
@@ -50,13 +47,10 @@ mod tests {
     fn the_built_in_types_register_through_the_checked_path_too() {
         let supported = SupportedVersions::BUILT_IN;
         let mut checked = Registry::new(supported);
-        checked.register::<DType>().unwrap();
-        checked.register::<Shape>().unwrap();
         checked.register_sharding::<SingleDeviceSharding>().unwrap();
         checked
             .register_sharding::<ShardingParamSharding>()
             .unwrap();
-        checked.register::<ArraySpec>().unwrap();
         let built_in = Registry::with_builtin_types(supported);
         assert_eq!(format!("{checked:?}"), format!("{built_in:?}"));
         let kinds = |registry: &Registry| -> Vec<_> {
@@ -74,7 +68,14 @@ mod tests {
     #[test]
     fn the_registry_names_no_concrete_type() {
         let registry = include_str!("registry.rs");
-        for module in ["array_spec", "dtype", "shape", "sharding::", "builtin"] {
+        for module in [
+            "array_spec",
+            "dtype",
+            "shape",
+            "device_list",
+            "sharding::",
+            "builtin",
+        ] {
             assert!(
                 !registry.contains(&format!("crate::{module}")),
                 "registry.rs uses crate::{module}"
@@ -86,9 +87,9 @@ mod tests {
     fn names_are_compared_in_const_context() {
         assert!(names_are_distinct(&BUILT_IN));
         let twice = [
-            Codecs::of::<DType>(),
-            Codecs::of::<Shape>(),
-            Codecs::of::<DType>(),
+            Codecs::of::<SingleDeviceSharding>(),
+            Codecs::of::<ShardingParamSharding>(),
+            Codecs::sharding::<SingleDeviceSharding>(),
         ];
         assert!(!names_are_distinct(&twice));
     }

@@ -38,7 +38,7 @@ pub const UNREDUCED_AXES_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(1
 const SHARDING_FORMATS: [SerDesVersionNumber; 1] = [SerDesVersionNumber::new(0)];
 
 /// The device list nested in a `ShardingParamSharding` (IFRT's `DeviceList`): one format.
-const DEVICE_LIST: Formats = Formats::new("DeviceList", &[SerDesVersionNumber::new(0)]);
+const DEVICE_LIST: Formats = <crate::DeviceList as crate::ProtoCodec>::FORMATS;
 
 /// Where a sharding's buffers live: a memory kind's name, or none for the runtime's default
 /// (IFRT's `MemoryKind`, xla/python/ifrt/memory.h: an optional name). PjRt's well-known names

@@ -106,13 +106,25 @@ fn history_as_json() {
 
 #[test]
 fn inspect_reads_goldens_and_refuses_removed_versions() {
-    let v0 = format!("{GOLDEN_DIR}/array_spec_v0.pb");
-    let ok = run(&["inspect", &v0]);
+    let v0 = format!("{GOLDEN_DIR}/array_spec_proto_v0.pb");
+    let ok = run(&["inspect", &v0, "--proto", "array-spec"]);
     assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
-    assert!(stdout(&ok).contains("type name: xla::ifrt::ArraySpec"));
+    assert!(
+        stdout(&ok).contains("proto:     xla.ifrt.ArraySpecProto (a plain message, no envelope)"),
+        "{}",
+        stdout(&ok)
+    );
     assert!(stdout(&ok).contains("value:     ArraySpec {"));
 
-    let raised = run(&["inspect", &v0, "--minimum", "1", "--json"]);
+    let raised = run(&[
+        "inspect",
+        &v0,
+        "--proto",
+        "array-spec",
+        "--minimum",
+        "1",
+        "--json",
+    ]);
     assert_eq!(raised.status.code(), Some(1));
     let report = json(&raised);
     assert_eq!(report["unreadable"], false);
@@ -130,7 +142,7 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
         stderr(&raised).is_empty(),
         "a refusal is a report, not a failure"
     );
-    let raised = run(&["inspect", &v0, "--minimum", "1"]);
+    let raised = run(&["inspect", &v0, "--proto", "array-spec", "--minimum", "1"]);
     assert_eq!(raised.status.code(), Some(1));
     assert!(
         stdout(&raised).contains(
@@ -172,7 +184,9 @@ fn inspect_as_json() {
     let inspect_keys = [
         "error",
         "file",
+        "format",
         "narrowest_range",
+        "proto",
         "readable_in",
         "reader",
         "refused",
@@ -199,6 +213,8 @@ fn inspect_as_json() {
     assert_eq!(report["reader"]["minimum"], 0);
     assert_eq!(report["reader"]["current"], 2);
     assert_eq!(report["type_name"], "xla::ifrt::ShardingParamSharding");
+    assert_eq!(report["proto"], Value::Null);
+    assert_eq!(report["format"], 0, "the outer value's recorded format");
     assert_eq!(report["unreadable"], false);
     assert_eq!(report["refused"], false);
     assert!(
@@ -229,6 +245,7 @@ fn inspect_as_json() {
     assert_unreadable(&missing, "cannot read /nonexistent/file.pb");
     assert_eq!(keys(&json(&missing)), inspect_keys);
     assert_eq!(json(&missing)["type_name"], Value::Null);
+    assert_eq!(json(&missing)["format"], Value::Null);
     assert_eq!(json(&missing)["values"], serde_json::json!([]));
     assert_eq!(json(&missing)["readable_in"], Value::Null);
 }
@@ -238,9 +255,10 @@ fn inspect_as_json() {
 #[test]
 fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
     let cases = [
-        // (golden, formats in reading order, readable_in, narrowest)
+        // (golden, --proto, formats in reading order, readable_in)
         (
-            "array_spec_v1.pb",
+            "array_spec_proto_v1.pb",
+            Some("array-spec"),
             vec![
                 ("ArraySpec", 0),
                 ("DType", 0),
@@ -251,14 +269,27 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
             ],
             (1, 2),
         ),
-        ("dtype_v0.pb", vec![("DType", 0)], (0, 2)),
+        (
+            "dtype_proto_v0.pb",
+            Some("dtype"),
+            vec![("DType", 0)],
+            (0, 2),
+        ),
+        (
+            "device_list_proto_v0.pb",
+            Some("device-list"),
+            vec![("DeviceList", 0)],
+            (0, 2),
+        ),
         (
             "single_device_sharding_v0.pb",
+            None,
             vec![("SingleDeviceSharding", 0)],
             (0, 2),
         ),
         (
             "sharding_param_sharding_v0.pb",
+            None,
             vec![
                 ("ShardingParamSharding", 0),
                 ("ShardingParam", 0),
@@ -267,11 +298,19 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
             (0, 0),
         ),
     ];
-    for (file, values, (from, to)) in cases {
+    for (file, proto, values, (from, to)) in cases {
         let path = format!("{GOLDEN_DIR}/{file}");
+        let inspect = |args: &[&str]| {
+            let mut all = vec!["inspect", path.as_str()];
+            if let Some(kind) = proto {
+                all.extend(["--proto", kind]);
+            }
+            all.extend(args);
+            run(&all)
+        };
         // As a build that refuses part of it: the list still covers the whole file.
         for reader in [["--minimum", "0"], ["--current", "0"]] {
-            let report = json(&run(&["inspect", &path, reader[0], reader[1], "--json"]));
+            let report = json(&inspect(&[reader[0], reader[1], "--json"]));
             let listed: Vec<(String, i64)> = report["values"]
                 .as_array()
                 .unwrap()
@@ -294,14 +333,8 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
             // The claim holds: a build reads the file exactly when its range meets
             // `readable_in`.
             for (min, max) in [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)] {
-                let output = run(&[
-                    "inspect",
-                    &path,
-                    "--minimum",
-                    &min.to_string(),
-                    "--current",
-                    &max.to_string(),
-                ]);
+                let output =
+                    inspect(&["--minimum", &min.to_string(), "--current", &max.to_string()]);
                 let meets = min <= to && max >= from;
                 assert_eq!(
                     output.status.code(),
@@ -511,8 +544,8 @@ fn the_readme_lists_every_json_key() {
         .map(|key| key.trim_end_matches("[]"))
         .collect();
     let today = ["history", "--today", "2026-07-14", "--json"];
-    let v2 = format!("{GOLDEN_DIR}/array_spec_v1.pb");
-    let inspect = ["inspect", v2.as_str(), "--json"];
+    let v1 = format!("{GOLDEN_DIR}/array_spec_proto_v1.pb");
+    let inspect = ["inspect", v1.as_str(), "--proto", "array-spec", "--json"];
     let negotiate = ["negotiate", "0", "2", "1", "1", "--json"];
     for args in [&today[..], &inspect[..], &negotiate[..]] {
         let mut stack = vec![json(&run(args))];
@@ -532,5 +565,161 @@ fn the_readme_lists_every_json_key() {
                 _ => {}
             }
         }
+    }
+}
+
+/// `inspect --proto` reads a plain message, as IFRT sends `DType`, `Shape`, `ArraySpec` and
+/// `DeviceList`: exit 0 with the value and its recorded format, 1 when the recorded version is
+/// one this build (or the reader asked for) does not read, 2 for bytes that are no such message.
+#[test]
+fn inspect_reads_plain_messages() {
+    use ifrt_serdes::schema::{DTypeProto, DeviceListProto};
+    use prost::Message;
+    for (file, kind, proto, what, value) in [
+        (
+            "dtype_proto_v0.pb",
+            "dtype",
+            "xla.ifrt.DTypeProto",
+            "DType",
+            "BF16",
+        ),
+        (
+            "shape_proto_v0.pb",
+            "shape",
+            "xla.ifrt.ShapeProto",
+            "Shape",
+            "Shape { dims: [16, 128] }",
+        ),
+        (
+            "device_list_proto_v0.pb",
+            "device-list",
+            "xla.ifrt.DeviceListProto",
+            "DeviceList",
+            "DeviceList { device_ids: [3, 0, 2, 1] }",
+        ),
+    ] {
+        let path = format!("{GOLDEN_DIR}/{file}");
+        let output = run(&["inspect", &path, "--proto", kind, "--json"]);
+        assert_eq!(output.status.code(), Some(0), "{file}: {}", stderr(&output));
+        let report = json(&output);
+        assert_eq!(report["type_name"], Value::Null, "{file}");
+        assert_eq!(report["proto"], proto, "{file}");
+        assert_eq!(report["format"], 0, "{file}");
+        assert_eq!(
+            report["values"],
+            serde_json::json!([{ "type": what, "format": 0 }])
+        );
+        assert_eq!(report["value"], value, "{file}");
+        assert_eq!(report["refused"], false);
+        let text = stdout(&run(&["inspect", &path, "--proto", kind]));
+        assert!(text.contains(&format!("value:     {value}\n")), "{text}");
+        assert!(text.contains(&format!("  {what} format 0\n")), "{text}");
+    }
+
+    // A recorded version newer than the reader: exit 1, in IFRT's words.
+    let newer = scratch("dtype-v7.pb");
+    let bytes = DTypeProto {
+        version_number: 7,
+        kind: 11,
+    }
+    .encode_to_vec();
+    fs::write(&newer, bytes).unwrap();
+    let output = run(&[
+        "inspect",
+        newer.to_str().unwrap(),
+        "--proto",
+        "dtype",
+        "--json",
+    ]);
+    let report = json(&output);
+    assert_eq!(output.status.code(), Some(1), "{report}");
+    assert_eq!(report["refused"], true);
+    assert_eq!(report["format"], 7);
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unsupported IFRT SerDes version 7 for DType deserialization: "),
+        "{report}"
+    );
+    // A format the type never had, within the build's range: exit 1 too (IFRT refuses it as
+    // unsupported), and a reader older than the golden's format refuses what it does not know.
+    let device_list_v1 = scratch("device-list-v1.pb");
+    let bytes = DeviceListProto {
+        version_number: 1,
+        device_ids: vec![0],
+    }
+    .encode_to_vec();
+    fs::write(&device_list_v1, bytes).unwrap();
+    let output = run(&[
+        "inspect",
+        device_list_v1.to_str().unwrap(),
+        "--proto",
+        "device-list",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("refused:   Unsupported IFRT SerDes version 1 for DeviceList"),
+        "{}",
+        stdout(&output)
+    );
+    let spec = format!("{GOLDEN_DIR}/array_spec_proto_v1.pb");
+    let output = run(&["inspect", &spec, "--proto", "array-spec", "--current", "0"]);
+    assert_eq!(output.status.code(), Some(1));
+
+    // A plain message may be empty: a scalar's shape is (exit 0); an empty DType names no kind
+    // (exit 2).
+    let empty = scratch("empty-plain.pb");
+    fs::write(&empty, b"").unwrap();
+    let output = run(&[
+        "inspect",
+        empty.to_str().unwrap(),
+        "--proto",
+        "shape",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(json(&output)["value"], "Shape { dims: [] }");
+    let output = run(&["inspect", empty.to_str().unwrap(), "--proto", "dtype"]);
+    assert_unreadable(
+        &output,
+        "empty-plain.pb as a plain xla.ifrt.DTypeProto message: unknown DType kind 0",
+    );
+
+    // Bytes that are no such message: exit 2, saying which message was expected.
+    let garbage = run(&[
+        "inspect",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+        "--proto",
+        "array-spec",
+        "--json",
+    ]);
+    assert_unreadable(
+        &garbage,
+        "Cargo.toml as a plain xla.ifrt.ArraySpecProto message: cannot parse \
+         xla.ifrt.ArraySpecProto",
+    );
+    assert_eq!(json(&garbage)["unreadable"], true);
+    assert_eq!(json(&garbage)["proto"], "xla.ifrt.ArraySpecProto");
+    // An unknown kind is a usage error (clap's).
+    let word = run(&["inspect", &spec, "--proto", "sharding"]);
+    assert_eq!(word.status.code(), Some(2));
+
+    // An envelope of such a type (as this crate once wrote) is refused, saying what to do.
+    let envelope = scratch("dtype-envelope.pb");
+    let bytes = ifrt_serdes::schema::Serialized {
+        type_name: "xla::ifrt::DType".to_string(),
+        data: vec![0x08, 0x0b],
+    }
+    .encode_to_vec();
+    fs::write(&envelope, bytes).unwrap();
+    let output = run(&["inspect", envelope.to_str().unwrap()]);
+    assert_unreadable(
+        &output,
+        "IFRT never puts a DType in a `Serialized` envelope: it sends a plain \
+         xla.ifrt.DTypeProto message inside its requests",
+    );
+    for file in [newer, device_list_v1, empty, envelope] {
+        fs::remove_file(file).unwrap();
     }
 }
