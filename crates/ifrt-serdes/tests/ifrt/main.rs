@@ -8,6 +8,7 @@ mod hostile;
 mod matrix;
 mod negotiation;
 mod plugin_history;
+mod real;
 mod registry;
 mod removal;
 mod roundtrip;
