@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::path::Path;
 
 use crate::common::{built_in, options, versions};
 use ifrt_serdes::schema::{ArraySpecProto, ShardingProto};
@@ -459,4 +460,72 @@ fn the_data_covers_every_release_captured() {
     }
     let with_values = files.values().filter(|v| !v.is_empty()).count();
     assert!(with_values >= 8, "{with_values} files with values");
+}
+
+/// The tool answers for every captured value as the library does: `inspect --proto KIND --json`
+/// for a plain message, `inspect --json` for an envelope; exit 0 with the recorded format (0
+/// where none is recorded) for what this build reads, exit 2 naming the kind it does not read
+/// yet otherwise.
+#[test]
+fn the_tool_reads_every_captured_value_with_its_format() {
+    use std::process::Command;
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ifrt-serdes-real");
+    fs::create_dir_all(&scratch).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut runs = 0;
+    for values in captured().values() {
+        for value in values {
+            let kind = match value.name.as_str() {
+                "xla.ifrt.DTypeProto" => Some("dtype"),
+                "xla.ifrt.ShapeProto" => Some("shape"),
+                "xla.ifrt.ArraySpecProto" => Some("array-spec"),
+                "xla.ifrt.DeviceListProto" => Some("device-list"),
+                _ if value.envelope => None,
+                _ => continue,
+            };
+            if !seen.insert((kind, value.bytes.clone())) {
+                continue;
+            }
+            let file = scratch.join(format!("value-{runs}.pb"));
+            fs::write(&file, &value.bytes).unwrap();
+            let mut command = Command::new(env!("CARGO_BIN_EXE_ifrt-serdes"));
+            command.arg("inspect").arg(&file).arg("--json");
+            if let Some(kind) = kind {
+                command.args(["--proto", kind]);
+            }
+            let output = command.output().unwrap();
+            let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            // The kind that decides: the envelope's own, or an ArraySpec's sharding's.
+            let deciding = match kind {
+                None => Some(value.name.clone()),
+                Some("array-spec") => Some(sharding_kind(&value.bytes)),
+                Some(_) => None,
+            };
+            match deciding.map(|name| (expect(&name, &value.origin), name)) {
+                Some((Expect::KnownUnread, name)) => {
+                    assert_eq!(output.status.code(), Some(2), "{}: {report}", value.origin);
+                    assert!(stderr.contains(&format!("type_name: {name}")), "{stderr}");
+                }
+                _ => {
+                    assert_eq!(
+                        output.status.code(),
+                        Some(0),
+                        "{}: {report} {stderr}",
+                        value.origin
+                    );
+                    assert_eq!(report["format"], value.format(), "{}", value.origin);
+                    assert_eq!(report["values"][0]["format"], value.format());
+                    assert_eq!(report["refused"], false);
+                    match kind {
+                        Some(_) => assert_eq!(report["proto"], value.name.as_str()),
+                        None => assert_eq!(report["type_name"], value.name.as_str()),
+                    }
+                }
+            }
+            fs::remove_file(&file).unwrap();
+            runs += 1;
+        }
+    }
+    assert!(runs > 20, "{runs}");
 }
