@@ -1,8 +1,9 @@
-//! Deserializing arbitrary bytes through an ifrt-serdes registry (every built-in type, nested
-//! shardings included) returns a value or a typed error, never panics. Whatever reads back is
-//! written again in every version the build supports, and written-then-read must be stable.
-//! Inspecting the bytes agrees with reading them, and every value written records a format no
-//! newer than the requested version, which the writing build itself reads.
+//! Deserializing arbitrary bytes through an ifrt-serdes registry (every built-in SerDes type:
+//! the shardings, nested ones included; the plain messages IFRT sends outside envelopes have
+//! `ifrt_proto`) returns a value or a typed error, never panics. Whatever reads back is written
+//! again in every version the build supports, and written-then-read must be stable. Inspecting
+//! the bytes agrees with reading them, and every value written records a format no newer than
+//! the requested version, which the writing build itself reads.
 #![no_main]
 
 use ifrt_serdes::version::SupportedVersions;
