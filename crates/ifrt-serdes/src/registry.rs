@@ -289,7 +289,7 @@ impl Registry {
             .into());
         }
         if !self.supported.contains(version.number()) {
-            // Errors name the type as IFRT does: without its namespace (`DType`).
+            // Errors name the type as IFRT does: without its namespace (`SingleDeviceSharding`).
             let what = type_name.rsplit("::").next().unwrap_or(type_name);
             return Err(Incompatible::UnsupportedSerializationVersion {
                 history: version.history().name(),
