@@ -152,9 +152,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
         (
             "round trip",
             &mut || {
-                let bytes = registry
-                    .to_proto_bytes(black_box(&spec), &options)
-                    .unwrap();
+                let bytes = registry.to_proto_bytes(black_box(&spec), &options).unwrap();
                 let back: ArraySpec = registry.from_proto_bytes(&bytes, &read).unwrap();
                 black_box(back);
             },
@@ -166,11 +164,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
         (
             "serialize",
             &mut || {
-                black_box(
-                    registry
-                        .to_proto_bytes(black_box(&spec), &options)
-                        .unwrap(),
-                );
+                black_box(registry.to_proto_bytes(black_box(&spec), &options).unwrap());
             },
             &mut || {
                 black_box(prost_encode(black_box(&protos)));
@@ -179,9 +173,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
         (
             "deserialize",
             &mut || {
-                let back: ArraySpec = registry
-                    .from_proto_bytes(black_box(&bytes), &read)
-                    .unwrap();
+                let back: ArraySpec = registry.from_proto_bytes(black_box(&bytes), &read).unwrap();
                 black_box(back);
             },
             &mut || {
@@ -193,9 +185,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("ifrt_serdes/array_spec_round_trip");
     group.bench_function("registry_versioned", |b| {
         b.iter(|| {
-            let bytes = registry
-                .to_proto_bytes(black_box(&spec), &options)
-                .unwrap();
+            let bytes = registry.to_proto_bytes(black_box(&spec), &options).unwrap();
             let back: ArraySpec = registry.from_proto_bytes(&bytes, &read).unwrap();
             black_box(back)
         })
@@ -210,11 +200,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("ifrt_serdes/array_spec_serialize");
     group.bench_function("registry_versioned", |b| {
-        b.iter(|| {
-            registry
-                .to_proto_bytes(black_box(&spec), &options)
-                .unwrap()
-        })
+        b.iter(|| registry.to_proto_bytes(black_box(&spec), &options).unwrap())
     });
     group.bench_function("baseline_prost_plain", |b| {
         b.iter(|| prost_encode(black_box(&protos)))
@@ -224,9 +210,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("ifrt_serdes/array_spec_deserialize");
     group.bench_function("registry_versioned", |b| {
         b.iter(|| {
-            let back: ArraySpec = registry
-                .from_proto_bytes(black_box(&bytes), &read)
-                .unwrap();
+            let back: ArraySpec = registry.from_proto_bytes(black_box(&bytes), &read).unwrap();
             back
         })
     });
