@@ -1,17 +1,18 @@
 //! ifrt-serdes benchmarks: each operation beside a baseline measured in the same run.
 //!
 //! The operation is a versioned round trip of an `ArraySpec` (with a sharding-param sharding)
-//! through the registry: serialize for the requested version (each part recording the oldest
-//! format that holds it, as IFRT does), then deserialize by the recorded formats, nested
-//! sharding included. The baseline is plain prost encode + decode of exactly
-//! the same message tree (envelope, `ArraySpecProto`, nested envelope, sharding proto), with no
-//! registry, no version checks and no conversion to or from the crate's types. Both sides write
-//! the same bytes (asserted before measuring).
+//! as IFRT sends one: a plain `ArraySpecProto` (IFRT's `ToProto`, no envelope of its own), its
+//! sharding in a `Serialized` envelope inside, through the registry. Serialize for the requested
+//! version (each part recording the oldest format that holds it, as IFRT does), then deserialize
+//! by the recorded formats, nested sharding included. The baseline is plain prost encode +
+//! decode of exactly the same message tree (`ArraySpecProto`, nested envelope, sharding proto),
+//! with no registry, no version checks and no conversion to or from the crate's types. Both
+//! sides write the same bytes (asserted before measuring).
 //!
-//! The registry fills per-thread spare prost messages from its own types and encodes the value
-//! straight into the returned buffer after the envelope header (see `ifrt_serdes`'s `spare` and
-//! `envelope` modules), so a warm thread allocates only the returned bytes; the baseline builds
-//! and encodes its messages the way plain prost code does.
+//! The registry fills per-thread spare prost messages from its own types and encodes them
+//! straight into the returned buffer (see `ifrt_serdes`'s `spare` module), so a warm thread
+//! allocates little more than the returned bytes; the baseline builds and encodes its messages
+//! the way plain prost code does.
 //!
 //! On a shared machine, criterion's one-after-the-other measurements drift with the load. So
 //! before the criterion groups, the bench also prints *paired* ratios: the two sides run in
@@ -52,8 +53,7 @@ struct Protos {
 }
 
 fn protos(bytes: &[u8]) -> Protos {
-    let envelope = Serialized::decode(bytes).unwrap();
-    let spec = ArraySpecProto::decode(envelope.data.as_slice()).unwrap();
+    let spec = ArraySpecProto::decode(bytes).unwrap();
     let inner = spec.sharding.unwrap().serialized_sharding.unwrap();
     Protos {
         dtype: spec.dtype.unwrap(),
@@ -75,16 +75,11 @@ fn prost_encode(p: &Protos) -> Vec<u8> {
         }),
         layout: None,
     };
-    Serialized {
-        type_name: ArraySpec::TYPE_NAME.to_string(),
-        data: spec.encode_to_vec(),
-    }
-    .encode_to_vec()
+    spec.encode_to_vec()
 }
 
 fn prost_decode(bytes: &[u8]) -> (ArraySpecProto, ShardingParamShardingProto) {
-    let envelope = Serialized::decode(bytes).unwrap();
-    let spec = ArraySpecProto::decode(envelope.data.as_slice()).unwrap();
+    let spec = ArraySpecProto::decode(bytes).unwrap();
     let inner = spec
         .sharding
         .as_ref()
@@ -145,7 +140,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
     let options = SerializeOptions::new(SupportedVersions::BUILT_IN.current());
     let read = DeserializeOptions::default();
     let spec = spec();
-    let bytes = registry.serialize_to_bytes(&spec, &options).unwrap();
+    let bytes = registry.to_proto_bytes(&spec, &options).unwrap();
     let protos = protos(&bytes);
     assert_eq!(
         prost_encode(&protos),
@@ -157,10 +152,8 @@ fn array_spec_round_trip(c: &mut Criterion) {
         (
             "round trip",
             &mut || {
-                let bytes = registry
-                    .serialize_to_bytes(black_box(&spec), &options)
-                    .unwrap();
-                let back: ArraySpec = registry.deserialize_from_bytes(&bytes, &read).unwrap();
+                let bytes = registry.to_proto_bytes(black_box(&spec), &options).unwrap();
+                let back: ArraySpec = registry.from_proto_bytes(&bytes, &read).unwrap();
                 black_box(back);
             },
             &mut || {
@@ -171,11 +164,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
         (
             "serialize",
             &mut || {
-                black_box(
-                    registry
-                        .serialize_to_bytes(black_box(&spec), &options)
-                        .unwrap(),
-                );
+                black_box(registry.to_proto_bytes(black_box(&spec), &options).unwrap());
             },
             &mut || {
                 black_box(prost_encode(black_box(&protos)));
@@ -184,9 +173,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
         (
             "deserialize",
             &mut || {
-                let back: ArraySpec = registry
-                    .deserialize_from_bytes(black_box(&bytes), &read)
-                    .unwrap();
+                let back: ArraySpec = registry.from_proto_bytes(black_box(&bytes), &read).unwrap();
                 black_box(back);
             },
             &mut || {
@@ -198,10 +185,8 @@ fn array_spec_round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("ifrt_serdes/array_spec_round_trip");
     group.bench_function("registry_versioned", |b| {
         b.iter(|| {
-            let bytes = registry
-                .serialize_to_bytes(black_box(&spec), &options)
-                .unwrap();
-            let back: ArraySpec = registry.deserialize_from_bytes(&bytes, &read).unwrap();
+            let bytes = registry.to_proto_bytes(black_box(&spec), &options).unwrap();
+            let back: ArraySpec = registry.from_proto_bytes(&bytes, &read).unwrap();
             black_box(back)
         })
     });
@@ -215,11 +200,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("ifrt_serdes/array_spec_serialize");
     group.bench_function("registry_versioned", |b| {
-        b.iter(|| {
-            registry
-                .serialize_to_bytes(black_box(&spec), &options)
-                .unwrap()
-        })
+        b.iter(|| registry.to_proto_bytes(black_box(&spec), &options).unwrap())
     });
     group.bench_function("baseline_prost_plain", |b| {
         b.iter(|| prost_encode(black_box(&protos)))
@@ -229,9 +210,7 @@ fn array_spec_round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("ifrt_serdes/array_spec_deserialize");
     group.bench_function("registry_versioned", |b| {
         b.iter(|| {
-            let back: ArraySpec = registry
-                .deserialize_from_bytes(black_box(&bytes), &read)
-                .unwrap();
+            let back: ArraySpec = registry.from_proto_bytes(black_box(&bytes), &read).unwrap();
             back
         })
     });

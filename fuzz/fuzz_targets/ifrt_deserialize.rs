@@ -1,8 +1,10 @@
-//! Deserializing arbitrary bytes through an ifrt-serdes registry (every built-in type, nested
-//! shardings included) returns a value or a typed error, never panics. Whatever reads back is
-//! written again in every version the build supports, and written-then-read must be stable.
-//! Inspecting the bytes agrees with reading them, and every value written records a format no
-//! newer than the requested version, which the writing build itself reads.
+//! Deserializing arbitrary bytes through an ifrt-serdes registry (every built-in SerDes type:
+//! the shardings, nested ones included, the layouts, a program and compile options; the plain
+//! messages IFRT sends outside envelopes have `ifrt_proto`) returns a value or a typed error,
+//! never panics. Whatever reads back is written again in every version the build supports, and
+//! written-then-read must be stable. Inspecting the bytes agrees with reading them, and every
+//! value written records a format no newer than the requested version, which the writing build
+//! itself reads.
 //!
 //! The input is read twice: as envelope bytes (any type name), and as a payload under the type
 //! name its first byte picks among the registered ones, so that every payload (an HloSharding's

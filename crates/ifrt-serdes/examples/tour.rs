@@ -10,9 +10,9 @@ use ifrt_serdes::version::{
     Week4OldVersionAccessor,
 };
 use ifrt_serdes::{
-    ArraySpec, Codec, DType, Date, DeserializeOptions, FixedClock, MemoryKind, Registry,
-    SerializeOptions, Shape, ShardingParam, ShardingParamSharding, SystemClock, VersionRange,
-    XlaProgram, negotiate,
+    ArraySpec, Codec, DType, Date, DeserializeOptions, DeviceList, FixedClock, MemoryKind,
+    ProtoCodec, Registry, SerializeOptions, Shape, ShardingParam, ShardingParamSharding,
+    SystemClock, VersionRange, XlaProgram, negotiate,
 };
 use prost::Message;
 
@@ -50,7 +50,9 @@ fn main() -> Result {
     }
 
     println!(
-        "\n3. The registry writes for the requested version; each part records its own format.\n"
+        "\n3. The writer writes for the requested version; each part records its own format.\n   \
+         An ArraySpec travels as a plain ArraySpecProto (IFRT's ToProto), its sharding inside\n   \
+         in a `Serialized` envelope (IFRT's SerDes), as IFRT Proxy's requests carry them.\n"
     );
     let registry = Registry::with_builtin_types(built_in);
     let param = ShardingParam::new(vec![2, 1], vec![1, 0], vec![2, 2], vec![1])?;
@@ -64,61 +66,86 @@ fn main() -> Result {
         )?),
         layout: None,
     };
+    let o = DeserializeOptions::default();
     for number in [3, 1] {
         let options = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(number))?);
-        let bytes = registry.serialize_to_bytes(&spec, &options)?;
-        let envelope = Serialized::decode(bytes.as_slice())?;
-        let proto = ArraySpecProto::decode(envelope.data.as_slice())?;
+        let bytes = registry.to_proto_bytes(&spec, &options)?;
+        let proto = ArraySpecProto::decode(bytes.as_slice())?;
         let inner = proto
             .sharding
             .and_then(|s| s.serialized_sharding)
             .unwrap_or_default();
         println!(
-            "   requested v{number}: {} bytes, {} recorded as format {}, its sharding {} inside",
+            "   requested v{number}: {} bytes of {}, recorded as format {}, its sharding a {} \
+             envelope inside",
             bytes.len(),
-            envelope.type_name,
+            ArraySpec::PROTO_NAME,
             proto.version_number,
             inner.type_name
         );
         // Each part records its own format: the oldest that holds it (the param needs 1 for
         // its unreduced axis).
-        let (_, formats) = registry.inspect_bytes(&bytes, &DeserializeOptions::default());
+        let (_, formats) = registry.inspect_proto_bytes::<ArraySpec>(&bytes, &o);
         let formats: Vec<String> = formats
             .iter()
             .map(|r| format!("{} {}", r.what(), r.recorded.value()))
             .collect();
         println!("       formats: {}", formats.join(", "));
-        let back: ArraySpec =
-            registry.deserialize_from_bytes(&bytes, &DeserializeOptions::default())?;
+        let back: ArraySpec = registry.from_proto_bytes(&bytes, &o)?;
         println!(
             "       read back without being told the version: equal = {}",
             back == spec
         );
     }
     let v0 = SerializeOptions::new(built_in.version(SerDesVersionNumber::new(0))?);
-    if let Err(error) = registry.serialize_to_bytes(&spec, &v0) {
+    if let Err(error) = registry.to_proto_bytes(&spec, &v0) {
         println!("   v0: {error}");
     }
 
-    println!("\n4. Two builds negotiate, then exchange ArraySpecs as bytes (IFRT Proxy).\n");
+    println!(
+        "\n4. DType, Shape, ArraySpec and DeviceList are never in an envelope: IFRT registers no\n   \
+         SerDes for them. Each plain message records its own format in `version_number`.\n"
+    );
+    let devices = DeviceList::new(vec![0, 1, 2, 3])?;
+    let v2 = SerializeOptions::new(built_in.current());
+    for (what, bytes) in [
+        ("DType::F32", registry.to_proto_bytes(&DType::F32, &v2)?),
+        (
+            "Shape [4, 6]",
+            registry.to_proto_bytes(&Shape::new(vec![4, 6])?, &v2)?,
+        ),
+        ("DeviceList [0..4]", registry.to_proto_bytes(&devices, &v2)?),
+    ] {
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        println!("   {what:<18} -> {hex} (format 0 is proto3's default: no field on the wire)");
+    }
+    // What ifrt-serdes once wrote, and real IFRT never did, is refused with the way out.
+    let invented = Serialized {
+        type_name: "xla::ifrt::DType".to_string(),
+        data: registry.to_proto_bytes(&DType::F32, &v2)?,
+    };
+    if let Err(error) = registry.deserialize_dyn(&invented, &o) {
+        println!("   an `xla::ifrt::DType` envelope: {error}");
+    }
+
+    println!("\n5. Two builds negotiate, then exchange ArraySpecs as bytes (IFRT Proxy).\n");
     let old_range =
         SupportedVersions::new(SerDesVersionNumber::new(0), SerDesVersionNumber::new(1))?;
     let old = Registry::with_builtin_types(old_range);
     let agreed = negotiate(VersionRange::from(built_in), VersionRange::from(old_range))?;
     println!("   client [0, 3], server [0, 1] -> agreed on v{agreed}");
     let options = SerializeOptions::new(built_in.version(agreed)?);
-    let bytes = registry.serialize_to_bytes(&spec, &options)?;
-    let at_server: ArraySpec =
-        old.deserialize_from_bytes(&bytes, &DeserializeOptions::default())?;
+    let bytes = registry.to_proto_bytes(&spec, &options)?;
+    let at_server: ArraySpec = old.from_proto_bytes(&bytes, &o)?;
     println!(
         "   the old server reads the new client's spec: equal = {}",
         at_server == spec
     );
     let current = SerializeOptions::new(built_in.current());
-    let too_new = registry.serialize_to_bytes(&spec, &current)?;
+    let too_new = registry.to_proto_bytes(&spec, &current)?;
     // Versions 2 and 3 changed no format of these types (they concern IFRT IR and StableHLO
     // programs): the bytes written at 3 record the same formats, and the old server reads them.
-    match old.deserialize_from_bytes::<ArraySpec>(&too_new, &DeserializeOptions::default()) {
+    match old.from_proto_bytes::<ArraySpec>(&too_new, &o) {
         Ok(back) => println!(
             "   written at v3 without negotiating, read by [0, 1]: equal = {}",
             back == spec
@@ -138,7 +165,7 @@ fn main() -> Result {
     }
 
     println!(
-        "\n5. Removing a format: raise the minimum past it; bytes of the format it superseded\n   \
+        "\n6. Removing a format: raise the minimum past it; bytes of the format it superseded\n   \
          stop reading. A param without unreduced axes records format 0 at any version, so a\n   \
          build of minimum 1 refuses it: IFRT will write 1 once its minimum is 1.\n"
     );
@@ -153,19 +180,22 @@ fn main() -> Result {
     )?;
     let written_v0 = registry.serialize_to_bytes(&plain, &v0)?;
     let written_v1 = registry.serialize_to_bytes(&plain, &options)?;
-    let dtype_v0 = registry.serialize_to_bytes(&DType::F32, &v0)?;
     for (name, bytes) in [
         ("sharding requested at v0", &written_v0),
         (
             "sharding requested at v1 (its param: format 0)",
             &written_v1,
         ),
-        ("DType requested at v0", &dtype_v0),
     ] {
-        match raised.deserialize_dyn_from_bytes(bytes, &DeserializeOptions::default()) {
+        match raised.deserialize_dyn_from_bytes(bytes, &o) {
             Ok(value) => println!("   [1, 2] reads the {name}: {value:?}"),
             Err(error) => println!("   [1, 2] refuses the {name}: {error}"),
         }
+    }
+    let dtype_v0 = registry.to_proto_bytes(&DType::F32, &v0)?;
+    match raised.from_proto_bytes::<DType>(&dtype_v0, &o) {
+        Ok(value) => println!("   [1, 2] reads the DType requested at v0: {value:?}"),
+        Err(error) => println!("   [1, 2] refuses the DType requested at v0: {error}"),
     }
 
     println!(

@@ -1,27 +1,37 @@
 //! What an array is, without its data: element type, shape and sharding.
 //!
-//! `ArraySpec` is the crate's nested type. Its own format has never changed (format 0, as
-//! IFRT's xla/python/ifrt/array_spec.cc records `SerDesVersionNumber(0)`), but its parts are
-//! written with the *requested* version, not with 0: its dtype and shape directly, its sharding
-//! through the registry (never with the default version), inside a `Serialized` envelope, so
-//! the reader picks the sharding kind by name. On the way back each part is read by the format
-//! recorded in its own bytes. As IFRT's `ArraySpec::FromProto` does, an absent shape reads as
-//! the default message (a scalar), and a layout is carried as PjRt's serialized bytes.
+//! `ArraySpec` is the crate's nested type. It travels as a plain `ArraySpecProto` (IFRT Proxy's
+//! `MakeArraysFromHostBufferShardsRequest` carries one per spec), never in a SerDes envelope
+//! ([`ProtoCodec`]). Its own format has never changed (format 0, as IFRT's
+//! xla/python/ifrt/array_spec.cc records `SerDesVersionNumber(0)`; the field `version_number = 5`
+//! exists since jaxlib 0.6.2, `layout = 4` since 0.5.3), but its parts are written with the
+//! *requested* version, not with 0: its dtype and shape directly, its sharding through the
+//! registry (never with the default version), inside a `ShardingProto { Serialized }` envelope,
+//! so the reader picks the sharding kind by name. On the way back each part is read by the
+//! format recorded in its own bytes. As IFRT's `ArraySpec::FromProto` does, an absent shape
+//! reads as the default message (a scalar), and a layout is carried as PjRt's serialized bytes.
 
 use std::sync::Arc;
 
 use crate::codec::{
-    Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
-    decode_message_into, encode_message,
+    DeserializeOptions, SerializeOptions, Sharding, decode_message, decode_message_into,
+    encode_message,
 };
 use crate::dtype::DType;
 use crate::error::{DecodeError, Error};
 use crate::format::Formats;
 use crate::generated::xla::ifrt::{ArraySpecProto, DTypeProto, Serialized, ShapeProto};
+use crate::proto_codec::ProtoCodec;
 use crate::registry::Registry;
 use crate::shape::Shape;
 use crate::spare::{Spare, refill};
 use crate::version::SerDesVersionNumber;
+
+/// The limits for a sharding nested in a message already decoded: none. The size limit is for
+/// bytes from outside, checked before they are parsed; a decoded message is already in memory.
+const NESTED: DeserializeOptions = DeserializeOptions {
+    max_bytes: usize::MAX,
+};
 
 /// Element type, shape and sharding of an array (IFRT's `ArraySpec`,
 /// xla/python/ifrt/array_spec.h).
@@ -47,50 +57,77 @@ impl PartialEq for ArraySpec {
     }
 }
 
-impl Serializable for ArraySpec {}
+impl ArraySpec {
+    /// Overwrites `proto` with the message for `options`, reusing its buffers.
+    fn fill_proto(
+        &self,
+        options: &SerializeOptions,
+        registry: &Registry,
+        proto: &mut ArraySpecProto,
+    ) -> Result<(), Error> {
+        let format = Self::FORMATS.record(Self::FORMATS.oldest(), options.version())?;
+        proto.version_number = format.value();
+        // The parts get the requested version, not this message's format.
+        proto.dtype = Some(self.dtype.to_proto(options, registry)?);
+        self.shape
+            .fill_proto(options, proto.shape.get_or_insert_default())?;
+        let envelope = proto
+            .sharding
+            .get_or_insert_default()
+            .serialized_sharding
+            .get_or_insert_default();
+        registry.serialize_envelope_into(self.sharding.as_ref(), options, envelope)?;
+        match (&self.layout, &mut proto.layout) {
+            (Some(layout), Some(spare)) => refill(spare, layout),
+            (layout, field) => *field = layout.clone(),
+        }
+        Ok(())
+    }
+}
 
-impl Codec for ArraySpec {
-    const TYPE_NAME: &'static str = "xla::ifrt::ArraySpec";
+impl ProtoCodec for ArraySpec {
+    type Proto = ArraySpecProto;
+    const PROTO_NAME: &'static str = "xla.ifrt.ArraySpecProto";
     const FORMATS: Formats = Formats::new("ArraySpec", &[SerDesVersionNumber::new(0)]);
 
-    fn serialize_into(
+    fn to_proto(
+        &self,
+        options: &SerializeOptions,
+        registry: &Registry,
+    ) -> Result<ArraySpecProto, Error> {
+        let mut proto = ArraySpecProto::default();
+        self.fill_proto(options, registry, &mut proto)?;
+        Ok(proto)
+    }
+
+    fn from_proto(proto: ArraySpecProto, registry: &Registry) -> Result<Self, Error> {
+        let envelope = proto.sharding.and_then(|s| s.serialized_sharding);
+        let parts = (proto.dtype, proto.shape, envelope.as_ref(), proto.layout);
+        Self::read(proto.version_number, parts, &NESTED, registry)
+    }
+
+    fn write_proto(
         &self,
         options: &SerializeOptions,
         registry: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let version = options.version();
-        let format = Self::FORMATS.record(Self::FORMATS.oldest(), version)?;
         ArraySpecProto::with_spare(|proto| {
-            proto.version_number = format.value();
-            // The parts get the requested version, not this message's format.
-            proto.dtype = Some(self.dtype.to_proto(version));
-            self.shape
-                .fill_proto(version, proto.shape.get_or_insert_default());
-            let envelope = proto
-                .sharding
-                .get_or_insert_default()
-                .serialized_sharding
-                .get_or_insert_default();
-            registry.serialize_envelope_into(self.sharding.as_ref(), options, envelope)?;
-            match (&self.layout, &mut proto.layout) {
-                (Some(layout), Some(spare)) => refill(spare, layout),
-                (layout, field) => *field = layout.clone(),
-            }
+            self.fill_proto(options, registry, proto)?;
             encode_message(proto, out);
             Ok(())
         })
     }
 
-    fn deserialize(
+    fn read_proto(
         data: &[u8],
         options: &DeserializeOptions,
         registry: &Registry,
     ) -> Result<Self, Error> {
         // The thread's spare message lends its nested envelope's buffers: the sharding's type
         // name and bytes are decoded into them instead of into new ones. Its shape (the spare
-        // of `serialize_into`) is set aside meanwhile, so a decoded shape gives its `dims` to
-        // the new `Shape` and the spare keeps its own for the next write.
+        // of `write_proto`) is set aside meanwhile, so a decoded shape gives its `dims` to the
+        // new `Shape` and the spare keeps its own for the next write.
         ArraySpecProto::with_spare(|proto| {
             let kept_shape = proto.shape.take();
             proto.version_number = 0;
@@ -103,7 +140,7 @@ impl Codec for ArraySpec {
                 .get_or_insert_default();
             envelope.type_name.clear();
             envelope.data.clear();
-            let decoded = decode_message_into(proto, data, options, "ArraySpecProto");
+            let decoded = decode_message_into(proto, data, options, Self::PROTO_NAME);
             let shape = std::mem::replace(&mut proto.shape, kept_shape);
             decoded?;
             let envelope = proto
@@ -114,7 +151,7 @@ impl Codec for ArraySpec {
             let Some(envelope) = envelope else {
                 // An empty envelope may also be an absent one, which the spare cannot tell
                 // apart: decode afresh, to report exactly what is missing.
-                let proto: ArraySpecProto = decode_message(data, options, "ArraySpecProto")?;
+                let proto: ArraySpecProto = decode_message(data, options, Self::PROTO_NAME)?;
                 let envelope = proto.sharding.and_then(|s| s.serialized_sharding);
                 let parts = (proto.dtype, proto.shape, envelope.as_ref(), proto.layout);
                 return Self::read(proto.version_number, parts, options, registry);
@@ -137,7 +174,7 @@ impl ArraySpec {
         // Format 0 is the only one; each part is read by its own recorded format.
         registry.read_format(&Self::FORMATS, version_number)?;
         let missing = |field| DecodeError::MissingField { what: WHAT, field };
-        let dtype = DType::from_proto(&dtype.ok_or_else(|| missing("dtype"))?, registry)?;
+        let dtype = DType::from_proto(dtype.ok_or_else(|| missing("dtype"))?, registry)?;
         // IFRT's `FromProto` reads an absent shape as the default message: a scalar.
         let shape = Shape::from_proto(shape.unwrap_or_default(), registry)?;
         let sharding = sharding.ok_or_else(|| missing("sharding"))?;
@@ -169,7 +206,7 @@ mod tests {
     /// What `deserialize` must give: the message decoded afresh, then read.
     fn fresh(data: &[u8], registry: &Registry) -> Result<ArraySpec, Error> {
         let options = DeserializeOptions::default();
-        let proto: ArraySpecProto = decode_message(data, &options, "ArraySpecProto")?;
+        let proto: ArraySpecProto = decode_message(data, &options, ArraySpec::PROTO_NAME)?;
         let envelope = proto.sharding.and_then(|s| s.serialized_sharding);
         let parts = (proto.dtype, proto.shape, envelope.as_ref(), proto.layout);
         ArraySpec::read(proto.version_number, parts, &options, registry)
@@ -236,18 +273,24 @@ mod tests {
         // Each case after every other, so the spare holds what any case left in it.
         for before in &cases {
             for case in &cases {
-                let _ = ArraySpec::deserialize(before, &DeserializeOptions::default(), &registry);
-                let read = ArraySpec::deserialize(case, &DeserializeOptions::default(), &registry);
+                let _ = ArraySpec::read_proto(before, &DeserializeOptions::default(), &registry);
+                let read = ArraySpec::read_proto(case, &DeserializeOptions::default(), &registry);
                 assert_eq!(read, fresh(case, &registry), "{case:?} after {before:?}");
             }
         }
         // Writing after reading leaves the bytes as they were.
-        let spec = ArraySpec::deserialize(&cases[0], &DeserializeOptions::default(), &registry);
+        let spec = ArraySpec::read_proto(&cases[0], &DeserializeOptions::default(), &registry);
         let spec = spec.unwrap();
-        let written = registry.serialize(&spec, &options).unwrap();
+        let written = registry.to_proto_bytes(&spec, &options).unwrap();
+        assert_eq!(written, cases[0]);
         for case in &cases {
-            let _ = ArraySpec::deserialize(case, &DeserializeOptions::default(), &registry);
-            assert_eq!(registry.serialize(&spec, &options).unwrap(), written);
+            let _ = ArraySpec::read_proto(case, &DeserializeOptions::default(), &registry);
+            assert_eq!(registry.to_proto_bytes(&spec, &options).unwrap(), written);
         }
+        // The message built afresh is the same.
+        assert_eq!(
+            registry.to_proto(&spec, &options).unwrap().encode_to_vec(),
+            written
+        );
     }
 }

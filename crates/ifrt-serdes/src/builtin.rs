@@ -1,27 +1,23 @@
-//! IFRT's types, registered together: [`Registry::with_builtin_types`].
+//! IFRT's SerDes types, registered together: [`Registry::with_builtin_types`].
 //!
 //! Kept out of `registry.rs`, so that the registry knows no concrete type (and the types, which
 //! serialize their nested values through a registry, do not sit in an import cycle with it).
+//! `DType`, `Shape`, `ArraySpec` and `DeviceList` are not here: IFRT registers no SerDes for
+//! them, they travel as plain protos (`proto_codec.rs`).
 
-use crate::array_spec::ArraySpec;
 use crate::concrete_sharding::{ConcreteEvenSharding, ConcreteSharding, OpaqueSharding};
-use crate::dtype::DType;
 use crate::hlo_sharding::HloSharding;
 use crate::layout::{CompactLayout, PjRtLayout};
 use crate::program::{XlaCompileOptions, XlaProgram};
 use crate::registry::{Codecs, Registry, names_are_distinct};
-use crate::shape::Shape;
 use crate::sharding::{ShardingParamSharding, SingleDeviceSharding};
 use crate::version::SupportedVersions;
 
-/// IFRT's types, in the order [`Registry::with_builtin_types`] registers them. The names of
-/// the shardings, layouts and programs are the SerDes names compiled into jaxlib 0.10.2.
-const BUILT_IN: [Codecs; 13] = [
-    Codecs::of::<DType>(),
-    Codecs::of::<Shape>(),
+/// IFRT's SerDes types, in the order [`Registry::with_builtin_types`] registers them. The names
+/// are the SerDes names compiled into jaxlib 0.10.2.
+const BUILT_IN: [Codecs; 10] = [
     Codecs::sharding::<SingleDeviceSharding>(),
     Codecs::sharding::<ShardingParamSharding>(),
-    Codecs::of::<ArraySpec>(),
     Codecs::sharding::<HloSharding>(),
     Codecs::sharding::<ConcreteSharding>(),
     Codecs::sharding::<ConcreteEvenSharding>(),
@@ -41,13 +37,14 @@ const _: () = assert!(
 );
 
 impl Registry {
-    /// A registry for `supported` with IFRT's types registered: `DType`, `Shape`, the
-    /// shardings `SingleDeviceSharding`, `ShardingParamSharding`, `HloSharding`,
-    /// `ConcreteSharding`, `ConcreteEvenSharding` and `OpaqueSharding`, `ArraySpec`, the layouts
-    /// `CompactLayout` and `PjRtLayout`, and a compile request's `XlaProgram` and
-    /// `XlaCompileOptions`. Their
-    /// formats are IFRT's, so `supported` is normally a range of
-    /// [`IFRT`](crate::version::IFRT)'s history.
+    /// A registry for `supported` with IFRT's SerDes types registered: the shardings
+    /// `SingleDeviceSharding`, `ShardingParamSharding`, `HloSharding`, `ConcreteSharding`,
+    /// `ConcreteEvenSharding` and `OpaqueSharding`, the layouts `CompactLayout` and
+    /// `PjRtLayout`, and a compile request's `XlaProgram` and `XlaCompileOptions`. Their formats
+    /// are IFRT's, so `supported` is normally a range of [`IFRT`](crate::version::IFRT)'s
+    /// history. The same registry writes and reads the types IFRT sends as plain protos
+    /// ([`ProtoCodec`](crate::ProtoCodec): `DType`, `Shape`, `ArraySpec`, `DeviceList`), an
+    /// `ArraySpec`'s sharding through it.
     ///
     /// This cannot fail: the built-in types' names are distinct, which the crate checks when it
     /// is compiled.
@@ -66,13 +63,10 @@ mod tests {
     fn the_built_in_types_register_through_the_checked_path_too() {
         let supported = SupportedVersions::BUILT_IN;
         let mut checked = Registry::new(supported);
-        checked.register::<DType>().unwrap();
-        checked.register::<Shape>().unwrap();
         checked.register_sharding::<SingleDeviceSharding>().unwrap();
         checked
             .register_sharding::<ShardingParamSharding>()
             .unwrap();
-        checked.register::<ArraySpec>().unwrap();
         checked.register_sharding::<HloSharding>().unwrap();
         checked.register_sharding::<ConcreteSharding>().unwrap();
         checked.register_sharding::<ConcreteEvenSharding>().unwrap();
@@ -102,6 +96,7 @@ mod tests {
             "array_spec",
             "dtype",
             "shape",
+            "device_list",
             "sharding::",
             "builtin",
             "hlo_sharding",
@@ -120,9 +115,9 @@ mod tests {
     fn names_are_compared_in_const_context() {
         assert!(names_are_distinct(&BUILT_IN));
         let twice = [
-            Codecs::of::<DType>(),
-            Codecs::of::<Shape>(),
-            Codecs::of::<DType>(),
+            Codecs::of::<SingleDeviceSharding>(),
+            Codecs::of::<ShardingParamSharding>(),
+            Codecs::sharding::<SingleDeviceSharding>(),
         ];
         assert!(!names_are_distinct(&twice));
     }

@@ -157,10 +157,14 @@ pub(crate) fn check_size(bytes: &[u8], options: &DeserializeOptions) -> Result<(
 /// Appends `message`'s protobuf bytes to `out`.
 pub(crate) fn encode_message(message: &impl Message, out: &mut Vec<u8>) {
     if out.capacity() == 0 {
-        // A new buffer is sized once. A used one (a spare) usually has room already: sizing
-        // it first would walk the whole message tree an extra time.
-        out.reserve_exact(message.encoded_len());
+        // A new buffer (a plain message's bytes): prost sizes it once and encodes into it,
+        // walking the tree for its length once. (Reserving here and then calling `encode`
+        // would walk it twice: `encode` measures the message again to check the room.)
+        *out = message.encode_to_vec();
+        return;
     }
-    // prost fails only when a fixed-size buffer is too small; a `Vec` grows instead.
+    // A used buffer (a spare, or one holding an envelope's header) usually has room already:
+    // sizing it first would walk the whole message tree an extra time. prost fails only when a
+    // fixed-size buffer is too small; a `Vec` grows instead.
     let _ = message.encode(out);
 }

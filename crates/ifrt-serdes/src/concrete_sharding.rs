@@ -20,6 +20,7 @@ use crate::generated::xla::ifrt::{
     BoundedDynamicShapeTagProto, ConcreteEvenShardingProto, ConcreteShardingProto,
     DynamicShapeProto, OpaqueShardingProto, ShapeProto,
 };
+use crate::proto_codec::ProtoCodec;
 use crate::registry::Registry;
 use crate::shape::Shape;
 use crate::sharding::{MemoryKind, check_devices, devices_proto, read_devices};
@@ -77,7 +78,7 @@ impl DynamicShape {
         let format = DYNAMIC_SHAPE.record(DYNAMIC_SHAPE.oldest(), version)?;
         let tag = BOUNDED_DYNAMIC_SHAPE_TAG.record(BOUNDED_DYNAMIC_SHAPE_TAG.oldest(), version)?;
         Ok(DynamicShapeProto {
-            shape: Some(self.shape.to_proto(version)),
+            shape: Some(self.shape.proto_at(version)?),
             bounded_dynamic_shape_tag: Some(BoundedDynamicShapeTagProto {
                 is_dynamic_dims: self.is_dynamic_dims.clone(),
                 version_number: tag.value(),
@@ -210,8 +211,11 @@ impl Codec for ConcreteSharding {
                 shape,
                 shard_shapes,
             } => {
-                proto.shape = Some(shape.to_proto(version));
-                proto.shard_shapes = shard_shapes.iter().map(|s| s.to_proto(version)).collect();
+                proto.shape = Some(shape.proto_at(version)?);
+                proto.shard_shapes = shard_shapes
+                    .iter()
+                    .map(|s| s.proto_at(version))
+                    .collect::<Result<_, _>>()?;
             }
             ConcreteShapes::Dynamic {
                 shape,
@@ -373,8 +377,8 @@ impl Codec for ConcreteEvenSharding {
         let format = Self::FORMATS.record(Self::FORMATS.oldest(), version)?;
         let mut proto = ConcreteEvenShardingProto {
             devices: Some(devices_proto(&self.devices, version)?),
-            shape: Some(self.shape.to_proto(version)),
-            shard_shape: Some(self.shard_shape.to_proto(version)),
+            shape: Some(self.shape.proto_at(version)?),
+            shard_shape: Some(self.shard_shape.proto_at(version)?),
             memory_kind: None,
             is_fully_replicated: self.is_fully_replicated,
             version_number: format.value(),

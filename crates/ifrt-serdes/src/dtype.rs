@@ -1,15 +1,16 @@
-//! Element types. One format so far, format 0: `{ version_number, kind }` (IFRT's, from
-//! xla/python/ifrt/dtype.cc, which records `SerDesVersionNumber(0)` whatever version is
-//! requested).
+//! Element types. One format so far, format 0: `{ kind = 1, version_number = 2 }`
+//! (xla/python/ifrt/dtype.proto; `version_number` since jaxlib 0.6.2, absent before). IFRT's
+//! `DType::ToProto` (xla/python/ifrt/dtype.cc) records `SerDesVersionNumber(0)` whatever
+//! version is requested, and `FromProto` refuses every other number. A `DType` travels as a
+//! plain `DTypeProto`, never in a SerDes envelope ([`ProtoCodec`]).
 
-use crate::codec::{
-    Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
-};
+use crate::codec::SerializeOptions;
 use crate::error::{DecodeError, Error};
 use crate::format::Formats;
 use crate::generated::xla::ifrt::DTypeProto;
+use crate::proto_codec::ProtoCodec;
 use crate::registry::Registry;
-use crate::version::{SerDesVersion, SerDesVersionNumber};
+use crate::version::SerDesVersionNumber;
 
 /// The element type of an array (IFRT's `DType::Kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,47 +126,28 @@ impl DType {
             .ok()
             .and_then(|number| BY_NUMBER.get(number).copied().flatten())
     }
+}
 
-    /// The message for `version`: format 0, the only one so far, for every version (as
-    /// IFRT's `DType::ToProto` records `SerDesVersionNumber(0)`).
-    pub fn to_proto(self, _version: SerDesVersion) -> DTypeProto {
-        DTypeProto {
-            version_number: Self::FORMATS.oldest().value(),
+impl ProtoCodec for DType {
+    type Proto = DTypeProto;
+    const PROTO_NAME: &'static str = "xla.ifrt.DTypeProto";
+    const FORMATS: Formats = Formats::new("DType", &[SerDesVersionNumber::new(0)]);
+
+    /// Format 0, the only one so far, for every version (IFRT's `DType::ToProto`).
+    fn to_proto(&self, options: &SerializeOptions, _: &Registry) -> Result<DTypeProto, Error> {
+        let format = Self::FORMATS.record(Self::FORMATS.oldest(), options.version())?;
+        Ok(DTypeProto {
+            version_number: format.value(),
             kind: self.kind_number(),
-        }
+        })
     }
 
-    /// Reads a message in any format `registry` supports.
-    pub fn from_proto(proto: &DTypeProto, registry: &Registry) -> Result<Self, Error> {
+    /// IFRT's `DType::FromProto`. Where IFRT reads a kind it does not know as its `kInvalid`
+    /// kind, this crate, which has no such kind, refuses it ([`DecodeError::UnknownDType`]).
+    fn from_proto(proto: DTypeProto, registry: &Registry) -> Result<Self, Error> {
         registry.read_format(&Self::FORMATS, proto.version_number)?;
         DType::from_kind_number(proto.kind)
             .ok_or_else(|| DecodeError::UnknownDType { kind: proto.kind }.into())
-    }
-}
-
-impl Serializable for DType {}
-
-impl Codec for DType {
-    const TYPE_NAME: &'static str = "xla::ifrt::DType";
-    const FORMATS: Formats = Formats::new("DType", &[SerDesVersionNumber::new(0)]);
-
-    fn serialize_into(
-        &self,
-        options: &SerializeOptions,
-        _: &Registry,
-        out: &mut Vec<u8>,
-    ) -> Result<(), Error> {
-        encode_message(&self.to_proto(options.version()), out);
-        Ok(())
-    }
-
-    fn deserialize(
-        data: &[u8],
-        options: &DeserializeOptions,
-        registry: &Registry,
-    ) -> Result<Self, Error> {
-        let proto = decode_message::<DTypeProto>(data, options, "DTypeProto")?;
-        DType::from_proto(&proto, registry)
     }
 }
 

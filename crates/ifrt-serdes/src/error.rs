@@ -445,6 +445,28 @@ pub enum RegistryError {
         type_name: String,
     },
 
+    /// The data names, as an envelope's type, an IFRT type that IFRT never serializes through
+    /// SerDes: it travels as a plain protobuf message inside IFRT's requests (`DType`, `Shape`,
+    /// `ArraySpec`, `DeviceList`). Such envelopes were written only by versions of this crate
+    /// that invented them. The message starts with IFRT's words for a name no SerDes is
+    /// registered for (xla/python/ifrt/serdes.cc).
+    #[error(
+        "Deserialize call failed. Serializable has no associated SerDes implementation. \
+         type_name: {type_name}. IFRT never puts a {what} in a `Serialized` envelope: it sends \
+         a plain {proto} message inside its requests. Read that message instead \
+         (`Registry::from_proto_bytes::<{what}>`; `ifrt-serdes inspect FILE --proto {kind}`)"
+    )]
+    SentAsPlainProto {
+        /// The type name found in the data.
+        type_name: &'static str,
+        /// IFRT's short name of the type.
+        what: &'static str,
+        /// The message the type travels as.
+        proto: &'static str,
+        /// The `ifrt-serdes inspect --proto` value that reads that message.
+        kind: &'static str,
+    },
+
     /// A type or type name was registered twice. Wording: xla/python/ifrt/serdes.cc (a CHECK
     /// there; an error value here).
     #[error("xla::ifrt::SerDes cannot be registered more than once for the same name: {type_name}")]

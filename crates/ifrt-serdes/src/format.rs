@@ -203,17 +203,31 @@ impl Formats {
             recorded,
             format: read.unwrap_or(recorded),
         });
-        read.map_err(|why| {
-            Incompatible::UnsupportedDeserializationVersion {
-                history: supported.whole_history().name(),
-                why,
-                version: recorded,
-                what: self.what,
-                minimum: supported.minimum().number(),
-                current: supported.current().number(),
-            }
-            .into()
-        })
+        match read {
+            Ok(format) => Ok(format),
+            Err(why) => Err(self.refusal(why, recorded, supported)),
+        }
+    }
+
+    /// IFRT's refusal of `recorded` by a build of `supported`, for `why`. Out of line: every
+    /// read checks formats, few are refused, and the reading code stays small.
+    #[cold]
+    #[inline(never)]
+    fn refusal(
+        &self,
+        why: Unreadable,
+        recorded: SerDesVersionNumber,
+        supported: SupportedVersions,
+    ) -> Error {
+        Incompatible::UnsupportedDeserializationVersion {
+            history: supported.whole_history().name(),
+            why,
+            version: recorded,
+            what: self.what,
+            minimum: supported.minimum().number(),
+            current: supported.current().number(),
+        }
+        .into()
     }
 
     /// The policy check of removing format `format` (its serializer and parser) from a build
@@ -363,8 +377,15 @@ thread_local! {
 #[inline]
 fn trace(recorded: RecordedFormat) {
     if TRACING.with(Cell::get) {
-        TRACE.with(|trace| trace.borrow_mut().push(recorded));
+        push_trace(recorded);
     }
+}
+
+/// [`trace`]'s work, out of line: only `inspect` takes a trace.
+#[cold]
+#[inline(never)]
+fn push_trace(recorded: RecordedFormat) {
+    TRACE.with(|trace| trace.borrow_mut().push(recorded));
 }
 
 /// Runs `read` and returns, beside its result, the type and recorded format of every value it

@@ -38,11 +38,24 @@
 //!   [`Registry::lowest_writable`] tells the oldest version a type is written at.
 //! - **Nested values get the requested version**, not the outer value's format: an
 //!   [`ArraySpec`] (format 0) requested at 2 writes its sharding for 2, and that sharding its
-//!   param for 2. [`Registry::inspect_bytes`] lists every nested value and its recorded format.
-//! - **A registry finds codecs by type name.** The [`Registry`] wraps each value in a
-//!   `Serialized { type_name, data }` envelope. The sharding family is polymorphic: an
-//!   [`ArraySpec`]'s sharding is serialized through the registry with the *requested* version
-//!   and read back as whichever registered [`Sharding`] kind its envelope names.
+//!   param for 2. [`Registry::inspect_bytes`] and [`Registry::inspect_proto_bytes`] list every
+//!   nested value and its recorded format.
+//! - **Two ways onto the wire, as in IFRT.** A type registered with SerDes (the shardings) is
+//!   wrapped in a `Serialized { type_name, data }` envelope, and the reader's [`Registry`] finds
+//!   its [`Codec`] by the name. The sharding family is polymorphic: an [`ArraySpec`]'s sharding
+//!   is serialized through the registry with the *requested* version and read back as
+//!   whichever registered [`Sharding`] kind its envelope names. A type with a
+//!   `ToProto(version)` / `FromProto` pair instead ([`DType`], [`Shape`], [`ArraySpec`],
+//!   [`DeviceList`]) travels as a plain message inside a larger one, as IFRT Proxy's requests
+//!   carry them, recording its format in its own `version_number` ([`ProtoCodec`]:
+//!   [`Registry::to_proto`], [`Registry::from_proto_bytes`]).
+//!
+//!   Where this crate's earlier design differed from XLA, XLA wins: the seed's picture of "the
+//!   serialized data" led earlier versions to wrap these four types in envelopes named
+//!   `xla::ifrt::DType`, `xla::ifrt::Shape`... of their own invention, but real IFRT registers no
+//!   SerDes for them (jaxlib 0.10.2's binary holds no such name) and never sends them that way.
+//!   A registry now refuses such an envelope, naming the plain message to read instead
+//!   ([`RegistryError::SentAsPlainProto`]).
 //! - **Two builds agree first.** [`negotiate`] picks the version two builds with different
 //!   ranges both support, as IFRT Proxy does, or fails naming both ranges;
 //!   [`SupportedVersions::agree_with`](version::SupportedVersions::agree_with) does the same
@@ -65,9 +78,10 @@
 //! # IFRT's types and their format history
 //!
 //! With IFRT's protobuf schemas (`proto/ifrt/`, field numbers as compiled into jaxlib):
-//! [`DType`], [`Shape`], [`ArraySpec`] (dtype + shape + any registered sharding + an opaque
-//! layout), and every value IFRT itself serializes in an envelope, under its real SerDes name
-//! (`xla::ifrt::<Name>`, as compiled into jaxlib 0.10.2):
+//! the plain messages [`DType`], [`Shape`], [`DeviceList`] and [`ArraySpec`] (dtype + shape +
+//! any registered sharding + an opaque layout), which IFRT sends without an envelope, and every
+//! value IFRT itself serializes in an envelope, under its real SerDes name (`xla::ifrt::<Name>`,
+//! as compiled into jaxlib 0.10.2):
 //!
 //! - the shardings: [`SingleDeviceSharding`], [`ShardingParamSharding`] (over a
 //!   [`ShardingParam`]), [`HloSharding`] (XLA's `OpSharding` over a device list: what real jax
@@ -133,10 +147,11 @@
 //!     sharding: Arc::new(SingleDeviceSharding::new(0, MemoryKind::device())?),
 //!     layout: None,
 //! };
-//! let bytes = writer.serialize_to_bytes(&spec, &SerializeOptions::new(agreed))?;
+//! // An ArraySpec travels as a plain `ArraySpecProto` (its sharding in an envelope inside).
+//! let bytes = writer.to_proto_bytes(&spec, &SerializeOptions::new(agreed))?;
 //!
 //! // The reader needs no version: the bytes say which format they are in.
-//! let back: ArraySpec = reader.deserialize_from_bytes(&bytes, &DeserializeOptions::default())?;
+//! let back: ArraySpec = reader.from_proto_bytes(&bytes, &DeserializeOptions::default())?;
 //! assert_eq!(back, spec);
 //! # Ok::<(), ifrt_serdes::Error>(())
 //! ```
@@ -152,8 +167,8 @@
 //!   it is a family used together and named often (`version::SerDesVersionNumber`,
 //!   `version::HISTORY`, `version::MINIMUM`), and because its documentation is the guide to
 //!   adding and removing a format.
-//! - [`schema`]: the raw protobuf messages (`Serialized`, `DTypeProto`, `ArraySpecProto`...),
-//!   as the generated code of every crate of this workspace is named.
+//! - [`schema`]: the raw protobuf messages (`Serialized`, `DTypeProto`, `ArraySpecProto`,
+//!   `DeviceListProto`...), as the generated code of every crate of this workspace is named.
 //!
 //! Days are [`jiff`]'s civil dates, re-exported as [`Date`] (and the crate as [`jiff`]) so that
 //! no dependency of your own is needed.
@@ -181,14 +196,16 @@
 // | `negotiation.rs` | choosing the version two builds talk at (IFRT Proxy) |
 // | `proxy_clients.rs` | the IFRT Proxy clients that exist: jaxlib releases, as measured |
 // | `format.rs`      | each type's own formats: the versions at which its format changed |
-// | `codec.rs`       | how one type is written and read: the traits a type implements |
+// | `codec.rs`       | how one SerDes type is written and read: the traits a type implements |
+// | `proto_codec.rs` | how a type IFRT sends as a plain message is written and read (`ToProto`) |
 // | `registry.rs`    | the registry: type names to codecs |
 // | `envelope.rs`    | the `Serialized { type_name, data }` envelope on the wire |
 // | `wire.rs`        | protobuf's wire encoding for the messages read field by field |
 // | `spare.rs`       | spare messages kept per thread, so a warm thread serializes without allocating |
-// | `builtin.rs`     | IFRT's types, registered together (`Registry::with_builtin_types`) |
+// | `builtin.rs`     | IFRT's SerDes types, registered together (`Registry::with_builtin_types`) |
 // | `dtype.rs`       | element types |
 // | `shape.rs`       | static shapes |
+// | `device_list.rs` | lists of devices, by id |
 // | `sharding.rs`    | the sharding family |
 // | `array_spec.rs`  | an array without its data: element type, shape, sharding |
 // | `hlo_sharding.rs` | the sharding real clients send: XLA's `OpSharding` over devices |
@@ -201,6 +218,7 @@ mod builtin;
 mod clock;
 mod codec;
 mod concrete_sharding;
+mod device_list;
 mod dtype;
 mod envelope;
 mod error;
@@ -211,6 +229,7 @@ mod hlo_sharding;
 mod layout;
 mod negotiation;
 mod program;
+mod proto_codec;
 mod proxy_clients;
 mod registry;
 mod shape;
@@ -223,8 +242,12 @@ mod wire;
 pub use codec::{Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding};
 pub use format::{AlsoReads, Formats, RecordedFormat, WriteFloor};
 pub use registry::Registry;
-// IFRT's types: element type, shape, the sharding family, and the array spec built from them.
+// What a type that travels as a plain protobuf message implements instead (IFRT's `ToProto`).
+pub use proto_codec::ProtoCodec;
+// IFRT's types: element type, shape, device list, the sharding family, and the array spec built
+// from them.
 pub use array_spec::ArraySpec;
+pub use device_list::DeviceList;
 pub use dtype::{DTYPE_KINDS, DType};
 pub use shape::Shape;
 pub use sharding::{
@@ -260,10 +283,11 @@ pub use wire::{WireError, WireType};
 ///
 /// These are plain prost messages with IFRT's field numbers (package `xla.ifrt`, flattened):
 /// the `Serialized` envelope and each type's message (`DTypeProto`, `ShapeProto`,
-/// `ShardingParamProto`, `ArraySpecProto`...), each with its `version_number`. The API at the
-/// crate root wraps them: a [`Registry`] writes and reads them, and the types convert to and
-/// from them (`DType::to_proto`...); use them directly to look inside serialized bytes with
-/// [`prost::Message`].
+/// `DeviceListProto`, `ShardingParamProto`, `ArraySpecProto`...), each with its
+/// `version_number`. The API at the crate root wraps them: a [`Registry`] writes and reads them,
+/// and the plain-message types convert to and from them ([`Registry::to_proto`],
+/// [`Registry::from_proto`]); use them directly to put a message in a request of your own, or
+/// to look inside serialized bytes with [`prost::Message`].
 pub mod schema {
     pub use crate::generated::xla::ifrt::*;
 

@@ -6,13 +6,16 @@
 //! the envelope's type name and lets the type's codec read the format recorded in `data`.
 //! Serialize options carry the requested version; deserialize options do not: the data says.
 //!
-//! A registry holds a handful of types (this crate's five, plus whatever a program adds), so
+//! A registry holds a handful of types (this crate's two shardings, plus whatever a program
+//! adds), so
 //! both lookups are a linear scan of one short list: with so few entries that beats hashing the
 //! key, and it needs no hasher of our own.
 //!
-//! The registry knows no concrete type: IFRT's five are listed in `builtin.rs`
+//! The registry knows no concrete type: IFRT's are listed in `builtin.rs`
 //! ([`Registry::with_builtin_types`]). It belongs to one history (that of its
-//! [`SupportedVersions`]), and refuses a version of another.
+//! [`SupportedVersions`]), and refuses a version of another. It also writes and reads the types
+//! IFRT sends as plain protos, outside any envelope (`proto_codec.rs`); an envelope that names
+//! one of them is refused, saying so.
 
 use std::any::{Any, TypeId};
 use std::fmt::Debug;
@@ -306,7 +309,7 @@ impl Registry {
 
     /// Fails unless `options` request a version of this registry's history and range.
     #[inline]
-    fn check_version(
+    pub(crate) fn check_version(
         &self,
         options: &SerializeOptions,
         type_name: &'static str,
@@ -485,11 +488,20 @@ impl Registry {
         traced(|| self.deserialize_dyn_from_bytes(bytes, options))
     }
 
-    /// The codecs registered under `type_name`.
+    /// The codecs registered under `type_name`. A name IFRT never puts in an envelope (its
+    /// type travels as a plain proto) is refused saying so, unless registered.
     fn codecs_named(&self, type_name: &str) -> Result<Codecs, Error> {
         self.by_name(type_name).ok_or_else(|| {
-            RegistryError::NoSerDesForTypeName {
-                type_name: type_name.to_string(),
+            match crate::proto_codec::plain_proto_type(type_name) {
+                Some(plain) => RegistryError::SentAsPlainProto {
+                    type_name: plain.type_name,
+                    what: plain.what,
+                    proto: plain.proto,
+                    kind: plain.kind,
+                },
+                None => RegistryError::NoSerDesForTypeName {
+                    type_name: type_name.to_string(),
+                },
             }
             .into()
         })

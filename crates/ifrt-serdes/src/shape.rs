@@ -1,12 +1,14 @@
-//! Static shapes. One format so far, format 0: `{ version_number, dims }` (IFRT's
-//! xla/python/ifrt/shape.cc records `SerDesVersionNumber(0)` whatever version is requested).
+//! Static shapes. One format so far, format 0: `{ dims = 1, version_number = 2 }`
+//! (xla/python/ifrt/shape.proto; `version_number` since jaxlib 0.6.2, absent before). IFRT's
+//! `Shape::ToProto` (xla/python/ifrt/shape.cc) records `SerDesVersionNumber(0)` whatever version
+//! is requested, and `FromProto` refuses every other number. A `Shape` travels as a plain
+//! `ShapeProto`, never in a SerDes envelope ([`ProtoCodec`]); a scalar's is empty on the wire.
 
-use crate::codec::{
-    Codec, DeserializeOptions, Serializable, SerializeOptions, decode_message, encode_message,
-};
+use crate::codec::{SerializeOptions, encode_message};
 use crate::error::{Error, InvalidValue};
 use crate::format::Formats;
 use crate::generated::xla::ifrt::ShapeProto;
+use crate::proto_codec::ProtoCodec;
 use crate::registry::Registry;
 use crate::spare::{Spare, refill};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
@@ -31,52 +33,54 @@ impl Shape {
         &self.dims
     }
 
-    /// The message for `version`: format 0, the only one so far, for every version.
-    pub fn to_proto(&self, version: SerDesVersion) -> ShapeProto {
+    /// Overwrites `proto` with the message for `options`, reusing its buffer.
+    /// The message for `version`, for the values that nest a shape in their own message
+    /// (`ConcreteSharding`'s shapes): what [`ProtoCodec::to_proto`] writes, without a registry.
+    pub(crate) fn proto_at(&self, version: SerDesVersion) -> Result<ShapeProto, Error> {
         let mut proto = ShapeProto::default();
-        self.fill_proto(version, &mut proto);
-        proto
+        self.fill_proto(&SerializeOptions::new(version), &mut proto)?;
+        Ok(proto)
     }
 
-    /// Overwrites `proto` with the message for `version`, reusing its buffer.
-    pub(crate) fn fill_proto(&self, _version: SerDesVersion, proto: &mut ShapeProto) {
+    pub(crate) fn fill_proto(
+        &self,
+        options: &SerializeOptions,
+        proto: &mut ShapeProto,
+    ) -> Result<(), Error> {
         // Format 0, the only one, whatever the version (IFRT's `Shape::ToProto`).
-        proto.version_number = Self::FORMATS.oldest().value();
+        let format = Self::FORMATS.record(Self::FORMATS.oldest(), options.version())?;
+        proto.version_number = format.value();
         refill(&mut proto.dims, &self.dims);
-    }
-
-    /// Reads a message in any format `registry` supports.
-    pub fn from_proto(proto: ShapeProto, registry: &Registry) -> Result<Self, Error> {
-        registry.read_format(&Self::FORMATS, proto.version_number)?;
-        Shape::new(proto.dims)
+        Ok(())
     }
 }
 
-impl Serializable for Shape {}
-
-impl Codec for Shape {
-    const TYPE_NAME: &'static str = "xla::ifrt::Shape";
+impl ProtoCodec for Shape {
+    type Proto = ShapeProto;
+    const PROTO_NAME: &'static str = "xla.ifrt.ShapeProto";
     const FORMATS: Formats = Formats::new("Shape", &[SerDesVersionNumber::new(0)]);
 
-    fn serialize_into(
+    fn to_proto(&self, options: &SerializeOptions, _: &Registry) -> Result<ShapeProto, Error> {
+        let mut proto = ShapeProto::default();
+        self.fill_proto(options, &mut proto)?;
+        Ok(proto)
+    }
+
+    fn from_proto(proto: ShapeProto, registry: &Registry) -> Result<Self, Error> {
+        registry.read_format(&Self::FORMATS, proto.version_number)?;
+        Shape::new(proto.dims)
+    }
+
+    fn write_proto(
         &self,
         options: &SerializeOptions,
         _: &Registry,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         ShapeProto::with_spare(|proto| {
-            self.fill_proto(options.version(), proto);
+            self.fill_proto(options, proto)?;
             encode_message(proto, out);
-        });
-        Ok(())
-    }
-
-    fn deserialize(
-        data: &[u8],
-        options: &DeserializeOptions,
-        registry: &Registry,
-    ) -> Result<Self, Error> {
-        let proto = decode_message::<ShapeProto>(data, options, "ShapeProto")?;
-        Shape::from_proto(proto, registry)
+            Ok(())
+        })
     }
 }

@@ -19,11 +19,13 @@ use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
     decode_message_into, encode_message,
 };
+use crate::device_list::DeviceList;
 use crate::error::{DecodeError, Error, Incompatible, InvalidValue};
 use crate::format::{AlsoReads, Formats};
 use crate::generated::xla::ifrt::{
     DeviceListProto, ShardingParamProto, ShardingParamShardingProto, SingleDeviceShardingProto,
 };
+use crate::proto_codec::ProtoCodec;
 use crate::registry::Registry;
 use crate::spare::{Spare, refill};
 use crate::version::{SerDesVersion, SerDesVersionNumber};
@@ -38,7 +40,7 @@ pub const UNREDUCED_AXES_SINCE: SerDesVersionNumber = SerDesVersionNumber::new(1
 const SHARDING_FORMATS: [SerDesVersionNumber; 1] = [SerDesVersionNumber::new(0)];
 
 /// The device list nested in a sharding (IFRT's `DeviceList`): one format.
-pub(crate) const DEVICE_LIST: Formats = Formats::new("DeviceList", &[SerDesVersionNumber::new(0)]);
+const DEVICE_LIST: Formats = <DeviceList as ProtoCodec>::FORMATS;
 
 /// Where a sharding's buffers live: a memory kind's name, or none for the runtime's default
 /// (IFRT's `MemoryKind`, xla/python/ifrt/memory.h: an optional name). PjRt's well-known names
@@ -351,29 +353,25 @@ pub(crate) fn check_devices(devices: &[i32]) -> Result<(), InvalidValue> {
     Ok(())
 }
 
-/// The device list of a sharding of kind `what`, read by its own recorded format (IFRT's
-/// `DeviceList::FromProto`); an absent list reads as an empty one, as protobuf's default.
+/// The device list of a sharding, read by its own recorded format as a [`DeviceList`]
+/// (IFRT's `DeviceList::FromProto`), then checked as a sharding's list ([`check_devices`]); an
+/// absent list reads as an empty one, as protobuf's default.
 pub(crate) fn read_devices(
     proto: Option<&DeviceListProto>,
     registry: &Registry,
 ) -> Result<Vec<i32>, Error> {
-    let proto = proto.cloned().unwrap_or_default();
-    registry.read_format(&DEVICE_LIST, proto.version_number)?;
-    check_devices(&proto.device_ids)?;
-    Ok(proto.device_ids)
+    let list = DeviceList::from_proto(proto.cloned().unwrap_or_default(), registry)?;
+    check_devices(list.device_ids())?;
+    Ok(list.device_ids().to_vec())
 }
 
-/// The device list message of `devices` for the requested `version` (IFRT's
-/// `DeviceList::ToProto`: format 0, the only one).
+/// The device list message of `devices` for the requested `version`, as a [`DeviceList`]
+/// writes it (IFRT's `DeviceList::ToProto`).
 pub(crate) fn devices_proto(
     devices: &[i32],
     version: SerDesVersion,
 ) -> Result<DeviceListProto, Error> {
-    let format = DEVICE_LIST.record(DEVICE_LIST.oldest(), version)?;
-    Ok(DeviceListProto {
-        version_number: format.value(),
-        device_ids: devices.to_vec(),
-    })
+    DeviceList::new(devices.to_vec())?.proto_at(version)
 }
 
 /// A value that occurs more than once in `values`, if any. Increasing lists (the common case)

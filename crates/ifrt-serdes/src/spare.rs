@@ -17,7 +17,7 @@ use std::cell::Cell;
 use std::thread::LocalKey;
 
 use crate::generated::xla::ifrt::{
-    ArraySpecProto, ShapeProto, ShardingParamProto, ShardingParamShardingProto,
+    ArraySpecProto, DeviceListProto, ShapeProto, ShardingParamProto, ShardingParamShardingProto,
 };
 
 /// The most heap memory a thread keeps in one spare between calls.
@@ -74,6 +74,7 @@ macro_rules! spares {
 
 spares! {
     ShapeProto => |it| vec_bytes(&it.dims);
+    DeviceListProto => |it| vec_bytes(&it.device_ids);
     ShardingParamProto => |it| {
         vec_bytes(&it.dim_shards)
             + vec_bytes(&it.permutation)

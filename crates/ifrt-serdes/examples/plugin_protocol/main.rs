@@ -95,7 +95,7 @@ fn main() -> Result {
 
     println!("\n5. Versions of two histories do not mix.\n");
     let ifrt = Registry::with_builtin_types(SupportedVersions::BUILT_IN);
-    if let Err(error) = ifrt.serialize_to_bytes(&ifrt_serdes::DType::F32, &options) {
+    if let Err(error) = ifrt.to_proto_bytes(&ifrt_serdes::DType::F32, &options) {
         println!("   an IFRT registry given a {}: {error}", options.version());
     }
 

@@ -3,9 +3,11 @@
 The schemas are IFRT's own, as compiled into jaxlib: this script finds the serialized
 FileDescriptorProto of each IFRT .proto embedded in jaxlib's C++ library, loads them into a
 protobuf descriptor pool, builds each golden's message with Python protobuf following IFRT's
-ToProto rules (xla/python/ifrt/dtype.cc, shape.cc, array_spec.cc, the sharding serializers and
-ir/sharding_param.cc: every message records version 0, except a ShardingParam with unreduced axes,
-which records 1), and compares the bytes with tests/data/golden/*.pb.
+ToProto rules (xla/python/ifrt/dtype.cc, shape.cc, device_list.cc, array_spec.cc, the sharding
+serializers and ir/sharding_param.cc: every message records version 0, except a ShardingParam
+with unreduced axes, which records 1), and compares the bytes with tests/data/golden/*.pb: the
+shardings in `Serialized` envelopes (IFRT's SerDes), DType, Shape, DeviceList and ArraySpec as
+bare messages (IFRT's ToProto; IFRT never puts them in an envelope).
 
 Run it from anywhere; it makes its own venv (jaxlib, protobuf) under $IFRT_CROSS_CHECK_VENV or
 ./.venv-ifrt-cross-check:
@@ -213,6 +215,10 @@ def main():
     pjrt.xla_layout.minor_to_major.extend([1, 0])
     pjrt.xla_layout.tiles.add().dimensions.extend([8, 128])
 
+    devices = new("DeviceListProto")
+    devices.version_number = 0
+    devices.device_ids.extend([3, 0, 2, 1])
+
     expected = {
         "hlo_sharding_v0.pb": envelope("xla::ifrt::HloSharding", hlo),
         "concrete_sharding_v0.pb": envelope("xla::ifrt::ConcreteSharding", concrete),
@@ -220,8 +226,9 @@ def main():
         "opaque_sharding_v0.pb": envelope("xla::ifrt::OpaqueSharding", opaque),
         "compact_layout_v0.pb": envelope("xla::ifrt::CompactLayout", compact),
         "pjrt_layout_v0.pb": envelope("xla::ifrt::PjRtLayout", pjrt),
-        "dtype_v0.pb": envelope("xla::ifrt::DType", dtype(16)),  # BF16
-        "shape_v0.pb": envelope("xla::ifrt::Shape", shape([16, 128])),
+        "dtype_proto_v0.pb": dtype(16),  # BF16
+        "shape_proto_v0.pb": shape([16, 128]),
+        "device_list_proto_v0.pb": devices,
         "single_device_sharding_v0.pb": envelope("xla::ifrt::SingleDeviceSharding", single),
         "sharding_param_sharding_v0.pb": envelope(
             "xla::ifrt::ShardingParamSharding", param_sharding([])
@@ -229,8 +236,8 @@ def main():
         "sharding_param_sharding_v1.pb": envelope(
             "xla::ifrt::ShardingParamSharding", param_sharding([1])
         ),
-        "array_spec_v0.pb": envelope("xla::ifrt::ArraySpec", array_spec([])),
-        "array_spec_v1.pb": envelope("xla::ifrt::ArraySpec", array_spec([1])),
+        "array_spec_proto_v0.pb": array_spec([]),
+        "array_spec_proto_v1.pb": array_spec([1]),
     }
     on_disk = sorted(p.name for p in GOLDEN.glob("*.pb") if p.name not in NOT_HERE)
     failed = sorted(set(on_disk) ^ set(expected))

@@ -112,13 +112,25 @@ fn history_as_json() {
 
 #[test]
 fn inspect_reads_goldens_and_refuses_removed_versions() {
-    let v0 = format!("{GOLDEN_DIR}/array_spec_v0.pb");
-    let ok = run(&["inspect", &v0]);
+    let v0 = format!("{GOLDEN_DIR}/array_spec_proto_v0.pb");
+    let ok = run(&["inspect", &v0, "--proto", "array-spec"]);
     assert_eq!(ok.status.code(), Some(0), "{}", stdout(&ok));
-    assert!(stdout(&ok).contains("type name: xla::ifrt::ArraySpec"));
+    assert!(
+        stdout(&ok).contains("proto:     xla.ifrt.ArraySpecProto (a plain message, no envelope)"),
+        "{}",
+        stdout(&ok)
+    );
     assert!(stdout(&ok).contains("value:     ArraySpec {"));
 
-    let raised = run(&["inspect", &v0, "--minimum", "1", "--json"]);
+    let raised = run(&[
+        "inspect",
+        &v0,
+        "--proto",
+        "array-spec",
+        "--minimum",
+        "1",
+        "--json",
+    ]);
     assert_eq!(raised.status.code(), Some(1));
     let report = json(&raised);
     assert_eq!(report["unreadable"], false);
@@ -136,7 +148,7 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
         stderr(&raised).is_empty(),
         "a refusal is a report, not a failure"
     );
-    let raised = run(&["inspect", &v0, "--minimum", "1"]);
+    let raised = run(&["inspect", &v0, "--proto", "array-spec", "--minimum", "1"]);
     assert_eq!(raised.status.code(), Some(1));
     assert!(
         stdout(&raised).contains(
@@ -178,9 +190,11 @@ fn inspect_as_json() {
     let inspect_keys = [
         "error",
         "file",
+        "format",
         "lowest_writable",
         "mlir_bytecode_version",
         "narrowest_range",
+        "proto",
         "readable_in",
         "reader",
         "refused",
@@ -208,6 +222,8 @@ fn inspect_as_json() {
     assert_eq!(report["reader"]["minimum"], 0);
     assert_eq!(report["reader"]["current"], 3);
     assert_eq!(report["type_name"], "xla::ifrt::ShardingParamSharding");
+    assert_eq!(report["proto"], Value::Null);
+    assert_eq!(report["format"], 0, "the outer value's recorded format");
     assert_eq!(report["unreadable"], false);
     assert_eq!(report["refused"], false);
     assert!(
@@ -238,6 +254,7 @@ fn inspect_as_json() {
     assert_unreadable(&missing, "cannot read /nonexistent/file.pb");
     assert_eq!(keys(&json(&missing)), inspect_keys);
     assert_eq!(json(&missing)["type_name"], Value::Null);
+    assert_eq!(json(&missing)["format"], Value::Null);
     assert_eq!(json(&missing)["values"], serde_json::json!([]));
     assert_eq!(json(&missing)["readable_in"], Value::Null);
 }
@@ -247,9 +264,10 @@ fn inspect_as_json() {
 #[test]
 fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
     let cases = [
-        // (golden, formats in reading order, readable_in, narrowest)
+        // (golden, --proto, formats in reading order, readable_in)
         (
-            "array_spec_v1.pb",
+            "array_spec_proto_v1.pb",
+            Some("array-spec"),
             vec![
                 ("ArraySpec", 0),
                 ("DType", 0),
@@ -260,14 +278,27 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
             ],
             (1, 3),
         ),
-        ("dtype_v0.pb", vec![("DType", 0)], (0, 3)),
+        (
+            "dtype_proto_v0.pb",
+            Some("dtype"),
+            vec![("DType", 0)],
+            (0, 3),
+        ),
+        (
+            "device_list_proto_v0.pb",
+            Some("device-list"),
+            vec![("DeviceList", 0)],
+            (0, 3),
+        ),
         (
             "single_device_sharding_v0.pb",
+            None,
             vec![("SingleDeviceSharding", 0)],
             (0, 3),
         ),
         (
             "sharding_param_sharding_v0.pb",
+            None,
             vec![
                 ("ShardingParamSharding", 0),
                 ("ShardingParam", 0),
@@ -276,11 +307,19 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
             (0, 0),
         ),
     ];
-    for (file, values, (from, to)) in cases {
+    for (file, proto, values, (from, to)) in cases {
         let path = format!("{GOLDEN_DIR}/{file}");
+        let inspect = |args: &[&str]| {
+            let mut all = vec!["inspect", path.as_str()];
+            if let Some(kind) = proto {
+                all.extend(["--proto", kind]);
+            }
+            all.extend(args);
+            run(&all)
+        };
         // As a build that refuses part of it: the list still covers the whole file.
         for reader in [["--minimum", "0"], ["--current", "0"]] {
-            let report = json(&run(&["inspect", &path, reader[0], reader[1], "--json"]));
+            let report = json(&inspect(&[reader[0], reader[1], "--json"]));
             let listed: Vec<(String, i64)> = report["values"]
                 .as_array()
                 .unwrap()
@@ -314,14 +353,8 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
                 (2, 3),
                 (3, 3),
             ] {
-                let output = run(&[
-                    "inspect",
-                    &path,
-                    "--minimum",
-                    &min.to_string(),
-                    "--current",
-                    &max.to_string(),
-                ]);
+                let output =
+                    inspect(&["--minimum", &min.to_string(), "--current", &max.to_string()]);
                 let meets = min <= to && max >= from;
                 assert_eq!(
                     output.status.code(),
@@ -531,8 +564,8 @@ fn the_readme_lists_every_json_key() {
         .map(|key| key.trim_end_matches("[]"))
         .collect();
     let today = ["history", "--today", "2026-07-14", "--json"];
-    let v2 = format!("{GOLDEN_DIR}/array_spec_v1.pb");
-    let inspect = ["inspect", v2.as_str(), "--json"];
+    let v1 = format!("{GOLDEN_DIR}/array_spec_proto_v1.pb");
+    let inspect = ["inspect", v1.as_str(), "--proto", "array-spec", "--json"];
     let negotiate = ["negotiate", "0", "2", "1", "1", "--json"];
     let with_client = [
         "negotiate",
@@ -570,46 +603,12 @@ fn the_readme_lists_every_json_key() {
     }
 }
 
-/// Every envelope real jaxlib clients sent is read by `inspect`: exit 0, not refused, the real
-/// type name, the first value's recorded format (0 where the payload records none), and a
-/// program's StableHLO producer.
+/// `inspect` on a program (jaxlib 0.10.2's real one, the golden file) says which StableHLO made
+/// it, and that a reader stopping below its build's week-4-old version writes no program.
+/// (`real.rs` runs `inspect --json` on every value real clients sent.)
 #[test]
-fn inspect_reads_every_captured_envelope() {
-    for c in crate::real::captured() {
-        let path = format!("{}/{}", crate::real::REAL_DIR, c.file);
-        let output = run(&["inspect", &path, "--json"]);
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{}: {}",
-            c.file,
-            stderr(&output)
-        );
-        let report = json(&output);
-        assert_eq!(report["refused"], false, "{}", c.file);
-        assert_eq!(report["unreadable"], false, "{}", c.file);
-        assert_eq!(report["type_name"], c.type_name.as_str(), "{}", c.file);
-        assert_eq!(report["values"][0]["format"], c.format, "{}", c.file);
-        match &c.producer {
-            Some(producer) => {
-                assert_eq!(
-                    report["stablehlo_producer"],
-                    producer.as_str(),
-                    "{}",
-                    c.file
-                );
-                assert_eq!(report["mlir_bytecode_version"], 6, "{}", c.file);
-                // IFRT pins programs to the build's week-4-old version.
-                assert_eq!(report["lowest_writable"], 3, "{}", c.file);
-            }
-            None => {
-                assert_eq!(report["stablehlo_producer"], Value::Null, "{}", c.file);
-                assert_eq!(report["lowest_writable"], 0, "{}", c.file);
-            }
-        }
-    }
-    // The text report says the same, and a reader that stops at 1 writes no program.
-    let program = format!("{}/xla_program_0.10.2_0.pb", crate::real::REAL_DIR);
+fn inspect_tells_a_programs_producer_and_floor() {
+    let program = format!("{GOLDEN_DIR}/xla_program_v0.pb");
     let text = stdout(&run(&["inspect", &program, "--current", "1"]));
     assert!(
         text.contains("producer:  StableHLO_v1.13.7 (MLIR bytecode version 6)"),
@@ -620,4 +619,163 @@ fn inspect_reads_every_captured_envelope() {
         "{text}"
     );
     assert!(text.contains("  HloProgram format 0"), "{text}");
+    let report = json(&run(&["inspect", &program, "--json"]));
+    assert_eq!(report["stablehlo_producer"], "StableHLO_v1.13.7");
+    assert_eq!(report["lowest_writable"], 3);
+}
+
+/// `inspect --proto` reads a plain message, as IFRT sends `DType`, `Shape`, `ArraySpec` and
+/// `DeviceList`: exit 0 with the value and its recorded format, 1 when the recorded version is
+/// one this build (or the reader asked for) does not read, 2 for bytes that are no such message.
+#[test]
+fn inspect_reads_plain_messages() {
+    use ifrt_serdes::schema::{DTypeProto, DeviceListProto};
+    use prost::Message;
+    for (file, kind, proto, what, value) in [
+        (
+            "dtype_proto_v0.pb",
+            "dtype",
+            "xla.ifrt.DTypeProto",
+            "DType",
+            "BF16",
+        ),
+        (
+            "shape_proto_v0.pb",
+            "shape",
+            "xla.ifrt.ShapeProto",
+            "Shape",
+            "Shape { dims: [16, 128] }",
+        ),
+        (
+            "device_list_proto_v0.pb",
+            "device-list",
+            "xla.ifrt.DeviceListProto",
+            "DeviceList",
+            "DeviceList { device_ids: [3, 0, 2, 1] }",
+        ),
+    ] {
+        let path = format!("{GOLDEN_DIR}/{file}");
+        let output = run(&["inspect", &path, "--proto", kind, "--json"]);
+        assert_eq!(output.status.code(), Some(0), "{file}: {}", stderr(&output));
+        let report = json(&output);
+        assert_eq!(report["type_name"], Value::Null, "{file}");
+        assert_eq!(report["proto"], proto, "{file}");
+        assert_eq!(report["format"], 0, "{file}");
+        assert_eq!(
+            report["values"],
+            serde_json::json!([{ "type": what, "format": 0 }])
+        );
+        assert_eq!(report["value"], value, "{file}");
+        assert_eq!(report["refused"], false);
+        let text = stdout(&run(&["inspect", &path, "--proto", kind]));
+        assert!(text.contains(&format!("value:     {value}\n")), "{text}");
+        assert!(text.contains(&format!("  {what} format 0\n")), "{text}");
+    }
+
+    // A recorded version newer than the reader: exit 1, in IFRT's words.
+    let newer = scratch("dtype-v7.pb");
+    let bytes = DTypeProto {
+        version_number: 7,
+        kind: 11,
+    }
+    .encode_to_vec();
+    fs::write(&newer, bytes).unwrap();
+    let output = run(&[
+        "inspect",
+        newer.to_str().unwrap(),
+        "--proto",
+        "dtype",
+        "--json",
+    ]);
+    let report = json(&output);
+    assert_eq!(output.status.code(), Some(1), "{report}");
+    assert_eq!(report["refused"], true);
+    assert_eq!(report["format"], 7);
+    assert!(
+        report["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unsupported IFRT SerDes version 7 for DType deserialization: "),
+        "{report}"
+    );
+    // A format the type never had, within the build's range: exit 1 too (IFRT refuses it as
+    // unsupported), and a reader older than the golden's format refuses what it does not know.
+    let device_list_v1 = scratch("device-list-v1.pb");
+    let bytes = DeviceListProto {
+        version_number: 1,
+        device_ids: vec![0],
+    }
+    .encode_to_vec();
+    fs::write(&device_list_v1, bytes).unwrap();
+    let output = run(&[
+        "inspect",
+        device_list_v1.to_str().unwrap(),
+        "--proto",
+        "device-list",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("refused:   Unsupported IFRT SerDes version 1 for DeviceList"),
+        "{}",
+        stdout(&output)
+    );
+    let spec = format!("{GOLDEN_DIR}/array_spec_proto_v1.pb");
+    let output = run(&["inspect", &spec, "--proto", "array-spec", "--current", "0"]);
+    assert_eq!(output.status.code(), Some(1));
+
+    // A plain message may be empty: a scalar's shape is (exit 0); an empty DType names no kind
+    // (exit 2).
+    let empty = scratch("empty-plain.pb");
+    fs::write(&empty, b"").unwrap();
+    let output = run(&[
+        "inspect",
+        empty.to_str().unwrap(),
+        "--proto",
+        "shape",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(json(&output)["value"], "Shape { dims: [] }");
+    let output = run(&["inspect", empty.to_str().unwrap(), "--proto", "dtype"]);
+    assert_unreadable(
+        &output,
+        "empty-plain.pb as a plain xla.ifrt.DTypeProto message: unknown DType kind 0",
+    );
+
+    // Bytes that are no such message: exit 2, saying which message was expected.
+    let garbage = run(&[
+        "inspect",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"),
+        "--proto",
+        "array-spec",
+        "--json",
+    ]);
+    assert_unreadable(
+        &garbage,
+        "Cargo.toml as a plain xla.ifrt.ArraySpecProto message: cannot parse \
+         xla.ifrt.ArraySpecProto",
+    );
+    assert_eq!(json(&garbage)["unreadable"], true);
+    assert_eq!(json(&garbage)["proto"], "xla.ifrt.ArraySpecProto");
+    // An unknown kind is a usage error (clap's).
+    let word = run(&["inspect", &spec, "--proto", "sharding"]);
+    assert_eq!(word.status.code(), Some(2));
+
+    // An envelope of such a type (as this crate once wrote) is refused, saying what to do.
+    let envelope = scratch("dtype-envelope.pb");
+    let bytes = ifrt_serdes::schema::Serialized {
+        type_name: "xla::ifrt::DType".to_string(),
+        data: vec![0x08, 0x0b],
+    }
+    .encode_to_vec();
+    fs::write(&envelope, bytes).unwrap();
+    let output = run(&["inspect", envelope.to_str().unwrap()]);
+    assert_unreadable(
+        &output,
+        "IFRT never puts a DType in a `Serialized` envelope: it sends a plain \
+         xla.ifrt.DTypeProto message inside its requests",
+    );
+    for file in [newer, device_list_v1, empty, envelope] {
+        fs::remove_file(file).unwrap();
+    }
 }

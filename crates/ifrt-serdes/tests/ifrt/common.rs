@@ -7,8 +7,9 @@ use ifrt_serdes::schema::xla::{LayoutProto, OpSharding, TileProto, op_sharding};
 use ifrt_serdes::version::{SerDesVersion, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
     ArraySpec, Codec, CompactLayout, ConcreteEvenSharding, ConcreteShapes, ConcreteSharding, DType,
-    HloSharding, MemoryKind, OpaqueSharding, PjRtLayout, Registry, SerializeOptions, Shape,
-    ShardingParam, ShardingParamSharding, SingleDeviceSharding, XlaCompileOptions,
+    DeviceList, Formats, HloSharding, MemoryKind, OpaqueSharding, PjRtLayout, ProtoCodec, Registry,
+    SerializeOptions, Shape, ShardingParam, ShardingParamSharding, SingleDeviceSharding,
+    XlaCompileOptions,
 };
 
 /// A registry of the built-in types for the range `[minimum, current]`.
@@ -58,21 +59,76 @@ pub fn options(version: SerDesVersion) -> SerializeOptions {
     SerializeOptions::new(version)
 }
 
-/// The types with golden files: short name and type name.
-pub const GOLDEN_TYPES: &[(&str, &str)] = &[
-    ("dtype", DType::TYPE_NAME),
-    ("shape", Shape::TYPE_NAME),
-    ("single_device_sharding", SingleDeviceSharding::TYPE_NAME),
-    ("sharding_param_sharding", ShardingParamSharding::TYPE_NAME),
-    ("array_spec", ArraySpec::TYPE_NAME),
-    ("hlo_sharding", HloSharding::TYPE_NAME),
-    ("concrete_sharding", ConcreteSharding::TYPE_NAME),
-    ("concrete_even_sharding", ConcreteEvenSharding::TYPE_NAME),
-    ("opaque_sharding", OpaqueSharding::TYPE_NAME),
-    ("compact_layout", CompactLayout::TYPE_NAME),
-    ("pjrt_layout", PjRtLayout::TYPE_NAME),
-    ("xla_compile_options", XlaCompileOptions::TYPE_NAME),
+/// How a type travels on the wire, as IFRT sends it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// In a `Serialized` envelope under this SerDes type name ([`Codec`]).
+    Envelope(&'static str),
+    /// As this plain protobuf message, in no envelope ([`ProtoCodec`]: IFRT's `ToProto`).
+    Proto(&'static str),
+}
+
+/// The types with golden files: short name (the files' prefix) and how they travel. The plain
+/// messages' names end in `_proto`.
+pub const GOLDEN_TYPES: &[(&str, Wire)] = &[
+    ("dtype_proto", Wire::Proto(DType::PROTO_NAME)),
+    ("shape_proto", Wire::Proto(Shape::PROTO_NAME)),
+    ("device_list_proto", Wire::Proto(DeviceList::PROTO_NAME)),
+    (
+        "single_device_sharding",
+        Wire::Envelope(SingleDeviceSharding::TYPE_NAME),
+    ),
+    (
+        "sharding_param_sharding",
+        Wire::Envelope(ShardingParamSharding::TYPE_NAME),
+    ),
+    ("array_spec_proto", Wire::Proto(ArraySpec::PROTO_NAME)),
+    ("hlo_sharding", Wire::Envelope(HloSharding::TYPE_NAME)),
+    (
+        "concrete_sharding",
+        Wire::Envelope(ConcreteSharding::TYPE_NAME),
+    ),
+    (
+        "concrete_even_sharding",
+        Wire::Envelope(ConcreteEvenSharding::TYPE_NAME),
+    ),
+    ("opaque_sharding", Wire::Envelope(OpaqueSharding::TYPE_NAME)),
+    ("compact_layout", Wire::Envelope(CompactLayout::TYPE_NAME)),
+    ("pjrt_layout", Wire::Envelope(PjRtLayout::TYPE_NAME)),
+    (
+        "xla_compile_options",
+        Wire::Envelope(XlaCompileOptions::TYPE_NAME),
+    ),
 ];
+
+/// How the golden type `short` travels.
+pub fn wire(short: &str) -> Wire {
+    GOLDEN_TYPES
+        .iter()
+        .find(|(s, _)| *s == short)
+        .unwrap_or_else(|| panic!("no golden type {short}"))
+        .1
+}
+
+/// The formats the library declares for the outer value of `short`.
+pub fn declared_formats(short: &str) -> Formats {
+    match short {
+        "dtype_proto" => DType::FORMATS,
+        "shape_proto" => Shape::FORMATS,
+        "device_list_proto" => DeviceList::FORMATS,
+        "single_device_sharding" => SingleDeviceSharding::FORMATS,
+        "sharding_param_sharding" => ShardingParamSharding::FORMATS,
+        "array_spec_proto" => ArraySpec::FORMATS,
+        "hlo_sharding" => HloSharding::FORMATS,
+        "concrete_sharding" => ConcreteSharding::FORMATS,
+        "concrete_even_sharding" => ConcreteEvenSharding::FORMATS,
+        "opaque_sharding" => OpaqueSharding::FORMATS,
+        "compact_layout" => CompactLayout::FORMATS,
+        "pjrt_layout" => PjRtLayout::FORMATS,
+        "xla_compile_options" => XlaCompileOptions::FORMATS,
+        other => panic!("no golden type {other}"),
+    }
+}
 
 /// jax's `NamedSharding(mesh, P('a'))` on a 2x2 mesh, as jaxlib 0.10.2 sends it: tiled 2x1,
 /// replicated over the last tile dimension, by an iota over 4 devices.
@@ -144,6 +200,10 @@ pub fn sample_shape() -> Shape {
     Shape::new(vec![16, 128]).unwrap()
 }
 
+pub fn sample_device_list() -> DeviceList {
+    DeviceList::new(vec![3, 0, 2, 1]).unwrap()
+}
+
 pub fn sample_single_device() -> SingleDeviceSharding {
     SingleDeviceSharding::new(3, MemoryKind::pinned_host()).unwrap()
 }
@@ -177,13 +237,14 @@ pub fn serialize_sample(
     let number = version.number();
     let options = options(version);
     match short {
-        "dtype" => registry.serialize_to_bytes(&sample_dtype(), &options),
-        "shape" => registry.serialize_to_bytes(&sample_shape(), &options),
+        "dtype_proto" => registry.to_proto_bytes(&sample_dtype(), &options),
+        "shape_proto" => registry.to_proto_bytes(&sample_shape(), &options),
+        "device_list_proto" => registry.to_proto_bytes(&sample_device_list(), &options),
         "single_device_sharding" => registry.serialize_to_bytes(&sample_single_device(), &options),
         "sharding_param_sharding" => {
             registry.serialize_to_bytes(&sample_param_sharding(number), &options)
         }
-        "array_spec" => registry.serialize_to_bytes(&sample_array_spec(number), &options),
+        "array_spec_proto" => registry.to_proto_bytes(&sample_array_spec(number), &options),
         "hlo_sharding" => registry.serialize_to_bytes(&sample_hlo_sharding(), &options),
         "concrete_sharding" => registry.serialize_to_bytes(&sample_concrete_sharding(), &options),
         "concrete_even_sharding" => {
@@ -206,8 +267,11 @@ pub fn decodes_to_sample(
 ) -> Result<bool, ifrt_serdes::Error> {
     let o = ifrt_serdes::DeserializeOptions::default();
     Ok(match short {
-        "dtype" => registry.deserialize_from_bytes::<DType>(bytes, &o)? == sample_dtype(),
-        "shape" => registry.deserialize_from_bytes::<Shape>(bytes, &o)? == sample_shape(),
+        "dtype_proto" => registry.from_proto_bytes::<DType>(bytes, &o)? == sample_dtype(),
+        "shape_proto" => registry.from_proto_bytes::<Shape>(bytes, &o)? == sample_shape(),
+        "device_list_proto" => {
+            registry.from_proto_bytes::<DeviceList>(bytes, &o)? == sample_device_list()
+        }
         "single_device_sharding" => {
             registry.deserialize_from_bytes::<SingleDeviceSharding>(bytes, &o)?
                 == sample_single_device()
@@ -216,8 +280,8 @@ pub fn decodes_to_sample(
             registry.deserialize_from_bytes::<ShardingParamSharding>(bytes, &o)?
                 == sample_param_sharding(version)
         }
-        "array_spec" => {
-            registry.deserialize_from_bytes::<ArraySpec>(bytes, &o)? == sample_array_spec(version)
+        "array_spec_proto" => {
+            registry.from_proto_bytes::<ArraySpec>(bytes, &o)? == sample_array_spec(version)
         }
         "hlo_sharding" => {
             registry.deserialize_from_bytes::<HloSharding>(bytes, &o)? == sample_hlo_sharding()
@@ -261,11 +325,12 @@ pub fn parts(short: &str) -> Vec<(&'static str, &'static [i32])> {
         ("DeviceList", &[0][..]),
     ];
     match short {
-        "dtype" => vec![("DType", &[0])],
-        "shape" => vec![("Shape", &[0])],
+        "dtype_proto" => vec![("DType", &[0])],
+        "shape_proto" => vec![("Shape", &[0])],
+        "device_list_proto" => vec![("DeviceList", &[0])],
         "single_device_sharding" => vec![("SingleDeviceSharding", SHARDING)],
         "sharding_param_sharding" => param_sharding.to_vec(),
-        "array_spec" => {
+        "array_spec_proto" => {
             let mut parts = vec![("ArraySpec", &[0][..]), ("DType", &[0]), ("Shape", &[0])];
             parts.extend(param_sharding);
             parts
@@ -408,8 +473,8 @@ pub mod strategies {
     use std::sync::Arc;
 
     use ifrt_serdes::{
-        ArraySpec, DTYPE_KINDS, DType, MemoryKind, Shape, ShardingParam, ShardingParamSharding,
-        SingleDeviceSharding,
+        ArraySpec, DTYPE_KINDS, DType, DeviceList, MemoryKind, Shape, ShardingParam,
+        ShardingParamSharding, SingleDeviceSharding,
     };
     use proptest::prelude::*;
 
@@ -419,6 +484,12 @@ pub mod strategies {
 
     pub fn shape() -> impl Strategy<Value = Shape> {
         proptest::collection::vec(0i64..1 << 40, 0..6).prop_map(|dims| Shape::new(dims).unwrap())
+    }
+
+    /// Any list of device ids, repeats allowed (as IFRT allows them).
+    pub fn device_list() -> impl Strategy<Value = DeviceList> {
+        proptest::collection::vec(0i32..=i32::MAX, 0..10)
+            .prop_map(|ids| DeviceList::new(ids).unwrap())
     }
 
     pub fn memory_kind() -> impl Strategy<Value = MemoryKind> {

@@ -1,13 +1,15 @@
 //! Golden bytes: the bytes real IFRT writes, one committed file per type and format,
 //! `<type>_v<F>.pb`, made from IFRT's rules (xla/python/ifrt/dtype.cc, shape.cc, array_spec.cc,
-//! the sharding serializers, ir/sharding_param.cc) with IFRT's schemas, and checked byte for byte
-//! against an independent encoder (Python protobuf over the schemas compiled into jaxlib; see
-//! tests/data/README.md).
+//! device_list.cc, the sharding serializers, ir/sharding_param.cc) with IFRT's schemas, and
+//! checked byte for byte against an independent encoder (Python protobuf over the schemas
+//! compiled into jaxlib; see tests/data/README.md). The shardings are `Serialized` envelopes, as
+//! IFRT's SerDes writes them; `DType`, `Shape`, `DeviceList` and `ArraySpec` are plain messages
+//! (`*_proto_v<F>.pb`), as IFRT's `ToProto` writes them: IFRT never puts them in an envelope.
 //!
 //! A type's bytes change only where its own format, or a nested value's, changed
-//! (`common::golden_formats`): `dtype`, `shape` and `single_device_sharding` have one file, the
-//! nested `sharding_param_sharding` and `array_spec` two (their param without and with
-//! unreduced axes).
+//! (`common::golden_formats`): `dtype_proto`, `shape_proto`, `device_list_proto` and
+//! `single_device_sharding` have one file, the nested `sharding_param_sharding` and
+//! `array_spec_proto` two (their param without and with unreduced axes).
 //!
 //! - Today's code writes every type at every requested version byte for byte as the golden of
 //!   the format its value needs, whatever the version requested (IFRT's rule: the oldest format
@@ -17,18 +19,25 @@
 //! - `tests/data/golden/CHECKSUMS` (FNV-1a 64) pins every file: an existing file is never
 //!   rewritten. A new format adds files and lines; run `IFRT_SERDES_WRITE_GOLDEN=1 cargo test -p
 //!   ifrt-serdes --test ifrt golden` to write the missing ones (it refuses to overwrite a file).
+//! - The envelopes of `DType`, `Shape` and `ArraySpec` that earlier versions of this crate
+//!   invented (`dtype_v0.pb`, `shape_v0.pb`, `array_spec_v0.pb`, `array_spec_v1.pb`; no real
+//!   IFRT writes or reads them) were retired with their checksum lines (issue #34); such an
+//!   envelope is now refused, saying which plain message to read instead.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
 use crate::common::{
-    self, GOLDEN_DIR, GOLDEN_TYPES, all_builds, all_goldens, assert_refused, build, built_in,
-    expected_read, fnv1a64, golden_for, golden_formats, golden_name, parts, versions, written,
+    self, GOLDEN_DIR, GOLDEN_TYPES, Wire, all_builds, all_goldens, assert_refused, build, built_in,
+    declared_formats, expected_read, fnv1a64, golden_for, golden_formats, golden_name, parts,
+    versions, wire, written,
 };
 use ifrt_serdes::schema::Serialized;
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber};
-use ifrt_serdes::{DType, DeserializeOptions, ShardingParam};
+use ifrt_serdes::{
+    ArraySpec, DType, DeserializeOptions, Error, ProtoCodec, RegistryError, ShardingParam,
+};
 use prost::Message;
 
 const CHECKSUMS: &str = "CHECKSUMS";
@@ -118,9 +127,9 @@ fn write_missing_goldens() {
 const PROGRAM_GOLDEN: &str = "xla_program_v0.pb";
 
 /// The program jaxlib 0.10.2 compiled for `jit(lambda a: a * 2 + 1)`: its StableHLO bytecode,
-/// from the real capture (`tests/data/real/xla_program_0.10.2_0.pb`).
+/// from the real capture (`tests/data/real/jaxlib-0.10.2-default.txt`).
 fn sample_program() -> ifrt_serdes::XlaProgram {
-    let real = fs::read(Path::new(crate::real::REAL_DIR).join("xla_program_0.10.2_0.pb")).unwrap();
+    let real = crate::real::envelope_of("0.10.2", "xla::ifrt::XlaProgram", 0).bytes;
     let envelope = Serialized::decode(real.as_slice()).unwrap();
     ifrt_serdes::XlaProgram::new(envelope.data).unwrap()
 }
@@ -220,13 +229,13 @@ fn dtype_has_exactly_one_golden_per_format_it_ever_had() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.starts_with("dtype_"))
         .collect();
-    let formats: Vec<i32> = <DType as ifrt_serdes::Codec>::FORMATS
+    let formats: Vec<i32> = DType::FORMATS
         .versions()
         .iter()
         .map(|f| f.value())
         .collect();
     assert_eq!(formats, [0]);
-    assert_eq!(dtype_files, ["dtype_v0.pb"]);
+    assert_eq!(dtype_files, ["dtype_proto_v0.pb"]);
 }
 
 #[test]
@@ -248,7 +257,7 @@ fn every_type_at_every_requested_version_writes_the_golden_of_its_newest_format(
     }
     assert_eq!(checked, GOLDEN_TYPES.len() * HISTORY.len());
     // DType written at every version is the same bytes, and so is a sharding.
-    assert_eq!(golden_for("dtype", 2), "dtype_v0.pb");
+    assert_eq!(golden_for("dtype_proto", 2), "dtype_proto_v0.pb");
     assert_eq!(
         golden_for("single_device_sharding", 2),
         "single_device_sharding_v0.pb"
@@ -277,9 +286,10 @@ fn a_value_records_the_oldest_format_that_holds_it_not_the_requested_version() {
             read_golden("sharding_param_sharding_v0.pb"),
             "{version}"
         );
-        let spec = registry.serialize_to_bytes(&v0_spec, &options).unwrap();
-        assert_eq!(spec, read_golden("array_spec_v0.pb"), "{version}");
-        let (read, formats) = only_format_0.inspect_bytes(&spec, &DeserializeOptions::default());
+        let spec = registry.to_proto_bytes(&v0_spec, &options).unwrap();
+        assert_eq!(spec, read_golden("array_spec_proto_v0.pb"), "{version}");
+        let (read, formats) =
+            only_format_0.inspect_proto_bytes::<ArraySpec>(&spec, &DeserializeOptions::default());
         assert!(read.is_ok(), "{version}: {read:?}");
         assert!(
             formats.iter().all(|f| f.recorded.value() == 0),
@@ -395,15 +405,21 @@ fn every_golden_records_its_format_and_decodes_to_its_sample() {
     for (short, format) in all_goldens() {
         let name = golden_name(short, format);
         let bytes = read_golden(&name);
-        let envelope = registry
-            .envelope_from_bytes(&bytes, &DeserializeOptions::default())
-            .unwrap();
-        let type_name = GOLDEN_TYPES.iter().find(|(s, _)| *s == short).unwrap().1;
-        assert_eq!(envelope.type_name, type_name, "{name}");
+        let message = match wire(short) {
+            Wire::Envelope(type_name) => {
+                let envelope = registry
+                    .envelope_from_bytes(&bytes, &DeserializeOptions::default())
+                    .unwrap();
+                assert_eq!(envelope.type_name, type_name, "{name}");
+                envelope.data
+            }
+            // A plain message is the whole file.
+            Wire::Proto(_) => bytes.clone(),
+        };
         // The outer message records its own format, not the version it was requested at.
         let (_, own) = parts(short)[0];
         assert_eq!(
-            recorded_version(short, &envelope.data),
+            recorded_version(short, &message),
             written(own, format),
             "{name}"
         );
@@ -448,19 +464,23 @@ fn every_golden_is_read_by_every_build_whose_range_covers_it() {
 #[test]
 fn the_library_declares_the_formats_the_tests_state() {
     let registry = built_in();
-    let declared = |name: &str| {
-        registry
-            .formats_of(name)
-            .unwrap()
-            .versions()
-            .iter()
-            .map(|f| f.value())
-            .collect::<Vec<_>>()
-    };
-    for (short, type_name) in GOLDEN_TYPES {
+    for (short, wire) in GOLDEN_TYPES {
         let (what, own) = parts(short)[0];
-        assert_eq!(declared(type_name), own, "{short}");
-        assert_eq!(registry.formats_of(type_name).unwrap().what(), what);
+        let formats = declared_formats(short);
+        let declared: Vec<i32> = formats.versions().iter().map(|f| f.value()).collect();
+        assert_eq!(declared, own, "{short}");
+        assert_eq!(formats.what(), what);
+        // SerDes types are registered with the same formats; plain messages are not
+        // registered at all (IFRT registers no SerDes for them).
+        match wire {
+            Wire::Envelope(type_name) => {
+                assert_eq!(registry.formats_of(type_name), Some(formats), "{short}")
+            }
+            Wire::Proto(_) => {
+                let type_name = format!("xla::ifrt::{what}");
+                assert!(!registry.knows(&type_name), "{type_name} is registered");
+            }
+        }
     }
     let param: Vec<i32> = ShardingParam::FORMATS
         .versions()
@@ -517,8 +537,9 @@ fn strip(bytes: &[u8]) -> Vec<u8> {
 fn recorded_version(short: &str, data: &[u8]) -> i32 {
     use ifrt_serdes::schema::*;
     match short {
-        "dtype" => DTypeProto::decode(data).unwrap().version_number,
-        "shape" => ShapeProto::decode(data).unwrap().version_number,
+        "dtype_proto" => DTypeProto::decode(data).unwrap().version_number,
+        "shape_proto" => ShapeProto::decode(data).unwrap().version_number,
+        "device_list_proto" => DeviceListProto::decode(data).unwrap().version_number,
         "single_device_sharding" => {
             SingleDeviceShardingProto::decode(data)
                 .unwrap()
@@ -529,7 +550,7 @@ fn recorded_version(short: &str, data: &[u8]) -> i32 {
                 .unwrap()
                 .version_number
         }
-        "array_spec" => ArraySpecProto::decode(data).unwrap().version_number,
+        "array_spec_proto" => ArraySpecProto::decode(data).unwrap().version_number,
         "hlo_sharding" => HloShardingProto::decode(data).unwrap().version_number,
         "concrete_sharding" => ConcreteShardingProto::decode(data).unwrap().version_number,
         "concrete_even_sharding" => {
@@ -543,5 +564,125 @@ fn recorded_version(short: &str, data: &[u8]) -> i32 {
         // `XlaCompileOptionsProto` has no version field: it records none, read as 0.
         "xla_compile_options" => 0,
         other => panic!("{other}"),
+    }
+}
+
+/// The envelopes this crate once invented for `DType`, `Shape` and `ArraySpec` (and one a
+/// `DeviceList` would have) are refused by the registry: IFRT has no SerDes for these types. The
+/// message starts with IFRT's own words for an unknown type name and says which plain message to
+/// read instead. Their golden files are gone (`every_checksum_line_...` checks that nothing but
+/// the listed files is there).
+#[test]
+fn the_retired_envelopes_are_refused_saying_which_plain_message_to_read() {
+    goldens();
+    let registry = built_in();
+    let o = DeserializeOptions::default();
+    let cases = [
+        (
+            "xla::ifrt::DType",
+            "DType",
+            "xla.ifrt.DTypeProto",
+            "dtype",
+            "dtype_proto_v0.pb",
+        ),
+        (
+            "xla::ifrt::Shape",
+            "Shape",
+            "xla.ifrt.ShapeProto",
+            "shape",
+            "shape_proto_v0.pb",
+        ),
+        (
+            "xla::ifrt::ArraySpec",
+            "ArraySpec",
+            "xla.ifrt.ArraySpecProto",
+            "array-spec",
+            "array_spec_proto_v1.pb",
+        ),
+        (
+            "xla::ifrt::DeviceList",
+            "DeviceList",
+            "xla.ifrt.DeviceListProto",
+            "device-list",
+            "device_list_proto_v0.pb",
+        ),
+    ];
+    for (type_name, what, proto, kind, golden) in cases {
+        // What the crate used to write: the plain message's bytes in an envelope of that name.
+        let bytes = ifrt_serdes::schema::Serialized {
+            type_name: type_name.to_string(),
+            data: read_golden(golden),
+        }
+        .encode_to_vec();
+        let error = registry.deserialize_dyn_from_bytes(&bytes, &o).unwrap_err();
+        assert_eq!(
+            error,
+            Error::Registry(RegistryError::SentAsPlainProto {
+                type_name,
+                what,
+                proto,
+                kind,
+            })
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "Deserialize call failed. Serializable has no associated SerDes implementation. \
+                 type_name: {type_name}. IFRT never puts a {what} in a `Serialized` envelope: it \
+                 sends a plain {proto} message inside its requests. Read that message instead \
+                 (`Registry::from_proto_bytes::<{what}>`; `ifrt-serdes inspect FILE --proto \
+                 {kind}`)"
+            )
+        );
+        // The same refusal nested, as an ArraySpec's "sharding".
+        let nested = ifrt_serdes::schema::ArraySpecProto {
+            sharding: Some(ifrt_serdes::schema::ShardingProto {
+                serialized_sharding: Some(ifrt_serdes::schema::Serialized {
+                    type_name: type_name.to_string(),
+                    data: vec![],
+                }),
+            }),
+            ..ifrt_serdes::schema::ArraySpecProto::decode(
+                read_golden("array_spec_proto_v0.pb").as_slice(),
+            )
+            .unwrap()
+        };
+        assert!(matches!(
+            registry.from_proto_bytes::<ArraySpec>(&nested.encode_to_vec(), &o),
+            Err(Error::Registry(RegistryError::SentAsPlainProto { .. }))
+        ));
+        // The plain message itself reads.
+        let plain = read_golden(golden);
+        let (read, formats) = match kind {
+            "dtype" => {
+                let (r, f) = registry.inspect_proto_bytes::<DType>(&plain, &o);
+                (r.map(|_| ()), f)
+            }
+            "shape" => {
+                let (r, f) = registry.inspect_proto_bytes::<ifrt_serdes::Shape>(&plain, &o);
+                (r.map(|_| ()), f)
+            }
+            "array-spec" => {
+                let (r, f) = registry.inspect_proto_bytes::<ArraySpec>(&plain, &o);
+                (r.map(|_| ()), f)
+            }
+            _ => {
+                let (r, f) = registry.inspect_proto_bytes::<ifrt_serdes::DeviceList>(&plain, &o);
+                (r.map(|_| ()), f)
+            }
+        };
+        assert_eq!(read, Ok(()), "{golden}");
+        assert_eq!(formats[0].what(), what);
+    }
+    for retired in [
+        "dtype_v0.pb",
+        "shape_v0.pb",
+        "array_spec_v0.pb",
+        "array_spec_v1.pb",
+    ] {
+        assert!(
+            !Path::new(GOLDEN_DIR).join(retired).exists(),
+            "{retired} was retired"
+        );
     }
 }

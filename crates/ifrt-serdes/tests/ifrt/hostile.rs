@@ -4,10 +4,13 @@
 use std::fs;
 use std::path::Path;
 
-use crate::common::{self, GOLDEN_DIR, all_goldens, built_in, golden_name};
+use crate::common::{self, GOLDEN_DIR, GOLDEN_TYPES, Wire, all_goldens, built_in, golden_name};
 use ifrt_serdes::schema::{ArraySpecProto, DTypeProto, Serialized, ShardingProto};
 use ifrt_serdes::version::SerDesVersionNumber;
-use ifrt_serdes::{ArraySpec, DType, DecodeError, DeserializeOptions, Error, RegistryError};
+use ifrt_serdes::{
+    ArraySpec, Codec, DType, DecodeError, DeserializeOptions, DeviceList, Error, ProtoCodec,
+    Registry, RegistryError, Shape, SingleDeviceSharding,
+};
 use proptest::prelude::*;
 use prost::Message;
 
@@ -62,10 +65,7 @@ fn future_and_negative_versions_are_refused() {
         }
         .encode_to_vec();
         let error = registry
-            .deserialize_from_bytes::<DType>(
-                &envelope(DType::TYPE_NAME_FOR_TESTS, data),
-                &DeserializeOptions::default(),
-            )
+            .from_proto_bytes::<DType>(&data, &DeserializeOptions::default())
             .unwrap_err();
         // Above the build's current version: newer; else no format of DType (its only one
         // is 0).
@@ -88,12 +88,54 @@ fn future_and_negative_versions_are_refused() {
     }
 }
 
-/// `DType::TYPE_NAME` through the trait, spelled once.
-trait TypeNameForTests {
-    const TYPE_NAME_FOR_TESTS: &'static str;
-}
-impl<T: ifrt_serdes::Codec> TypeNameForTests for T {
-    const TYPE_NAME_FOR_TESTS: &'static str = T::TYPE_NAME;
+/// Every plain message records its format the same way: a number other than 0 is refused, in
+/// IFRT's words, naming the type (IFRT's `FromProto` of each, xla/python/ifrt/shape.cc,
+/// device_list.cc, array_spec.cc).
+#[test]
+fn every_plain_message_refuses_a_format_it_does_not_have() {
+    use ifrt_serdes::schema::{DeviceListProto, ShapeProto};
+    let registry = built_in();
+    let o = DeserializeOptions::default();
+    let shape = ShapeProto {
+        version_number: 1,
+        dims: vec![2],
+    }
+    .encode_to_vec();
+    let devices = DeviceListProto {
+        version_number: 5,
+        device_ids: vec![0],
+    }
+    .encode_to_vec();
+    let spec = ArraySpecProto {
+        version_number: -1,
+        ..Default::default()
+    }
+    .encode_to_vec();
+    for (error, what, version) in [
+        (registry.from_proto_bytes::<Shape>(&shape, &o), "Shape", 1),
+        (
+            registry
+                .from_proto_bytes::<DeviceList>(&devices, &o)
+                .map(|_| Shape::default()),
+            "DeviceList",
+            5,
+        ),
+        (
+            registry
+                .from_proto_bytes::<ArraySpec>(&spec, &o)
+                .map(|_| Shape::default()),
+            "ArraySpec",
+            -1,
+        ),
+    ] {
+        let error = error.unwrap_err().to_string();
+        assert!(
+            error.starts_with(&format!(
+                "Unsupported IFRT SerDes version {version} for {what} deserialization: "
+            )),
+            "{error}"
+        );
+    }
 }
 
 #[test]
@@ -117,25 +159,26 @@ fn huge_lengths_are_refused_before_allocating() {
             ..
         }))
     ));
-    // A packed `dims` field claiming more elements than the input holds.
-    let mut data = vec![0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f];
-    data.extend([1u8; 16]);
-    let error = registry
-        .deserialize_dyn_from_bytes(&envelope(ifrt_serdes::Shape::TYPE_NAME_FOR_TESTS, data), &o)
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            Error::Decode(DecodeError::Malformed {
-                what: "ShapeProto",
-                ..
-            })
+    // A packed `dims` field claiming more elements than the input holds, in a plain
+    // ShapeProto, and a packed `device_ids` in a DeviceListProto.
+    for (read, what) in [
+        (
+            read_plain::<Shape> as fn(&Registry, &[u8], &DeserializeOptions) -> Result<(), Error>,
+            "xla.ifrt.ShapeProto",
         ),
-        "{error:?}"
-    );
-    // Inputs over the caller's limit are refused unread.
+        (read_plain::<DeviceList>, "xla.ifrt.DeviceListProto"),
+    ] {
+        let mut data = vec![0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f];
+        data.extend([1u8; 16]);
+        let error = read(&registry, &data, &o).unwrap_err();
+        assert!(
+            matches!(error, Error::Decode(DecodeError::Malformed { what: w, .. }) if w == what),
+            "{error:?}"
+        );
+    }
+    // Inputs over the caller's limit are refused unread: envelopes and plain messages.
     let small = DeserializeOptions { max_bytes: 8 };
-    let bytes = envelope(DType::TYPE_NAME_FOR_TESTS, vec![0; 16]);
+    let bytes = envelope(SingleDeviceSharding::TYPE_NAME, vec![0; 16]);
     assert_eq!(
         registry
             .deserialize_dyn_from_bytes(&bytes, &small)
@@ -145,23 +188,43 @@ fn huge_lengths_are_refused_before_allocating() {
             limit: 8
         })
     );
+    let shape = [0x0a, 0x09, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+    assert_eq!(
+        registry.from_proto_bytes::<Shape>(&shape, &small),
+        Err(Error::Decode(DecodeError::TooLarge { len: 11, limit: 8 }))
+    );
+}
+
+/// `T`'s plain message, read and dropped.
+fn read_plain<T: ProtoCodec>(
+    registry: &Registry,
+    bytes: &[u8],
+    options: &DeserializeOptions,
+) -> Result<(), Error> {
+    registry.from_proto_bytes::<T>(bytes, options).map(|_| ())
 }
 
 #[test]
 fn structurally_wrong_messages_are_refused() {
     let registry = built_in();
     let o = DeserializeOptions::default();
-    // An ArraySpec without its parts.
-    let empty = envelope(ArraySpec::TYPE_NAME_FOR_TESTS, vec![]);
+    // An ArraySpec without its parts (empty bytes: every field absent).
     assert_eq!(
-        registry.deserialize_dyn_from_bytes(&empty, &o).unwrap_err(),
+        registry.from_proto_bytes::<ArraySpec>(&[], &o).unwrap_err(),
         Error::Decode(DecodeError::MissingField {
             what: "ArraySpec",
             field: "dtype"
         })
     );
-    // An ArraySpec whose "sharding" is a DType, or names itself: no recursion, a typed error.
-    for inner in [DType::TYPE_NAME_FOR_TESTS, ArraySpec::TYPE_NAME_FOR_TESTS] {
+    // An ArraySpec whose "sharding" is a DType, or an ArraySpec: no recursion, a typed error
+    // (IFRT has no SerDes for either), and one whose sharding is registered but no sharding.
+    let mut with_label = built_in();
+    with_label.register::<Label>().unwrap();
+    for (inner, registry) in [
+        ("xla::ifrt::DType", &registry),
+        ("xla::ifrt::ArraySpec", &registry),
+        (Label::TYPE_NAME, &with_label),
+    ] {
         let proto = ArraySpecProto {
             version_number: 0,
             dtype: Some(DTypeProto {
@@ -177,24 +240,70 @@ fn structurally_wrong_messages_are_refused() {
             }),
             layout: None,
         };
-        let bytes = envelope(ArraySpec::TYPE_NAME_FOR_TESTS, proto.encode_to_vec());
-        assert!(matches!(
-            registry.deserialize_dyn_from_bytes(&bytes, &o),
-            Err(Error::Registry(RegistryError::NotASharding { .. }))
-        ));
+        let result = registry.from_proto_bytes::<ArraySpec>(&proto.encode_to_vec(), &o);
+        let error = result.unwrap_err();
+        match inner {
+            "example::Label" => assert!(
+                matches!(error, Error::Registry(RegistryError::NotASharding { .. })),
+                "{error:?}"
+            ),
+            _ => assert!(
+                matches!(
+                    error,
+                    Error::Registry(RegistryError::SentAsPlainProto { .. })
+                ),
+                "{error:?}"
+            ),
+        }
     }
-    // An unknown dtype kind.
-    let bad_kind = DTypeProto {
+    // An unknown dtype kind, and the unspecified one (IFRT reads both as its `kInvalid` kind,
+    // which this crate does not have).
+    for kind in [1000, 0] {
+        let bad_kind = DTypeProto {
+            version_number: 0,
+            kind,
+        };
+        assert_eq!(
+            registry.from_proto_bytes::<DType>(&bad_kind.encode_to_vec(), &o),
+            Err(Error::Decode(DecodeError::UnknownDType { kind }))
+        );
+    }
+    // A negative device id: no client has such a device.
+    let devices = ifrt_serdes::schema::DeviceListProto {
         version_number: 0,
-        kind: 1000,
+        device_ids: vec![0, -2],
     };
-    assert!(matches!(
-        registry.deserialize_dyn_from_bytes(
-            &envelope(DType::TYPE_NAME_FOR_TESTS, bad_kind.encode_to_vec()),
-            &o
-        ),
-        Err(Error::Decode(DecodeError::UnknownDType { kind: 1000 }))
-    ));
+    assert_eq!(
+        registry.from_proto_bytes::<DeviceList>(&devices.encode_to_vec(), &o),
+        Err(Error::Invalid(
+            ifrt_serdes::InvalidValue::NegativeDeviceId { device_id: -2 }
+        ))
+    );
+}
+
+/// A registered type that is no sharding.
+#[derive(Debug, PartialEq)]
+struct Label;
+
+impl ifrt_serdes::Serializable for Label {}
+
+impl Codec for Label {
+    const TYPE_NAME: &'static str = "example::Label";
+    const FORMATS: ifrt_serdes::Formats =
+        ifrt_serdes::Formats::new("Label", &[SerDesVersionNumber::new(0)]);
+
+    fn serialize_into(
+        &self,
+        _: &ifrt_serdes::SerializeOptions,
+        _: &Registry,
+        _: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn deserialize(_: &[u8], _: &DeserializeOptions, _: &Registry) -> Result<Self, Error> {
+        Ok(Label)
+    }
 }
 
 proptest! {
@@ -212,9 +321,17 @@ proptest! {
         data in proptest::collection::vec(any::<u8>(), 0..128),
     ) {
         let registry = built_in();
-        let names: Vec<&str> = registry.registered().map(|(name, _)| name).collect();
-        let bytes = envelope(names[pick % names.len()], data);
-        let _ = registry.deserialize_dyn_from_bytes(&bytes, &DeserializeOptions::default());
+        let o = DeserializeOptions::default();
+        let (short, wire) = GOLDEN_TYPES[pick % GOLDEN_TYPES.len()];
+        match wire {
+            Wire::Envelope(type_name) => {
+                let _ = registry.deserialize_dyn_from_bytes(&envelope(type_name, data), &o);
+            }
+            // A plain message's bytes are the data itself.
+            Wire::Proto(_) => {
+                let _ = common::decodes_to_sample(&registry, short, SerDesVersionNumber::new(0), &data);
+            }
+        }
     }
 
     #[test]
@@ -226,6 +343,7 @@ proptest! {
         let mut bytes = fs::read(Path::new(GOLDEN_DIR).join(name)).unwrap();
         let at = at % bytes.len();
         bytes[at] = to;
+        let _ = common::decodes_to_sample(&registry, short, SerDesVersionNumber::new(format), &bytes);
         let _ = registry.deserialize_dyn_from_bytes(&bytes, &DeserializeOptions::default());
     }
 }

@@ -2,7 +2,7 @@
 //! bytes in both directions (IFRT Proxy's client and server).
 
 use crate::common::{build, sample_array_spec};
-use ifrt_serdes::schema::{ArraySpecProto, Serialized, ShardingParamShardingProto};
+use ifrt_serdes::schema::{ArraySpecProto, ShardingParamShardingProto};
 use ifrt_serdes::version::SerDesVersionNumber;
 use ifrt_serdes::{
     ArraySpec, DeserializeOptions, Error, Registry, SerializeOptions, VersionRange, negotiate,
@@ -36,15 +36,15 @@ fn connect(client: &Registry, server: &Registry) -> Result<(Peer, Peer), Error> 
     ))
 }
 
+/// An ArraySpec sent as IFRT Proxy sends one: a plain `ArraySpecProto` in a request.
 fn send(from: &Peer, to: &Peer, spec: &ArraySpec) -> Result<ArraySpec, Error> {
-    let bytes = from.registry.serialize_to_bytes(spec, &from.options)?;
+    let bytes = from.registry.to_proto_bytes(spec, &from.options)?;
     to.registry
-        .deserialize_from_bytes(&bytes, &DeserializeOptions::default())
+        .from_proto_bytes(&bytes, &DeserializeOptions::default())
 }
 
 fn recorded_versions(bytes: &[u8]) -> (i32, i32, i32) {
-    let envelope = Serialized::decode(bytes).unwrap();
-    let spec = ArraySpecProto::decode(envelope.data.as_slice()).unwrap();
+    let spec = ArraySpecProto::decode(bytes).unwrap();
     let sharding = spec.sharding.unwrap().serialized_sharding.unwrap();
     let sharding = ShardingParamShardingProto::decode(sharding.data.as_slice()).unwrap();
     (
@@ -65,7 +65,7 @@ fn new_client_and_old_server_talk_in_the_old_servers_version() {
     // records its newest format at or below 1 (the param's 1, the others' 0).
     let bytes = client
         .registry
-        .serialize_to_bytes(&spec, &client.options)
+        .to_proto_bytes(&spec, &client.options)
         .unwrap();
     assert_eq!(recorded_versions(&bytes), (0, 0, 1));
 }
@@ -113,14 +113,14 @@ fn without_negotiation_an_older_build_refuses_only_the_formats_it_does_not_know(
     let new = build(0, 2);
     let current = SerializeOptions::new(new.supported().current());
     let spec = sample_array_spec(new.supported().current().number());
-    let bytes = new.serialize_to_bytes(&spec, &current).unwrap();
+    let bytes = new.to_proto_bytes(&spec, &current).unwrap();
     assert_eq!(
-        build(0, 1).deserialize_from_bytes::<ArraySpec>(&bytes, &o),
+        build(0, 1).from_proto_bytes::<ArraySpec>(&bytes, &o),
         Ok(spec.clone())
     );
     // A build of version 0 does not know the param's format 1 (unreduced axes).
     let error = build(0, 0)
-        .deserialize_from_bytes::<ArraySpec>(&bytes, &o)
+        .from_proto_bytes::<ArraySpec>(&bytes, &o)
         .unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -130,9 +130,9 @@ fn without_negotiation_an_older_build_refuses_only_the_formats_it_does_not_know(
     );
     // The same spec without unreduced axes records format 0 throughout: version 0 reads it.
     let plain = sample_array_spec(SerDesVersionNumber::new(0));
-    let bytes = new.serialize_to_bytes(&plain, &current).unwrap();
+    let bytes = new.to_proto_bytes(&plain, &current).unwrap();
     assert_eq!(
-        build(0, 0).deserialize_from_bytes::<ArraySpec>(&bytes, &o),
+        build(0, 0).from_proto_bytes::<ArraySpec>(&bytes, &o),
         Ok(plain)
     );
 }

@@ -232,7 +232,7 @@ fn versions_of_two_histories_do_not_mix_and_defaults_follow_the_registry() {
     let ifrt_v2 = SerializeOptions::new(SupportedVersions::BUILT_IN.version(v(2)).unwrap());
     assert_ne!(plugin_v2.version(), ifrt_v2.version());
     let error = ifrt
-        .serialize_to_bytes(&ifrt_serdes::DType::F32, &plugin_v2)
+        .to_proto_bytes(&ifrt_serdes::DType::F32, &plugin_v2)
         .unwrap_err();
     assert_eq!(
         error,

@@ -17,8 +17,8 @@ use ifrt_serdes::version::{
 };
 use ifrt_serdes::{Clock, Date};
 use ifrt_serdes::{
-    Codec, DType, DeserializeOptions, Error, FixedClock, Incompatible, Registry, SerializeOptions,
-    ShardingParam, SingleDeviceSharding, WindowError,
+    Codec, DType, DeserializeOptions, Error, FixedClock, Incompatible, ProtoCodec, Registry,
+    SerializeOptions, ShardingParam, SingleDeviceSharding, WindowError,
 };
 
 /// IFRT's history with week-4-old computed from the dates.
@@ -102,9 +102,14 @@ fn raising_the_minimum_rejects_only_the_superseded_formats_golden_bytes() {
         }
     }
     // Format 0 of DType is its only one: no minimum removes it.
-    let dtype = fs::read(Path::new(GOLDEN_DIR).join("dtype_v0.pb")).unwrap();
+    let dtype = fs::read(Path::new(GOLDEN_DIR).join("dtype_proto_v0.pb")).unwrap();
     assert_eq!(
-        common::decodes_to_sample(&build(2, 2), "dtype", SerDesVersionNumber::new(0), &dtype),
+        common::decodes_to_sample(
+            &build(2, 2),
+            "dtype_proto",
+            SerDesVersionNumber::new(0),
+            &dtype
+        ),
         Ok(true)
     );
     // The param's format 0 is superseded at 1; the shardings' only format never is.
@@ -151,7 +156,7 @@ fn a_raised_minimum_never_writes_the_removed_format() {
         .version(SerDesVersionNumber::new(0))
         .unwrap();
     let registry = build(1, 2);
-    let error = common::serialize_sample(&registry, "dtype", v0).unwrap_err();
+    let error = common::serialize_sample(&registry, "dtype_proto", v0).unwrap_err();
     assert_eq!(
         error.to_string(),
         "Unsupported IFRT SerDes version 0 for DType serialization"
@@ -278,9 +283,9 @@ fn the_removal_procedure_before_during_and_after_the_window() {
             "{error}"
         );
         // ...still reads every type whose format 0 was not superseded...
-        let dtype = fs::read(Path::new(GOLDEN_DIR).join("dtype_v0.pb")).unwrap();
+        let dtype = fs::read(Path::new(GOLDEN_DIR).join("dtype_proto_v0.pb")).unwrap();
         assert_eq!(
-            registry.deserialize_from_bytes::<DType>(&dtype, &o),
+            registry.from_proto_bytes::<DType>(&dtype, &o),
             Ok(common::sample_dtype())
         );
         let single = fs::read(Path::new(GOLDEN_DIR).join("single_device_sharding_v0.pb")).unwrap();

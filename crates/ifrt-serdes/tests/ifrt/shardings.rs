@@ -182,11 +182,9 @@ fn hlo_shardings_check_devices_and_refuse_to_write_named_mesh_shardings() {
             sharding,
             layout: None,
         };
-        let bytes = registry
-            .serialize_to_bytes(&spec, &options(version))
-            .unwrap();
+        let bytes = registry.to_proto_bytes(&spec, &options(version)).unwrap();
         let back: ifrt_serdes::ArraySpec = registry
-            .deserialize_from_bytes(&bytes, &DeserializeOptions::default())
+            .from_proto_bytes(&bytes, &DeserializeOptions::default())
             .unwrap();
         assert_eq!(back, spec);
     }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! ifrt-serdes history [--today YYYY-MM-DD] [--json]
-//! ifrt-serdes inspect FILE [--minimum N] [--current N] [--json]
+//! ifrt-serdes inspect FILE [--proto dtype|shape|array-spec|device-list] [--minimum N] [--current N] [--json]
 //! ifrt-serdes negotiate CLIENT_MIN CLIENT_MAX SERVER_MIN SERVER_MAX [--json]
 //! ifrt-serdes negotiate --client jaxlib==X.Y.Z SERVER_MIN SERVER_MAX [--json]
 //! ifrt-serdes jaxlib [--json]
@@ -21,11 +21,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::str::FromStr;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use ifrt_serdes::version::{HISTORY, SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    Clock, Date, DeserializeOptions, Error, JaxlibClient, JitOutcome, RecordedFormat, Registry,
-    Serializable, SystemClock, VersionRange, XlaProgram, jaxlib_client, negotiate,
+    ArraySpec, Clock, DType, Date, DeserializeOptions, DeviceList, Error, JaxlibClient, JitOutcome,
+    ProtoCodec, RecordedFormat, Registry, Shape, SystemClock, VersionRange, XlaProgram,
+    jaxlib_client, negotiate,
 };
 use serde_json::{Value, json};
 
@@ -51,8 +52,9 @@ struct Cli {
 enum Command {
     /// The version history, with the current, minimum and week-4-old versions.
     History(HistoryArgs),
-    /// Read a file holding one `Serialized` envelope, as a build of the given range would; list
-    /// every nested value with its recorded format, and the versions that read the whole file.
+    /// Read a file holding one `Serialized` envelope (or, with --proto, one plain message), as a
+    /// build of the given range would; list every nested value with its recorded format, and
+    /// the versions that read the whole file.
     Inspect(InspectArgs),
     /// The version a client and a server with these ranges agree on (IFRT Proxy); the client
     /// may be a measured jaxlib release (`--client jaxlib==0.9.2`).
@@ -77,8 +79,13 @@ struct HistoryArgs {
 #[derive(Args)]
 #[command(allow_negative_numbers = true)]
 struct InspectArgs {
-    /// The file: the protobuf bytes of one `Serialized` envelope.
+    /// The file: the protobuf bytes of one `Serialized` envelope, or of the plain message
+    /// `--proto` names.
     file: PathBuf,
+    /// Read the file as the plain message IFRT sends this type as, not as an envelope: IFRT
+    /// never puts a DType, Shape, ArraySpec or DeviceList in a `Serialized` envelope.
+    #[arg(long, value_enum, value_name = "KIND")]
+    proto: Option<ProtoKind>,
     /// The reading build's minimum version (default: this build's).
     #[arg(long, value_name = "N", value_parser = SerDesVersionNumber::from_str)]
     minimum: Option<SerDesVersionNumber>,
@@ -88,6 +95,20 @@ struct InspectArgs {
     /// Print one JSON object instead of text (its keys are listed in the crate's README).
     #[arg(long)]
     json: bool,
+}
+
+/// The types IFRT sends as plain messages, which `inspect --proto` reads.
+#[derive(Clone, Copy, ValueEnum)]
+enum ProtoKind {
+    /// `xla.ifrt.DTypeProto`
+    #[value(name = "dtype")]
+    DType,
+    /// `xla.ifrt.ShapeProto`
+    Shape,
+    /// `xla.ifrt.ArraySpecProto` (its sharding in an envelope inside)
+    ArraySpec,
+    /// `xla.ifrt.DeviceListProto`
+    DeviceList,
 }
 
 #[derive(Args)]
@@ -171,6 +192,14 @@ enum CliError {
         if *given == 1 { "" } else { "s" }
     )]
     VersionCount { given: usize, with_client: bool },
+    /// The bytes are not the plain message `--proto` names, or not one this build can read.
+    #[error("cannot read {} as a plain {proto} message", path.display())]
+    ProtoInput {
+        path: PathBuf,
+        proto: &'static str,
+        #[source]
+        source: Error,
+    },
     /// `--minimum` and `--current` do not describe a build.
     #[error("--minimum and --current do not describe a build of this history")]
     Range(#[source] Error),
@@ -245,7 +274,7 @@ fn inspect(args: &InspectArgs) -> Result<Outcome, CliError> {
         args.current.unwrap_or(built_in.current().number()),
     )
     .map_err(CliError::Range)?;
-    let report = read_file(&args.file, reader);
+    let report = read_file(&args.file, reader, args.proto);
     if args.json {
         print_json(&report.json(&args.file, reader))?;
     } else if let Some(text) = report.text(reader) {
@@ -262,8 +291,10 @@ fn inspect(args: &InspectArgs) -> Result<Outcome, CliError> {
 struct Report {
     /// The envelope's type name, if the bytes are an envelope.
     type_name: Option<String>,
-    /// The value, or why there is none.
-    result: Result<Box<dyn Serializable>, Failure>,
+    /// The plain message the file was read as (`--proto`), if any.
+    proto: Option<&'static str>,
+    /// The value (in Rust's `{:?}` form), or why there is none.
+    result: Result<String, Failure>,
     /// Every value in the file, outer first, with its recorded format, as read by a build of
     /// the whole history (so the list does not stop where the chosen reader refuses).
     values: Vec<RecordedFormat>,
@@ -311,55 +342,74 @@ impl Failure {
     }
 }
 
-/// Reads `path` as a build supporting `reader` would.
-fn read_file(path: &Path, reader: SupportedVersions) -> Report {
-    let options = DeserializeOptions::default();
+/// Reads `path` as a build supporting `reader` would: as one envelope, or as the plain message
+/// of `proto`.
+fn read_file(path: &Path, reader: SupportedVersions, proto: Option<ProtoKind>) -> Report {
+    let unreadable = |error| Report {
+        type_name: None,
+        proto: None,
+        result: Err(Failure::Unreadable(error)),
+        values: Vec::new(),
+        complete: false,
+        program: None,
+        lowest_writable: None,
+    };
     // One serialized value: its length is checked against the library's limit for untrusted
     // input before anything is mapped, and the registry then reads the envelope and its payload
     // straight from the mapped pages, borrowing rather than copying them.
     let bytes = match read_input(path, DeserializeOptions::DEFAULT_MAX_BYTES as u64) {
-        // Empty bytes decode as an envelope with no type name; say what is wrong instead.
-        Ok(bytes) if bytes.is_empty() => {
-            return Report {
-                type_name: None,
-                result: Err(Failure::Unreadable(CliError::Empty {
-                    path: path.to_owned(),
-                })),
-                values: Vec::new(),
-                complete: false,
-                program: None,
-                lowest_writable: None,
-            };
+        // Empty bytes decode as an envelope with no type name; say what is wrong instead. (A
+        // plain message may be empty: all its fields at their defaults, a scalar's shape.)
+        Ok(bytes) if bytes.is_empty() && proto.is_none() => {
+            return unreadable(CliError::Empty {
+                path: path.to_owned(),
+            });
         }
         Ok(bytes) => bytes,
-        Err(error) => {
-            return Report {
-                type_name: None,
-                result: Err(Failure::Unreadable(error)),
-                values: Vec::new(),
-                complete: false,
-                program: None,
-                lowest_writable: None,
-            };
-        }
+        Err(error) => return unreadable(error),
     };
-    let whole_history = SupportedVersions::new(HISTORY[0].number(), built_in_current())
+    match proto {
+        None => read_envelope(path, &bytes, reader),
+        Some(ProtoKind::DType) => read_plain::<DType>(path, &bytes, reader),
+        Some(ProtoKind::Shape) => read_plain::<Shape>(path, &bytes, reader),
+        Some(ProtoKind::ArraySpec) => read_plain::<ArraySpec>(path, &bytes, reader),
+        Some(ProtoKind::DeviceList) => read_plain::<DeviceList>(path, &bytes, reader),
+    }
+}
+
+/// A registry of this build's types reading every version of the history this build knows,
+/// so that `inspect` lists every value of a file, whatever reader it plays.
+fn whole_history() -> Registry {
+    let whole = SupportedVersions::new(HISTORY[0].number(), built_in_current())
         .map_or(SupportedVersions::BUILT_IN, |range| range);
-    let (read, values) =
-        Registry::with_builtin_types(whole_history).inspect_bytes(&bytes, &options);
+    Registry::with_builtin_types(whole)
+}
+
+/// Sorts a failure: a version the reader refuses (exit 1), or bytes it cannot read (exit 2).
+fn failure(error: Error, unreadable: impl FnOnce(Error) -> CliError) -> Failure {
+    match error {
+        Error::Incompatible(_) => Failure::Refused(error),
+        source => Failure::Unreadable(unreadable(source)),
+    }
+}
+
+/// Reads `bytes` as one `Serialized` envelope.
+fn read_envelope(path: &Path, bytes: &[u8], reader: SupportedVersions) -> Report {
+    let options = DeserializeOptions::default();
+    let (read, values) = whole_history().inspect_bytes(bytes, &options);
     let registry = Registry::with_builtin_types(reader);
     let type_name = registry
-        .envelope_from_bytes(&bytes, &options)
+        .envelope_from_bytes(bytes, &options)
         .map(|envelope| envelope.type_name)
         .ok();
     let result = registry
-        .deserialize_dyn_from_bytes(&bytes, &options)
-        .map_err(|error| match error {
-            Error::Incompatible(_) => Failure::Refused(error),
-            source => Failure::Unreadable(CliError::Input {
+        .deserialize_dyn_from_bytes(bytes, &options)
+        .map(|value| format!("{value:?}"))
+        .map_err(|error| {
+            failure(error, |source| CliError::Input {
                 path: path.to_owned(),
                 source,
-            }),
+            })
         });
     // The program's header, as a build of the whole history reads it (a reader that refuses
     // the file's versions still learns which StableHLO it needs).
@@ -373,11 +423,38 @@ fn read_file(path: &Path, reader: SupportedVersions) -> Report {
         .and_then(|name| registry.lowest_writable(name));
     Report {
         type_name,
+        proto: None,
         result,
         values,
         complete: read.is_ok(),
         program,
         lowest_writable,
+    }
+}
+
+/// Reads `bytes` as one plain `T::Proto` message, as IFRT's `FromProto` does.
+fn read_plain<T: ProtoCodec>(path: &Path, bytes: &[u8], reader: SupportedVersions) -> Report {
+    let options = DeserializeOptions::default();
+    let (read, values) = whole_history().inspect_proto_bytes::<T>(bytes, &options);
+    let result = Registry::with_builtin_types(reader)
+        .from_proto_bytes::<T>(bytes, &options)
+        .map(|value| format!("{value:?}"))
+        .map_err(|error| {
+            failure(error, |source| CliError::ProtoInput {
+                path: path.to_owned(),
+                proto: T::PROTO_NAME,
+                source,
+            })
+        });
+    Report {
+        type_name: None,
+        proto: Some(T::PROTO_NAME),
+        result,
+        values,
+        complete: read.is_ok(),
+        program: None,
+        // A plain message has no floor of its own: the reader writes it from its minimum on.
+        lowest_writable: Some(reader.minimum().number()),
     }
 }
 
@@ -413,12 +490,14 @@ impl Report {
                 "current": reader.current().number().value(),
             },
             "type_name": self.type_name,
+            "proto": self.proto,
+            "format": self.values.first().map(|v| v.recorded.value()),
             "stablehlo_producer": self.program.as_ref().map(|(producer, _)| producer),
             "mlir_bytecode_version": self.program.as_ref().map(|(_, version)| version),
             "lowest_writable": self.lowest_writable.map(|v| v.value()),
             "unreadable": matches!(self.result, Err(Failure::Unreadable(_))),
             "refused": matches!(self.result, Err(Failure::Refused(_))),
-            "value": self.result.as_ref().ok().map(|value| format!("{value:?}")),
+            "value": self.result.as_ref().ok(),
             "error": self.result.as_ref().err().map(Failure::message),
         })
     }
@@ -427,7 +506,7 @@ impl Report {
     /// stderr).
     fn text(&self, reader: SupportedVersions) -> Option<String> {
         let last = match &self.result {
-            Ok(value) => format!("value:     {value:?}"),
+            Ok(value) => format!("value:     {value}"),
             Err(Failure::Refused(error)) => format!("refused:   {error}"),
             Err(Failure::Unreadable(_)) => return None,
         };
@@ -461,6 +540,11 @@ impl Report {
             ),
             None => "readable in no version of this history".to_string(),
         };
+        let what = match (self.proto, &self.type_name) {
+            (Some(proto), _) => format!("proto:     {proto} (a plain message, no envelope)"),
+            (None, Some(type_name)) => format!("type name: {type_name}"),
+            (None, None) => "type name: (no envelope)".to_string(),
+        };
         let mut facts = String::new();
         if let Some((producer, version)) = &self.program {
             facts.push_str(&format!(
@@ -478,10 +562,9 @@ impl Report {
             _ => {}
         }
         Some(format!(
-            "reader:    [{}, {}]\ntype name: {}\n{facts}values (type, recorded format):\n{values}{readable_in}\n{last}\n",
+            "reader:    [{}, {}]\n{what}\n{facts}values (type, recorded format):\n{values}{readable_in}\n{last}\n",
             reader.minimum().number().value(),
             reader.current().number().value(),
-            self.type_name.as_deref().unwrap_or("(no envelope)")
         ))
     }
 }

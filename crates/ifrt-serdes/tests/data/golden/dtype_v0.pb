@@ -1,2 +1,0 @@
-
-xla::ifrt::DType

@@ -1,3 +1,0 @@
-
-xla::ifrt::Shape
-€

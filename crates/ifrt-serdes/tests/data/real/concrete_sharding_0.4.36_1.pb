@@ -1,6 +1,0 @@
-
-xla::ifrt::ConcreteSharding
-
-
-
-"device

@@ -1,3 +1,0 @@
-
-xla::ifrt::SingleDeviceSharding
-device
