@@ -26,7 +26,21 @@ for target in $(cargo +nightly fuzz list); do
     graphdef_releases) seeds=("$crates/graphdef-versions/tests/data/release_cases/cases" "$crates/graphdef-versions/tests/data/graphdef") ;;
     graphdef_*) seeds=("$crates/graphdef-versions/tests/data/graphdef" "$crates/graphdef-versions/tests/data/findings") ;;
     tflite_*) seeds=("$crates/tflite-opver/tests/data/tflite" "$crates/tflite-opver/tests/data/sig" "$crates/tflite-opver/tests/data/runtimes/specimens" "$crates/tflite-opver/tests/data/runtimes/converted") ;;
-    ifrt_*) seeds=("$crates/ifrt-serdes/tests/data/golden" "$crates/ifrt-serdes/tests/data/real") ;;
+    ifrt_*)
+      # The values real jaxlib clients sent are kept as hex, one per line: write each out as
+      # a seed file of its own.
+      real="$(pwd)/corpus/ifrt_real_seeds"
+      mkdir -p "$real"
+      python3 - "$crates/ifrt-serdes/tests/data/real" "$real" <<'PY'
+import pathlib, sys
+src, out = map(pathlib.Path, sys.argv[1:])
+for path in src.glob("*.txt"):
+    for number, line in enumerate(path.read_text().splitlines()):
+        hex_value = [w[4:] for w in line.split() if w.startswith("hex=")]
+        if hex_value and not line.startswith("#"):
+            (out / f"{path.stem}-{number}").write_bytes(bytes.fromhex(hex_value[0]))
+PY
+      seeds=("$crates/ifrt-serdes/tests/data/golden" "$real") ;;
     # Small real shared libraries (seeds/make_se_abi_plugin_elf.sh): from nothing, the fuzzer
     # never passes the ELF header check (41 edges in a minute).
     se_abi_plugin_elf) seeds=("seeds/se_abi_plugin_elf") ;;

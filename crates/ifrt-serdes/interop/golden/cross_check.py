@@ -44,7 +44,7 @@ PROTOS = [
 # Checked elsewhere: xla_compile_options_v0.pb (its schema reaches most of XLA's compile
 # options; the golden is a hand-made three-level message, checked field by field in
 # tests/ifrt/golden.rs) and xla_program_v0.pb (opaque MLIR bytecode, the very bytes jaxlib
-# 0.10.2 sent: tests/data/real/xla_program_0.10.2_0.pb).
+# 0.10.2 sent: its line in tests/data/real/jaxlib-0.10.2-default.txt).
 NOT_HERE = {"xla_compile_options_v0.pb", "xla_program_v0.pb"}
 
 
