@@ -239,7 +239,7 @@ impl Codec for ConcreteSharding {
     ) -> Result<Self, Error> {
         let proto: ConcreteShardingProto = decode_message(data, options, "ConcreteShardingProto")?;
         registry.read_format(&Self::FORMATS, proto.version_number)?;
-        let devices = read_devices(proto.devices.as_ref(), registry)?;
+        let devices = read_devices(proto.devices, registry)?;
         let memory_kind = MemoryKind::from_field(proto.memory_kind.as_deref());
         // IFRT's `shape` (2) and `dynamic_shape` (5) are one oneof: the one last in the bytes
         // is the one set.
@@ -396,7 +396,7 @@ impl Codec for ConcreteEvenSharding {
         let proto: ConcreteEvenShardingProto =
             decode_message(data, options, "ConcreteEvenShardingProto")?;
         registry.read_format(&Self::FORMATS, proto.version_number)?;
-        let devices = read_devices(proto.devices.as_ref(), registry)?;
+        let devices = read_devices(proto.devices, registry)?;
         let memory_kind = MemoryKind::from_field(proto.memory_kind.as_deref());
         let shape = Shape::from_proto(proto.shape.unwrap_or_default(), registry)?;
         let shard_shape = Shape::from_proto(proto.shard_shape.unwrap_or_default(), registry)?;
@@ -476,7 +476,7 @@ impl Codec for OpaqueSharding {
     ) -> Result<Self, Error> {
         let proto: OpaqueShardingProto = decode_message(data, options, "OpaqueShardingProto")?;
         registry.read_format(&Self::FORMATS, proto.version_number)?;
-        let devices = read_devices(proto.devices.as_ref(), registry)?;
+        let devices = read_devices(proto.devices, registry)?;
         let memory_kind = MemoryKind::from_field(proto.memory_kind.as_deref());
         OpaqueSharding::new(devices, memory_kind)
     }

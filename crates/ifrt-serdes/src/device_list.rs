@@ -37,12 +37,9 @@ impl DeviceList {
         &self.device_ids
     }
 
-    /// The message for `version`, for the values that nest a device list in their own message
-    /// (the shardings): what [`ProtoCodec::to_proto`] writes, without a registry.
-    pub(crate) fn proto_at(&self, version: SerDesVersion) -> Result<DeviceListProto, Error> {
-        let mut proto = DeviceListProto::default();
-        self.fill_proto(&SerializeOptions::new(version), &mut proto)?;
-        Ok(proto)
+    /// The device ids, taken out of the list.
+    pub(crate) fn into_device_ids(self) -> Vec<i32> {
+        self.device_ids
     }
 
     /// Overwrites `proto` with the message for `options`, reusing its buffer.
@@ -51,11 +48,30 @@ impl DeviceList {
         options: &SerializeOptions,
         proto: &mut DeviceListProto,
     ) -> Result<(), Error> {
-        let format = Self::FORMATS.record(Self::FORMATS.oldest(), options.version())?;
-        proto.version_number = format.value();
+        proto.version_number = record_format(options.version())?;
         refill(&mut proto.device_ids, &self.device_ids);
         Ok(())
     }
+}
+
+/// The format a device list records when `version` is requested: format 0, the only one, whatever
+/// the version (IFRT's `DeviceList::ToProto`).
+fn record_format(version: SerDesVersion) -> Result<i32, Error> {
+    let formats = <DeviceList as ProtoCodec>::FORMATS;
+    Ok(formats.record(formats.oldest(), version)?.value())
+}
+
+/// The message of the device ids `ids` for `version`, for the values that nest a device list in
+/// their own message (the shardings, which have checked the ids already): what a [`DeviceList`]
+/// of them writes.
+pub(crate) fn device_list_proto(
+    ids: &[i32],
+    version: SerDesVersion,
+) -> Result<DeviceListProto, Error> {
+    Ok(DeviceListProto {
+        version_number: record_format(version)?,
+        device_ids: ids.to_vec(),
+    })
 }
 
 impl ProtoCodec for DeviceList {

@@ -111,7 +111,7 @@ impl Codec for HloSharding {
     ) -> Result<Self, Error> {
         let proto: HloShardingProto = decode_message(data, options, "HloShardingProto")?;
         registry.read_format(&Self::FORMATS, proto.version_number)?;
-        let devices = read_devices(proto.devices.as_ref(), registry)?;
+        let devices = read_devices(proto.devices, registry)?;
         let memory_kind = MemoryKind::from_field(proto.memory_kind.as_deref());
         HloSharding::new(
             devices,

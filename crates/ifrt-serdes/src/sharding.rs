@@ -19,7 +19,7 @@ use crate::codec::{
     Codec, DeserializeOptions, Serializable, SerializeOptions, Sharding, decode_message,
     decode_message_into, encode_message,
 };
-use crate::device_list::DeviceList;
+use crate::device_list::{DeviceList, device_list_proto};
 use crate::error::{DecodeError, Error, Incompatible, InvalidValue};
 use crate::format::{AlsoReads, Formats};
 use crate::generated::xla::ifrt::{
@@ -357,12 +357,12 @@ pub(crate) fn check_devices(devices: &[i32]) -> Result<(), InvalidValue> {
 /// (IFRT's `DeviceList::FromProto`), then checked as a sharding's list ([`check_devices`]); an
 /// absent list reads as an empty one, as protobuf's default.
 pub(crate) fn read_devices(
-    proto: Option<&DeviceListProto>,
+    proto: Option<DeviceListProto>,
     registry: &Registry,
 ) -> Result<Vec<i32>, Error> {
-    let list = DeviceList::from_proto(proto.cloned().unwrap_or_default(), registry)?;
+    let list = DeviceList::from_proto(proto.unwrap_or_default(), registry)?;
     check_devices(list.device_ids())?;
-    Ok(list.device_ids().to_vec())
+    Ok(list.into_device_ids())
 }
 
 /// The device list message of `devices` for the requested `version`, as a [`DeviceList`]
@@ -371,7 +371,7 @@ pub(crate) fn devices_proto(
     devices: &[i32],
     version: SerDesVersion,
 ) -> Result<DeviceListProto, Error> {
-    DeviceList::new(devices.to_vec())?.proto_at(version)
+    device_list_proto(devices, version)
 }
 
 /// A value that occurs more than once in `values`, if any. Increasing lists (the common case)
