@@ -104,9 +104,14 @@
 //! | 1 | 2026-02-19 | added support for unreduced axes in ShardingParam | `ShardingParam` 1 (recorded only by a param with unreduced axes) |
 //! | 2 | 2026-04-06 | ShardingParamSharding is not created anymore by IFRT IR | none of these types (a change in what IFRT IR produces) |
 //! | 3 | 2026-04-09 | Allowed mixed serialization for stablehlo dialects | none recorded: a program written at 3 may mix StableHLO dialect versions, and its bytes say nothing of it |
+//! | 4 | 2026-07-16 (at the latest) | measured, not read: `XlaCompileOptions` records format 4, which may carry `outputs_bundle_slice_sizes` | `XlaCompileOptions` 4 (written whenever the version allows it, as real clients do) |
 //!
-//! The history is that of the newest serdes_version.h read (openxla/xla 3f7a926d, the range
-//! real jaxlib 0.10.2 offers). **XLA renumbered version 2**: an older header had `2: 2026-03-19,
+//! Versions 0 to 3 are those of the newest serdes_version.h read (openxla/xla 3f7a926d, the
+//! range real jaxlib 0.10.2 offers). Version 4 comes from the released binaries: jaxlib 0.11.0
+//! (uploaded 2026-07-16) is the first to offer it, and its clients record format 4 in their
+//! compile options from a negotiated 4 on; its day is that upload, an upper bound. jaxlib 0.11.1
+//! and 0.11.2 offer 5 and 6, whose changes show in nothing a client sends: the history stops at
+//! 4 rather than guess them. **XLA renumbered version 2**: an older header had `2: 2026-03-19,
 //! Allow mixed serialization for stablehlo dialects`, which moved to 3 when the IFRT IR change
 //! took 2. The crate follows the newest header.
 //!

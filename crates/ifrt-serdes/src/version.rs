@@ -362,6 +362,18 @@ impl History {
 /// it only at `>= SerDesVersionNumber(3)`). Builds of the withdrawn numbering offered `[0, 2]`
 /// with a different meaning of 2; no released jaxlib is known to have shipped it (0.9.2 offers
 /// `[0, 1]`, 0.10.2 `[0, 3]`). This crate follows the newest header.
+///
+/// Version 4 is not in any header this crate has read; it comes from the released binaries.
+/// jaxlib 0.10.2 (on PyPI since 2026-06-17) offers `[0, 3]`, 0.11.0 (2026-07-16) `[0, 4]`. The
+/// one difference their IFRT Proxy clients show at 4 is in the compile options: from 0.11.0 on
+/// `XlaCompileOptionsProto` has `version_number` and `outputs_bundle_slice_sizes`, and a client
+/// at a negotiated 4 or newer records format 4 in it (jaxlib 0.11.2 and 0.12.0.1 measured at 3,
+/// 4, 5 and 6; at 3 it records none). The 0.11.2 binary also names the slice sizes' floor for
+/// IFRT IR and custom-call compile options. The change is said here in this crate's words, and
+/// its day is an upper bound: the upload of the first jaxlib that offers it (IFRT introduced it
+/// some time after 0.10.2's XLA commit). jaxlib 0.11.1 offers up to 5 and 0.11.2 up to 6, and
+/// 0.12.0 raises its minimum to 2; what 5 and 6 change shows in nothing those clients send
+/// (the same bytes at 4, 5 and 6), so the history stops at 4 rather than guess them.
 pub const HISTORY: &[VersionEntry] = &[
     VersionEntry::dated(0, (2025, 5, 20), "initial version"),
     VersionEntry::dated(
@@ -378,6 +390,12 @@ pub const HISTORY: &[VersionEntry] = &[
         3,
         (2026, 4, 9),
         "Allowed mixed serialization for stablehlo dialects",
+    ),
+    // Not from a header: measured (see above). The day is the last it can be.
+    VersionEntry::dated(
+        4,
+        (2026, 7, 16),
+        "XlaCompileOptions records format 4, which may carry outputs_bundle_slice_sizes",
     ),
 ];
 
@@ -708,10 +726,15 @@ mod tests {
                     "2026-04-09".to_string(),
                     "Allowed mixed serialization for stablehlo dialects"
                 ),
+                (
+                    4,
+                    "2026-07-16".to_string(),
+                    "XlaCompileOptions records format 4, which may carry outputs_bundle_slice_sizes"
+                ),
             ]
         );
         assert_eq!((IFRT.minimum(), IFRT.current()), (MINIMUM, CURRENT));
-        assert_eq!(CURRENT, SerDesVersionNumber(3));
+        assert_eq!(CURRENT, SerDesVersionNumber(4));
         assert_eq!(
             IFRT.week_4_old_rule(),
             Week4Old::Fixed(SerDesVersionNumber(3))
@@ -719,7 +742,7 @@ mod tests {
         assert_eq!(IFRT.supported(), SupportedVersions::BUILT_IN);
         assert_eq!(
             SupportedVersions::BUILT_IN.current().to_string(),
-            "IFRT SerDes version 3"
+            "IFRT SerDes version 4"
         );
     }
 
@@ -737,18 +760,21 @@ mod tests {
                 "{today}"
             );
         }
-        // A simulated IFRT build that stops below the fixed version has none (the fixed version
-        // is the newest, so no build's minimum can be above it).
-        for max in [1, 2] {
-            let older = SupportedVersions::new(MINIMUM, SerDesVersionNumber(max)).unwrap();
-            assert!(matches!(
-                older.week_4_old(day(2030, 1, 1)),
-                Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
-            ));
+        // A simulated IFRT build whose range does not hold the fixed version has none: one that
+        // stops below it, or one whose minimum is above it.
+        for (min, max) in [(0, 1), (0, 2), (4, 4)] {
+            let range = SupportedVersions::new(SerDesVersionNumber(min), SerDesVersionNumber(max));
+            assert!(
+                matches!(
+                    range.unwrap().week_4_old(day(2030, 1, 1)),
+                    Err(Error::Incompatible(Incompatible::VersionOutOfRange { .. }))
+                ),
+                "[{min}, {max}]"
+            );
         }
-        let only_current = SupportedVersions::new(CURRENT, CURRENT).unwrap();
+        let only_it = SupportedVersions::new(WEEK_4_OLD, WEEK_4_OLD).unwrap();
         assert_eq!(
-            only_current
+            only_it
                 .week_4_old(day(2030, 1, 1))
                 .map(SerDesVersion::number),
             Ok(WEEK_4_OLD)

@@ -9,11 +9,13 @@
 //! A type's bytes change only where its own format, or a nested value's, changed
 //! (`common::golden_formats`): `dtype_proto`, `shape_proto`, `device_list_proto` and
 //! `single_device_sharding` have one file, the nested `sharding_param_sharding` and
-//! `array_spec_proto` two (their param without and with unreduced axes).
+//! `array_spec_proto` two (their param without and with unreduced axes), `xla_compile_options`
+//! two (format 0, and format 4 with its `version_number`).
 //!
 //! - Today's code writes every type at every requested version byte for byte as the golden of
 //!   the format its value needs, whatever the version requested (IFRT's rule: the oldest format
-//!   that holds the value).
+//!   that holds the value), except the compile options, which real clients write in the newest
+//!   format the version allows.
 //! - Every golden is read by every build whose range covers its format, and refused, naming
 //!   the part and its format, by exactly the builds the format rule says.
 //! - `tests/data/golden/CHECKSUMS` (FNV-1a 64) pins every file: an existing file is never
@@ -339,8 +341,8 @@ fn sharding_param_numbers_ifrt_accepts_are_read() {
          IFRT SerDes versions [0, 2], and 3 is newer, written by a newer build; the writer must \
          request a version both builds support (negotiate one)"
     );
-    // This build (its current version is 3) knows the number 3, which is no format of
-    // ShardingParam (IFRT's reader refuses anything above 2).
+    // A build of version 3 knows the number 3, which is no format of ShardingParam (IFRT's
+    // reader refuses anything above 2).
     let error = read(&build(0, 3), 3).unwrap_err().to_string();
     assert_eq!(
         error,
@@ -490,7 +492,7 @@ fn the_library_declares_the_formats_the_tests_state() {
     assert_eq!(param, [0, 1]);
     // Every format is a version of the history. Not every version introduced a format of
     // these types: IFRT's versions 2 and 3 concern IFRT IR and StableHLO programs, and change
-    // no format of them.
+    // no format of them; 4 is the compile options' format.
     let mut all: Vec<i32> = GOLDEN_TYPES
         .iter()
         .flat_map(|(short, _)| golden_formats(short))
@@ -498,7 +500,7 @@ fn the_library_declares_the_formats_the_tests_state() {
     all.sort_unstable();
     all.dedup();
     let history: Vec<i32> = HISTORY.iter().map(|e| e.number().value()).collect();
-    assert_eq!(all, [0, 1]);
+    assert_eq!(all, [0, 1, 4]);
     assert!(all.iter().all(|f| history.contains(f)));
 }
 
@@ -561,8 +563,16 @@ fn recorded_version(short: &str, data: &[u8]) -> i32 {
         "opaque_sharding" => OpaqueShardingProto::decode(data).unwrap().version_number,
         "compact_layout" => CompactLayoutProto::decode(data).unwrap().version_number,
         "pjrt_layout" => PjRtLayoutProto::decode(data).unwrap().version_number,
-        // `XlaCompileOptionsProto` has no version field: it records none, read as 0.
-        "xla_compile_options" => 0,
+        // Field 3 of `XlaCompileOptionsProto` since jaxlib 0.11.0 (absent before: 0), read by
+        // prost from a message declaring only that field.
+        "xla_compile_options" => {
+            #[derive(Clone, PartialEq, prost::Message)]
+            struct VersionOnly {
+                #[prost(int32, tag = "3")]
+                version_number: i32,
+            }
+            VersionOnly::decode(data).unwrap().version_number
+        }
         other => panic!("{other}"),
     }
 }

@@ -47,9 +47,9 @@ fn every_producer_by_every_consumer_by_every_version() {
             }
         }
     }
-    // 10 builds of 4 versions; each producer writes its own versions (20 in all).
-    assert_eq!(all_builds().len(), 10);
-    assert_eq!(cells, 10 * 20 * GOLDEN_TYPES.len());
+    // 15 builds of 5 versions; each producer writes its own versions (35 in all).
+    assert_eq!(all_builds().len(), 15);
+    assert_eq!(cells, 15 * 35 * GOLDEN_TYPES.len());
     assert!(readable > 0 && readable < cells);
 }
 
@@ -59,7 +59,8 @@ fn every_producer_by_every_consumer_by_every_version() {
 fn an_older_build_reads_every_unchanged_type_at_any_requested_version() {
     let new = build(0, 3);
     let old = build(0, 1);
-    for version in versions() {
+    // The versions of the newer build (version 4 changed the compile options' format).
+    for version in versions().into_iter().filter(|v| v.number().value() <= 3) {
         for (short, _) in GOLDEN_TYPES {
             let bytes = serialize_sample(&new, short, version).unwrap();
             let result = common::decodes_to_sample(&old, short, version.number(), &bytes);
@@ -95,7 +96,7 @@ fn an_array_spec_is_read_part_by_part() {
         ),
         layout: None,
     };
-    let new = build(0, 3);
+    let new = build(0, 4);
     let o = DeserializeOptions::default();
     for version in versions() {
         let bytes = new

@@ -1,5 +1,5 @@
 //! Real bytes: every IFRT value the IFRT Proxy clients of real jaxlib releases (0.4.31 to
-//! 0.10.2) sent, kept in `tests/data/real/` (one file per release and scenario; the README there
+//! 0.12.0.1) sent, kept in `tests/data/real/` (one file per release and scenario; the README there
 //! says where they come from and how they were made).
 //!
 //! - Every plain message of the four types IFRT sends that way (`DTypeProto`, `ShapeProto`,
@@ -22,9 +22,9 @@ use ifrt_serdes::schema::ShardingProto;
 use ifrt_serdes::schema::xla::op_sharding::Type;
 use ifrt_serdes::version::{SerDesVersionNumber, SupportedVersions};
 use ifrt_serdes::{
-    ArraySpec, ConcreteShapes, ConcreteSharding, DType, DeserializeOptions, DeviceList, Error,
-    HloSharding, Incompatible, MemoryKind, ProtoCodec, RecordedFormat, Registry, Serializable,
-    SerializeOptions, Shape, SingleDeviceSharding, XlaCompileOptions,
+    ArraySpec, Codec, ConcreteShapes, ConcreteSharding, DType, DeserializeOptions, DeviceList,
+    Error, HloSharding, Incompatible, MemoryKind, ProtoCodec, RecordedFormat, Registry,
+    Serializable, SerializeOptions, Shape, SingleDeviceSharding, XlaCompileOptions,
 };
 use prost::Message;
 
@@ -290,11 +290,27 @@ fn every_envelope_is_read_with_its_format_and_written_back() {
 
 /// Writes an envelope's value again at every version from its recorded format to this build's
 /// current one: the same bytes at the current version; at older ones the same bytes, or a
-/// refusal (a type may have a floor of its own for writing).
+/// refusal (a type may have a floor of its own for writing). Compile options are written in
+/// the newest format a version allows, as real clients write them: the same bytes wherever
+/// that is the format they came in, and otherwise the same options in the other format.
 fn write_back(registry: &Registry, read: &dyn Serializable, value: &Captured) {
     let current = SupportedVersions::BUILT_IN.current();
     for options in versions_from(value.format()) {
+        let version = options.version();
+        let newest = XlaCompileOptions::FORMATS.newest_at(version);
+        let other_format = value.name == XlaCompileOptions::TYPE_NAME
+            && newest != Some(SerDesVersionNumber::new(value.format()));
         match registry.serialize_to_bytes(read, &options) {
+            Ok(bytes) if other_format => {
+                let o = DeserializeOptions::default();
+                let (again, formats) = registry.inspect_bytes(&bytes, &o);
+                let again = again.unwrap_or_else(|e| panic!("{}: {e}", value.origin));
+                assert_eq!(formats[0].recorded, newest.unwrap(), "{}", value.origin);
+                let again =
+                    (again.as_ref() as &dyn std::any::Any).downcast_ref::<XlaCompileOptions>();
+                let first = (read as &dyn std::any::Any).downcast_ref::<XlaCompileOptions>();
+                assert_eq!(again, first, "{}: written again at {version}", value.origin);
+            }
             Ok(bytes) => assert_eq!(
                 bytes,
                 value.bytes,
@@ -478,7 +494,8 @@ fn a_program_is_not_written_below_week_4_old_as_jaxlib_0_10_2_refuses() {
 fn the_data_covers_every_release_captured() {
     let files = captured();
     for release in [
-        "0.4.31", "0.4.36", "0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.10.2",
+        "0.4.31", "0.4.36", "0.4.38", "0.5.3", "0.6.2", "0.7.2", "0.8.3", "0.9.2", "0.10.2",
+        "0.11.2", "0.12.0.1",
     ] {
         assert!(
             files
@@ -488,7 +505,7 @@ fn the_data_covers_every_release_captured() {
         );
     }
     let with_values = files.values().filter(|v| !v.is_empty()).count();
-    assert!(with_values >= 8, "{with_values} files with values");
+    assert!(with_values >= 18, "{with_values} files with values");
 }
 
 /// The tool answers for every captured value as the library does: `inspect --proto KIND --json`

@@ -79,7 +79,8 @@ fn ifrts_own_build_raises_its_minimum_no_further_than_its_week_4_old_version() {
 fn raising_the_minimum_rejects_only_the_superseded_formats_golden_bytes() {
     for minimum in 1..=2 {
         let raised = build(minimum, 2);
-        for (short, format) in all_goldens() {
+        // The goldens of formats this build knows (a newer one is refused as newer).
+        for (short, format) in all_goldens().into_iter().filter(|(_, f)| *f <= 2) {
             let name = golden_name(short, format);
             let bytes = fs::read(Path::new(GOLDEN_DIR).join(&name)).unwrap();
             let result =
@@ -347,7 +348,7 @@ fn the_newest_format_and_unknown_formats_are_never_removed() {
     );
     // A minimum past current is no range.
     assert!(matches!(
-        SupportedVersions::BUILT_IN.raise_minimum(SerDesVersionNumber::new(4), far),
+        SupportedVersions::BUILT_IN.raise_minimum(SerDesVersionNumber::new(5), far),
         Err(Error::InvalidRange { .. })
     ));
 }

@@ -1,0 +1,3 @@
+
+xla::ifrt::XlaCompileOptions
+ 
