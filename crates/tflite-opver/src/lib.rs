@@ -126,6 +126,7 @@
 // | `runtimes/mod.rs`              | TFLite runtimes: releases, real runtimes, their loaders         |
 // | `runtimes/min_runtime.rs`      | `RuntimeVersion` and the (op, version) -> minimum runtime table |
 // | `runtimes/installed.rs`        | `Runtime`: the real runtimes users install, and their verdicts  |
+// | `runtimes/allocation.rs`       | what a runtime's `allocate_tensors()` does with custom ops      |
 // | `runtimes/interpreter.rs`      | the interpreter replay: what a runtime checks when loading      |
 // | `runtimes/verifier.rs`         | TFLite's FlatBuffer verifier limits (`loader_limits`)           |
 // | `runtimes/resolver.rs`         | op resolvers: kernels by operator and exact version             |
@@ -188,9 +189,10 @@ pub use runtimes::min_runtime::{
     supported_by,
 };
 // Real runtimes: which of them load a model, and in what words the others refuse it.
+pub use runtimes::allocation::{ARENA_LIMIT, Allocation, AllocationRefusal, NotJudged};
 pub use runtimes::installed::{
     BlockingCause, BlockingOperator, LoadOutcome, RefusedBy, Runtime, RuntimeFamily,
-    RuntimeVerdict, RuntimeVerdicts,
+    RuntimeVerdict, RuntimeVerdicts, StoredTooLow,
 };
 // Kernel registries and delegates.
 pub use delegates::{

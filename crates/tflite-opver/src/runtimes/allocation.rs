@@ -1,0 +1,408 @@
+//! What a runtime's `allocate_tensors()` does with a model its interpreter constructed, as far
+//! as the facts probed from it reach.
+//!
+//! Constructing the interpreter leaves a custom op that no resolver registers to a delegate
+//! (TFLite's `InterpreterBuilder`). `allocate_tensors()` then applies the default delegates
+//! and prepares the primary subgraph's nodes in execution order (TFLite's
+//! `tensorflow/lite/core/subgraph.cc`, `Subgraph::PrepareOpsStartingAt` and `OpPrepare`;
+//! `tflite/core/subgraph.cc` in LiteRT). It stops at the first node that fails, and a node of a
+//! custom op that nothing took fails: "Encountered unresolved custom op: NAME." or, for a name
+//! starting with `Flex` (TensorFlow ops kept by `SELECT_TF_OPS`), "Select TensorFlow op(s) ...
+//! Make sure you apply/link the Flex delegate", each followed by "Node number N (NAME) failed to
+//! prepare." It also stops, successfully, after a node whose outputs are dynamic (their shape
+//! known only when it runs): the nodes after it are prepared at `invoke()`.
+//!
+//! Each runtime's facts (`allocation.py`, beside the probe) say which custom ops its default
+//! resolver registers and at which versions, which names its default delegate (XNNPACK) looks
+//! at though no resolver registers them (`Convolution2DTransposeBias` and the MediaPipe pooling
+//! ops: a node it accepts runs), whether its interpreter applies the Flex delegate by itself
+//! (`tf.lite.Interpreter` of tensorflow-cpu 2.12 to 2.18), and its exact words.
+//!
+//! From them the verdict is:
+//!
+//! - refused, when a custom op nothing takes is reached: every node before it is one whose
+//!   outputs cannot be dynamic (a builtin whose output shape follows from its inputs' shapes, or
+//!   from inputs that are constants), so preparing does reach it. The text is the runtime's,
+//!   with the op and node filled in; it is exact when the nodes before it prepare (a kernel's
+//!   own refusal of an earlier node would be reported first);
+//! - allocates, only when nothing is left unreplayed: a primary subgraph without operators,
+//!   whose tensors take at most [`ARENA_LIMIT`] bytes;
+//! - not judged otherwise: a kernel's own checks (its `Prepare`: types, shapes, options) are
+//!   not replayed, nor the Flex delegate's.
+
+use crate::generated::runtimes::RuntimeFacts;
+use crate::model::Model;
+use crate::operator::code::BuiltinOperator;
+use crate::runtimes::interpreter::fill;
+
+/// What a runtime's `allocate_tensors()` does with a model ([`RuntimeVerdict::allocation`](
+/// crate::RuntimeVerdict::allocation)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Allocation {
+    /// It allocates: every check it makes for this model is replayed.
+    Allocates,
+    /// It raises (a `RuntimeError`), with this text.
+    Refused {
+        /// Why.
+        cause: AllocationRefusal,
+        /// The node it names: its index in the primary subgraph's operators.
+        node: usize,
+        /// The custom op's name.
+        op: String,
+        /// The exception's text, as the runtime words it.
+        message: String,
+    },
+    /// The interpreter is never constructed, so nothing is allocated.
+    NotConstructed,
+    /// Not judged: something it checks at allocation is not replayed.
+    NotJudged {
+        /// What is not replayed.
+        reason: NotJudged,
+    },
+}
+
+impl Allocation {
+    /// `Some(true)` when it allocates, `Some(false)` when it cannot (refused, or never
+    /// constructed), `None` when not judged.
+    pub fn allocates(&self) -> Option<bool> {
+        match self {
+            Allocation::Allocates => Some(true),
+            Allocation::Refused { .. } | Allocation::NotConstructed => Some(false),
+            Allocation::NotJudged { .. } => None,
+        }
+    }
+
+    /// The text `allocate_tensors()` raises, when it refuses.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Allocation::Refused { message, .. } => Some(message),
+            _ => None,
+        }
+    }
+}
+
+/// Why `allocate_tensors()` refuses a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AllocationRefusal {
+    /// A custom op that neither the resolver nor a delegate takes ("Encountered unresolved
+    /// custom op").
+    UnresolvedCustomOp,
+    /// A `Flex*` op, and the runtime does not apply the Flex delegate ("Select TensorFlow
+    /// op(s) ... is(are) not supported by this interpreter").
+    FlexNotApplied,
+}
+
+impl AllocationRefusal {
+    /// Its name in `tflite-opver runtimes --json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AllocationRefusal::UnresolvedCustomOp => "unresolved_custom_op",
+            AllocationRefusal::FlexNotApplied => "flex_not_applied",
+        }
+    }
+}
+
+/// Why an allocation is not judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotJudged {
+    /// A kernel's own checks (its `Prepare`) are not replayed.
+    KernelChecks,
+    /// A `Flex*` op, run by the Flex delegate this runtime applies: its checks are not
+    /// replayed.
+    FlexDelegate,
+    /// A custom op no resolver registers, but which the default delegate examines: whether
+    /// it takes the node is not replayed.
+    DelegateMayTake(String),
+    /// An unresolved custom op follows a node whose outputs may be dynamic, which leaves
+    /// preparing the rest to `invoke()`.
+    MaybeDeferred {
+        /// The unresolved node.
+        node: usize,
+        /// Its custom op.
+        op: String,
+    },
+    /// A model without operators whose tensors need more than [`ARENA_LIMIT`] bytes: whether
+    /// the arena gets them is not replayed.
+    LargeArena,
+}
+
+impl core::fmt::Display for NotJudged {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            NotJudged::KernelChecks => f.write_str("a kernel's own checks are not replayed"),
+            NotJudged::FlexDelegate => f.write_str(
+                "the Flex delegate this runtime applies runs the Flex ops; its checks are not \
+                 replayed",
+            ),
+            NotJudged::DelegateMayTake(op) => write!(
+                f,
+                "no resolver registers custom op {op}, but the default delegate (XNNPACK) takes \
+                 such a node when it accepts it; that is not replayed"
+            ),
+            NotJudged::MaybeDeferred { node, op } => write!(
+                f,
+                "node {node} ({op}) is an unresolved custom op, but a node before it may make \
+                 dynamic outputs, after which the rest is prepared only at invoke()"
+            ),
+            NotJudged::LargeArena => {
+                f.write_str("the tensors need more memory than the arena is judged for")
+            }
+        }
+    }
+}
+
+/// The most bytes of read-write tensors a model without operators may need for
+/// [`Allocation::Allocates`]: 1 GiB, which the arena of a desktop Python process gets.
+pub const ARENA_LIMIT: u64 = 1 << 30;
+
+/// Whether `runtime`'s default resolver registers custom op `name` at `version`.
+pub(crate) fn registers_custom(runtime: &RuntimeFacts, name: &str, version: i32) -> bool {
+    runtime.custom_ops.iter().any(|&(n, mask)| {
+        n == name && u32::try_from(version).is_ok_and(|v| v < 64 && mask & (1 << v) != 0)
+    })
+}
+
+/// The name TFLite sees: the custom code up to its first NUL (a C string).
+pub(crate) fn c_name(name: &str) -> &str {
+    name.split('\0').next().unwrap_or(name)
+}
+
+/// Whether `name` is a Select TensorFlow op (`IsFlexOp`: the prefix `Flex`).
+pub(crate) fn is_flex(name: &str) -> bool {
+    name.starts_with("Flex")
+}
+
+/// What a custom op's node does at allocation in `runtime`.
+pub(crate) enum CustomOp {
+    /// A kernel or delegate takes it; its checks are not replayed.
+    Taken(NotJudged),
+    /// Nothing takes it: preparing it fails.
+    Unresolved(AllocationRefusal),
+}
+
+/// How `runtime` treats a node of custom op `name` at `version`.
+pub(crate) fn custom_op(runtime: &RuntimeFacts, name: &str, version: i32) -> CustomOp {
+    let name = c_name(name);
+    if registers_custom(runtime, name, version) {
+        CustomOp::Taken(NotJudged::KernelChecks)
+    } else if is_flex(name) {
+        if runtime.flex_applied {
+            CustomOp::Taken(NotJudged::FlexDelegate)
+        } else {
+            CustomOp::Unresolved(AllocationRefusal::FlexNotApplied)
+        }
+    } else if runtime.delegate_examines.contains(&name) {
+        CustomOp::Taken(NotJudged::DelegateMayTake(name.to_owned()))
+    } else {
+        CustomOp::Unresolved(AllocationRefusal::UnresolvedCustomOp)
+    }
+}
+
+/// The text `runtime` raises for node `node` of custom op `op` refused for `cause`.
+pub(crate) fn refusal_text(
+    runtime: &RuntimeFacts,
+    cause: AllocationRefusal,
+    op: &str,
+    node: usize,
+) -> String {
+    let template = match cause {
+        AllocationRefusal::UnresolvedCustomOp => runtime.unresolved_custom,
+        AllocationRefusal::FlexNotApplied => runtime.flex_unapplied,
+    };
+    fill(template, &[("op", &c_name(op)), ("node", &node)])
+}
+
+/// Builtins whose `Prepare` sizes their outputs from their inputs' shapes and their options
+/// alone, never marking them dynamic (each kernel's `Prepare` in `tensorflow/lite/kernels/`:
+/// `ResizeTensor` on a shape computed from `NumDimensions`/`SizeOfDimension` of the inputs).
+const SHAPE_FROM_SHAPES: &[BuiltinOperator] = &[
+    BuiltinOperator::ADD,
+    BuiltinOperator::AVERAGE_POOL_2D,
+    BuiltinOperator::CONCATENATION,
+    BuiltinOperator::CONV_2D,
+    BuiltinOperator::DEPTHWISE_CONV_2D,
+    BuiltinOperator::DEPTH_TO_SPACE,
+    BuiltinOperator::DEQUANTIZE,
+    BuiltinOperator::FLOOR,
+    BuiltinOperator::FULLY_CONNECTED,
+    BuiltinOperator::L2_NORMALIZATION,
+    BuiltinOperator::L2_POOL_2D,
+    BuiltinOperator::LOCAL_RESPONSE_NORMALIZATION,
+    BuiltinOperator::LOGISTIC,
+    BuiltinOperator::MAX_POOL_2D,
+    BuiltinOperator::MUL,
+    BuiltinOperator::RELU,
+    BuiltinOperator::RELU_N1_TO_1,
+    BuiltinOperator::RELU6,
+    BuiltinOperator::SOFTMAX,
+    BuiltinOperator::SPACE_TO_DEPTH,
+    BuiltinOperator::TANH,
+    BuiltinOperator::GATHER,
+    BuiltinOperator::SUB,
+    BuiltinOperator::DIV,
+    BuiltinOperator::SQUEEZE,
+    BuiltinOperator::EXP,
+    BuiltinOperator::LOG_SOFTMAX,
+    BuiltinOperator::CAST,
+    BuiltinOperator::PRELU,
+    BuiltinOperator::MAXIMUM,
+    BuiltinOperator::MINIMUM,
+    BuiltinOperator::LESS,
+    BuiltinOperator::NEG,
+    BuiltinOperator::GREATER,
+    BuiltinOperator::GREATER_EQUAL,
+    BuiltinOperator::LESS_EQUAL,
+    BuiltinOperator::SELECT,
+    BuiltinOperator::SIN,
+    BuiltinOperator::LOG,
+    BuiltinOperator::SQRT,
+    BuiltinOperator::RSQRT,
+    BuiltinOperator::POW,
+    BuiltinOperator::EQUAL,
+    BuiltinOperator::NOT_EQUAL,
+    BuiltinOperator::PACK,
+    BuiltinOperator::LOGICAL_OR,
+    BuiltinOperator::LOGICAL_AND,
+    BuiltinOperator::LOGICAL_NOT,
+    BuiltinOperator::UNPACK,
+    BuiltinOperator::FLOOR_DIV,
+    BuiltinOperator::SQUARE,
+    BuiltinOperator::ZEROS_LIKE,
+    BuiltinOperator::FLOOR_MOD,
+    BuiltinOperator::LEAKY_RELU,
+    BuiltinOperator::SQUARED_DIFFERENCE,
+    BuiltinOperator::ABS,
+    BuiltinOperator::CEIL,
+    BuiltinOperator::ADD_N,
+    BuiltinOperator::COS,
+    BuiltinOperator::ELU,
+    BuiltinOperator::QUANTIZE,
+    BuiltinOperator::ROUND,
+    BuiltinOperator::HARD_SWISH,
+    BuiltinOperator::SELECT_V2,
+    BuiltinOperator::BATCH_MATMUL,
+    BuiltinOperator::GELU,
+    BuiltinOperator::RELU_0_TO_1,
+    BuiltinOperator::SIGN,
+];
+
+/// Builtins whose `Prepare` also reads the values of their inputs after the first (a shape,
+/// axes, paddings, sizes, multiples) and marks the outputs dynamic unless those inputs are
+/// constants (`IsConstantTensor` in each kernel's `Prepare`, `tensorflow/lite/kernels/`).
+const SHAPE_FROM_CONSTANTS: &[BuiltinOperator] = &[
+    BuiltinOperator::RESHAPE,
+    BuiltinOperator::RESIZE_BILINEAR,
+    BuiltinOperator::RESIZE_NEAREST_NEIGHBOR,
+    BuiltinOperator::PAD,
+    BuiltinOperator::PADV2,
+    BuiltinOperator::MIRROR_PAD,
+    BuiltinOperator::TRANSPOSE,
+    BuiltinOperator::MEAN,
+    BuiltinOperator::SUM,
+    BuiltinOperator::REDUCE_MAX,
+    BuiltinOperator::REDUCE_MIN,
+    BuiltinOperator::REDUCE_PROD,
+    BuiltinOperator::REDUCE_ANY,
+    BuiltinOperator::REDUCE_ALL,
+    BuiltinOperator::STRIDED_SLICE,
+    BuiltinOperator::SLICE,
+    BuiltinOperator::EXPAND_DIMS,
+    BuiltinOperator::TILE,
+    BuiltinOperator::ARG_MAX,
+    BuiltinOperator::ARG_MIN,
+    BuiltinOperator::BROADCAST_TO,
+    BuiltinOperator::SPACE_TO_BATCH_ND,
+    BuiltinOperator::BATCH_TO_SPACE_ND,
+];
+
+/// Custom ops of the default resolvers whose `Prepare` sizes their outputs from their inputs'
+/// shapes and options (`tensorflow/lite/kernels/audio_spectrogram.cc`, `mfcc.cc`).
+const CUSTOM_SHAPE_FROM_SHAPES: &[&str] = &["AudioSpectrogram", "Mfcc"];
+
+/// `allocate_tensors()` of `runtime` on `model`, whose interpreter it constructs.
+pub(crate) fn allocate(model: &Model<'_>, runtime: &RuntimeFacts) -> Allocation {
+    let Some(primary) = model.subgraphs.first() else {
+        return Allocation::NotConstructed;
+    };
+    let codes = model.operator_codes();
+    // Whether every node so far leaves its outputs static: preparing goes on past it.
+    let mut static_so_far = true;
+    let mut first_unjudged: Option<NotJudged> = None;
+    for (node, (opcode, inputs, _, _, _)) in primary.resolved().enumerate() {
+        let Some(code) = codes.get(opcode as usize) else {
+            return Allocation::NotJudged {
+                reason: NotJudged::KernelChecks,
+            };
+        };
+        match code.custom_code {
+            Some(name) if code.builtin == BuiltinOperator::CUSTOM => {
+                match custom_op(runtime, name, code.version.get()) {
+                    CustomOp::Unresolved(cause) => {
+                        let op = c_name(name).to_owned();
+                        if !static_so_far {
+                            return Allocation::NotJudged {
+                                reason: NotJudged::MaybeDeferred { node, op },
+                            };
+                        }
+                        return Allocation::Refused {
+                            cause,
+                            node,
+                            message: refusal_text(runtime, cause, &op, node),
+                            op,
+                        };
+                    }
+                    CustomOp::Taken(reason) => {
+                        static_so_far &= matches!(reason, NotJudged::KernelChecks)
+                            && CUSTOM_SHAPE_FROM_SHAPES.contains(&c_name(name));
+                        first_unjudged.get_or_insert(reason);
+                    }
+                }
+            }
+            _ => {
+                let op = code.builtin;
+                let constant_rest = || {
+                    inputs
+                        .iter()
+                        .skip(1)
+                        .all(|&t| t < 0 || primary.tensor(t).is_some_and(|t| t.is_const))
+                };
+                static_so_far &= SHAPE_FROM_SHAPES.contains(&op)
+                    || (SHAPE_FROM_CONSTANTS.contains(&op) && constant_rest());
+                first_unjudged.get_or_insert(NotJudged::KernelChecks);
+            }
+        }
+    }
+    if let Some(reason) = first_unjudged {
+        return Allocation::NotJudged { reason };
+    }
+    if arena_bytes(primary) > ARENA_LIMIT {
+        return Allocation::NotJudged {
+            reason: NotJudged::LargeArena,
+        };
+    }
+    Allocation::Allocates
+}
+
+/// The bytes the read-write tensors of `subgraph` take, saturating.
+fn arena_bytes(subgraph: &crate::model::subgraph::Subgraph) -> u64 {
+    let mut total: u64 = 0;
+    for t in 0..subgraph.tensors.len() {
+        let Some(facts) = i32::try_from(t).ok().and_then(|t| subgraph.tensor(t)) else {
+            continue;
+        };
+        if facts.is_const {
+            continue;
+        }
+        let elements = facts.dims.as_slice().iter().fold(1u64, |n, &d| {
+            n.saturating_mul(u64::try_from(d).unwrap_or(0))
+        });
+        // Strings and other types of no fixed size are allocated when written, not in the arena.
+        let size = facts.element_type.bits().map_or(0, |bits| bits.max(8) / 8);
+        let bytes = elements.saturating_mul(u64::from(size));
+        total = total.saturating_add(bytes);
+    }
+    total
+}
