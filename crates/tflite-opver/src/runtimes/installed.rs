@@ -387,6 +387,22 @@ impl RuntimeVerdicts {
             .map(|v| v.runtime)
     }
 
+    /// [`Model::restamp_refused_by`] from these verdicts on `model` (so that they are not
+    /// judged twice): the runtimes that load it as stored but refuse its re-stamped copy.
+    pub fn restamp_refused_by(&self, model: &Model<'_>) -> Result<Vec<Runtime>, Error> {
+        let stamped = crate::stamp::stamp(model.bytes(), crate::stamp::StampMode::Raise)?;
+        let after = Model::from_bytes(&stamped.bytes)?;
+        let mut reasons = Reasons::new(&after);
+        Ok(self
+            .verdicts
+            .iter()
+            .filter(|before| {
+                before.loads() && !verdict(before.runtime, &after, &mut reasons).loads()
+            })
+            .map(|before| before.runtime)
+            .collect())
+    }
+
     /// The oldest runtime of `family` that loads the model. A newer one need not: a runtime
     /// that verifies the FlatBuffer refuses a model its elders load.
     pub fn oldest(&self, family: RuntimeFamily) -> Option<Runtime> {
@@ -458,18 +474,10 @@ impl Model<'_> {
     /// [`stamp`](crate::stamp()) writes (`StampMode::Raise`, as `tflite-opver stamp` does):
     /// what re-stamping would cost. Empty when the stamps are not too low.
     pub fn restamp_refused_by(&self) -> Result<Vec<Runtime>, Error> {
-        let before = self.runtime_verdicts();
         if self.stamp_warnings().is_empty() {
             return Ok(Vec::new());
         }
-        let stamped = crate::stamp::stamp(self.bytes(), crate::stamp::StampMode::Raise)?;
-        let after = Model::from_bytes(&stamped.bytes)?.runtime_verdicts();
-        Ok(before
-            .iter()
-            .zip(after.iter())
-            .filter(|(b, a)| b.loads() && !a.loads())
-            .map(|(b, _)| b.runtime)
-            .collect())
+        self.runtime_verdicts().restamp_refused_by(self)
     }
 
     /// Every runtime's verdict on this model ([`Runtime::all`]): whether constructing its

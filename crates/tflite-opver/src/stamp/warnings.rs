@@ -83,7 +83,8 @@ pub enum StampWarning {
     /// The stored `min_runtime_version` is lower than the model needs (or empty).
     #[error(
         "the stored min_runtime_version {stored:?} is lower than the \"{required}\" its \
-         operators need at their required versions; re-stamp it"
+         operators need at their required versions (`tflite-opver stamp` rewrites it; the \
+         metadata is informational, no runtime reads it when it loads a model)"
     )]
     MinRuntimeVersionTooLow {
         /// The stored text.

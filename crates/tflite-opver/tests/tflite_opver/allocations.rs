@@ -128,6 +128,8 @@ fn every_judged_allocation_agrees_with_the_real_runtimes() {
         wrong.len(),
         wrong.join("\n")
     );
+    // The figures, for `cargo test allocations -- --nocapture`.
+    eprintln!("allocation verdicts (ours, real): {counts:?}");
     let count = |ours, real| counts.get(&(ours, real)).copied().unwrap_or(0);
     // What the set proves: refusals named in the runtime's words, allocations of models
     // without operators, and nothing said of a model that crashed or failed otherwise.

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use tflite_opver::{
     Allocation, BlockingCause, BlockingOperator, LoadOutcome, Model, Runtime, RuntimeFamily,
-    RuntimeVerdict, RuntimeVerdicts, StampWarning,
+    RuntimeVerdict, RuntimeVerdicts, StampWarning, StoredTooLow,
 };
 
 use crate::outcome::{Outcome, print, print_json};
@@ -43,7 +43,7 @@ pub(crate) fn judge(
             stamp_warnings,
         ))?;
     } else {
-        print(&report_text(path, model, &verdicts))?;
+        print(&report_text(path, model, &verdicts, stamp_warnings))?;
         let mut text = String::new();
         for verdict in &refused {
             // Writing to a String cannot fail.
@@ -139,7 +139,12 @@ pub(crate) fn blocking_text(model: &Model<'_>, blocking: &BlockingOperator) -> S
     )
 }
 
-fn report_text(path: &Path, model: &Model<'_>, verdicts: &RuntimeVerdicts) -> String {
+fn report_text(
+    path: &Path,
+    model: &Model<'_>,
+    verdicts: &RuntimeVerdicts,
+    stamp_warnings: &[StampWarning],
+) -> String {
     let mut text = String::new();
     let loading = verdicts.loading().count();
     let count = |value: Option<bool>| {
@@ -167,8 +172,8 @@ fn report_text(path: &Path, model: &Model<'_>, verdicts: &RuntimeVerdicts) -> St
         })
         .collect();
     let _ = writeln!(text, "oldest that load it: {}", oldest.join(", "));
-    text.push_str(&stored_too_low_text(model));
-    if let Ok(excluded) = model.restamp_refused_by()
+    text.push_str(&stored_too_low_text(model, stamp_warnings));
+    if let Some(excluded) = restamp_refused_by(model, verdicts, stamp_warnings)
         && !excluded.is_empty()
     {
         let names: Vec<String> = excluded.iter().map(Runtime::to_string).collect();
@@ -235,21 +240,44 @@ fn report_json(
             .collect::<Vec<_>>(),
         "oldest": oldest,
         "required": required,
-        "stored_too_low": stored_too_low_json(model),
-        "restamp_refused_by": model
-            .restamp_refused_by()
-            .ok()
+        "stored_too_low": stored_too_low_json(model, stamp_warnings),
+        "restamp_refused_by": restamp_refused_by(model, verdicts, stamp_warnings)
             .map(|runtimes| runtimes.iter().map(Runtime::to_string).collect::<Vec<_>>()),
         "warnings": warnings::warnings_json(stamp_warnings),
     })
 }
 
+/// The runtimes that load the model but refuse its re-stamped copy: none when no stamp is
+/// too low (nothing is re-stamped then, and the model is not judged again); `None` when the
+/// model cannot be re-stamped.
+fn restamp_refused_by(
+    model: &Model<'_>,
+    verdicts: &RuntimeVerdicts,
+    stamp_warnings: &[StampWarning],
+) -> Option<Vec<Runtime>> {
+    if stamp_warnings.is_empty() {
+        return Some(Vec::new());
+    }
+    verdicts.restamp_refused_by(model).ok()
+}
+
+/// The operator codes stored too low, computed only when a stamp warning says there is one.
+fn stored_too_low(model: &Model<'_>, stamp_warnings: &[StampWarning]) -> Vec<StoredTooLow> {
+    if stamp_warnings
+        .iter()
+        .any(|w| matches!(w, StampWarning::VersionTooLow { .. }))
+    {
+        model.stored_too_low()
+    } else {
+        Vec::new()
+    }
+}
+
 /// `stored_too_low` of `runtimes --json`: each operator code stored below what its operators
 /// need, and the known runtimes that register the stored version but not the required one.
-fn stored_too_low_json(model: &Model<'_>) -> Value {
+fn stored_too_low_json(model: &Model<'_>, stamp_warnings: &[StampWarning]) -> Value {
     Value::Array(
-        model
-            .stored_too_low()
+        stored_too_low(model, stamp_warnings)
             .iter()
             .map(|low| {
                 let code = model.operator_codes()[low.code];
@@ -268,9 +296,9 @@ fn stored_too_low_json(model: &Model<'_>) -> Value {
 
 /// The text lines about stamps stored too low: which known runtimes run the model as stored
 /// without the required version, and which re-stamping would exclude.
-pub(crate) fn stored_too_low_text(model: &Model<'_>) -> String {
+fn stored_too_low_text(model: &Model<'_>, stamp_warnings: &[StampWarning]) -> String {
     let mut text = String::new();
-    for low in model.stored_too_low() {
+    for low in stored_too_low(model, stamp_warnings) {
         let code = model.operator_codes()[low.code];
         let name = crate::code_name(code.kind(), code.builtin.code());
         // Writing to a String cannot fail.
