@@ -322,46 +322,71 @@ const SHAPE_FROM_CONSTANTS: &[BuiltinOperator] = &[
 /// shapes and options (`tensorflow/lite/kernels/audio_spectrogram.cc`, `mfcc.cc`).
 const CUSTOM_SHAPE_FROM_SHAPES: &[&str] = &["AudioSpectrogram", "Mfcc"];
 
-/// `allocate_tensors()` of `runtime` on `model`, whose interpreter it constructs.
-pub(crate) fn allocate(model: &Model<'_>, runtime: &RuntimeFacts) -> Allocation {
+/// What allocation looks at in a model, read once for every runtime: the primary subgraph's
+/// custom-op nodes, and where its first builtin node that may make dynamic outputs is.
+pub(crate) struct Plan<'a> {
+    /// Whether the model has a primary subgraph.
+    primary: bool,
+    /// Its custom-op nodes, in execution order: node, name, version.
+    custom: Vec<(usize, &'a str, i32)>,
+    /// The first builtin node whose outputs may be dynamic.
+    first_dynamic_builtin: Option<usize>,
+    /// Its operator count.
+    operators: usize,
+    /// Whether its read-write tensors take more than [`ARENA_LIMIT`] bytes.
+    large_arena: bool,
+}
+
+/// Reads `model`'s [`Plan`]: one pass over the primary subgraph's operators.
+pub(crate) fn plan<'a>(model: &Model<'a>) -> Plan<'a> {
+    let mut shape_from_shapes = [false; 256];
+    let mut shape_from_constants = [false; 256];
+    for (table, ops) in [
+        (&mut shape_from_shapes, SHAPE_FROM_SHAPES),
+        (&mut shape_from_constants, SHAPE_FROM_CONSTANTS),
+    ] {
+        for op in ops {
+            if let Some(slot) = usize::try_from(op.code())
+                .ok()
+                .and_then(|c| table.get_mut(c))
+            {
+                *slot = true;
+            }
+        }
+    }
+    let lookup = |table: &[bool; 256], op: BuiltinOperator| {
+        usize::try_from(op.code())
+            .ok()
+            .and_then(|c| table.get(c))
+            .copied()
+            .unwrap_or(false)
+    };
     let Some(primary) = model.subgraphs.first() else {
-        return Allocation::NotConstructed;
+        return Plan {
+            primary: false,
+            custom: Vec::new(),
+            first_dynamic_builtin: None,
+            operators: 0,
+            large_arena: false,
+        };
     };
     let codes = model.operator_codes();
-    // Whether every node so far leaves its outputs static: preparing goes on past it.
-    let mut static_so_far = true;
-    let mut first_unjudged: Option<NotJudged> = None;
+    let mut custom = Vec::new();
+    let mut first_dynamic_builtin = None;
     for (node, (opcode, inputs, _, _, _)) in primary.resolved().enumerate() {
+        // Opcode indices were validated when the model was read.
         let Some(code) = codes.get(opcode as usize) else {
-            return Allocation::NotJudged {
-                reason: NotJudged::KernelChecks,
-            };
+            first_dynamic_builtin.get_or_insert(node);
+            continue;
         };
         match code.custom_code {
             Some(name) if code.builtin == BuiltinOperator::CUSTOM => {
-                match custom_op(runtime, name, code.version.get()) {
-                    CustomOp::Unresolved(cause) => {
-                        let op = c_name(name).to_owned();
-                        if !static_so_far {
-                            return Allocation::NotJudged {
-                                reason: NotJudged::MaybeDeferred { node, op },
-                            };
-                        }
-                        return Allocation::Refused {
-                            cause,
-                            node,
-                            message: refusal_text(runtime, cause, &op, node),
-                            op,
-                        };
-                    }
-                    CustomOp::Taken(reason) => {
-                        static_so_far &= matches!(reason, NotJudged::KernelChecks)
-                            && CUSTOM_SHAPE_FROM_SHAPES.contains(&c_name(name));
-                        first_unjudged.get_or_insert(reason);
-                    }
-                }
+                custom.push((node, name, code.version.get()));
             }
             _ => {
+                if first_dynamic_builtin.is_some() {
+                    continue;
+                }
                 let op = code.builtin;
                 let constant_rest = || {
                     inputs
@@ -369,21 +394,73 @@ pub(crate) fn allocate(model: &Model<'_>, runtime: &RuntimeFacts) -> Allocation 
                         .skip(1)
                         .all(|&t| t < 0 || primary.tensor(t).is_some_and(|t| t.is_const))
                 };
-                static_so_far &= SHAPE_FROM_SHAPES.contains(&op)
-                    || (SHAPE_FROM_CONSTANTS.contains(&op) && constant_rest());
-                first_unjudged.get_or_insert(NotJudged::KernelChecks);
+                let stays_static = lookup(&shape_from_shapes, op)
+                    || (lookup(&shape_from_constants, op) && constant_rest());
+                if !stays_static {
+                    first_dynamic_builtin = Some(node);
+                }
             }
         }
     }
-    if let Some(reason) = first_unjudged {
-        return Allocation::NotJudged { reason };
+    Plan {
+        primary: true,
+        custom,
+        first_dynamic_builtin,
+        operators: primary.operators.len(),
+        large_arena: primary.operators.is_empty() && arena_bytes(primary) > ARENA_LIMIT,
     }
-    if arena_bytes(primary) > ARENA_LIMIT {
-        return Allocation::NotJudged {
-            reason: NotJudged::LargeArena,
+}
+
+/// `allocate_tensors()` of `runtime` on the model `plan` was read from, whose interpreter it
+/// constructs.
+pub(crate) fn allocate(plan: &Plan<'_>, runtime: &RuntimeFacts) -> Allocation {
+    if !plan.primary {
+        return Allocation::NotConstructed;
+    }
+    // Whether every custom node so far keeps its outputs static.
+    let mut custom_static = true;
+    let mut first_taken: Option<(usize, NotJudged)> = None;
+    for &(node, name, version) in &plan.custom {
+        match custom_op(runtime, name, version) {
+            CustomOp::Unresolved(cause) => {
+                let op = c_name(name).to_owned();
+                let builtins_static = plan.first_dynamic_builtin.is_none_or(|d| d > node);
+                if !(custom_static && builtins_static) {
+                    return Allocation::NotJudged {
+                        reason: NotJudged::MaybeDeferred { node, op },
+                    };
+                }
+                return Allocation::Refused {
+                    cause,
+                    node,
+                    message: refusal_text(runtime, cause, &op, node),
+                    op,
+                };
+            }
+            CustomOp::Taken(reason) => {
+                custom_static &= matches!(reason, NotJudged::KernelChecks)
+                    && CUSTOM_SHAPE_FROM_SHAPES.contains(&c_name(name));
+                if first_taken.is_none() {
+                    first_taken = Some((node, reason));
+                }
+            }
+        }
+    }
+    if plan.operators == 0 {
+        return if plan.large_arena {
+            Allocation::NotJudged {
+                reason: NotJudged::LargeArena,
+            }
+        } else {
+            Allocation::Allocates
         };
     }
-    Allocation::Allocates
+    // The first node not replayed: a builtin before the first custom op taken, or that op.
+    let reason = match first_taken {
+        Some((0, reason)) => reason,
+        _ => NotJudged::KernelChecks,
+    };
+    Allocation::NotJudged { reason }
 }
 
 /// The bytes the read-write tensors of `subgraph` take, saturating.

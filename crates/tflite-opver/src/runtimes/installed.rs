@@ -498,6 +498,8 @@ impl Model<'_> {
 struct Reasons<'m, 'a> {
     model: &'m Model<'a>,
     reasons: Option<Vec<VersionReason>>,
+    /// What allocation looks at, read when a runtime first constructs the model.
+    plan: Option<allocation::Plan<'a>>,
 }
 
 impl<'m, 'a> Reasons<'m, 'a> {
@@ -505,7 +507,13 @@ impl<'m, 'a> Reasons<'m, 'a> {
         Self {
             model,
             reasons: None,
+            plan: None,
         }
+    }
+
+    fn plan(&mut self) -> &allocation::Plan<'a> {
+        let model = self.model;
+        self.plan.get_or_insert_with(|| allocation::plan(model))
     }
 
     fn of(&mut self, code: usize) -> VersionReason {
@@ -549,7 +557,7 @@ fn verdict(runtime: Runtime, model: &Model<'_>, reasons: &mut Reasons<'_, '_>) -
         });
     }
     let allocation = if outcome == LoadOutcome::Loads {
-        allocation::allocate(model, runtime.facts)
+        allocation::allocate(reasons.plan(), runtime.facts)
     } else {
         Allocation::NotConstructed
     };
