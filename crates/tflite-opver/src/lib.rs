@@ -78,7 +78,10 @@
 //! holds the thirty TensorFlow Lite runtimes a Python user installs (`tensorflow-cpu`,
 //! `tflite-runtime` and `ai-edge-litert` releases), with what was probed from their real wheels,
 //! and [`Model::runtime_verdicts`] says which of them load the model and, in each one's own
-//! words, why the others refuse it, naming the operator codes that block them.
+//! words, why the others refuse it, naming the operator codes that block them; then what each
+//! one's `allocate_tensors()` does ([`Allocation`]): refused where a custom or Select TensorFlow
+//! (`Flex*`) op is left unresolved, in its own words, and not judged where a kernel's own checks
+//! would decide. [`Model::restamp_refused_by`] says which runtimes re-stamping would exclude.
 //!
 //! Every item is at the crate root, grouped below by the part of the scheme it serves: reading
 //! a [`Model`], describing one operator ([`OpSignature`], [`TensorSpec`], its options in the

@@ -9,7 +9,9 @@
 //! real wheel (`cargo xtask tflite-runtimes`): the (builtin code, version) pairs its default op
 //! resolver registers, the tensor types it accepts, and the exact text of each refusal.
 //! [`Model::runtime_verdicts`] constructs the interpreter as each runtime would and says, in
-//! that runtime's words, why one refuses, and which operator codes block it.
+//! that runtime's words, why one refuses, and which operator codes block it; then what its
+//! `allocate_tensors()` does with the model's custom ops ([`Allocation`]; a kernel's own checks
+//! are not replayed, so a model of builtin operators is not judged there).
 //!
 //! ```
 //! use tflite_opver::{

@@ -187,6 +187,12 @@ enum CliError {
         #[source]
         source: io::Error,
     },
+    /// `--custom` with a real runtime's name: its resolver is what was probed.
+    #[error(
+        "--custom adds a custom op to a TFLite release (--runtime 2.14.0); {runtime}'s default \
+         op resolver is what was probed from its wheel, so --custom does not apply to it"
+    )]
+    CustomWithNamedRuntime { runtime: String },
     /// Standard output is closed or full.
     #[error("cannot write to standard output")]
     Output(#[source] io::Error),
@@ -428,6 +434,11 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
     let runtime = match (&args.runtime, args.delegate) {
         (_, Some(name)) => {
             return delegate::check(path, &model, name, args.json, &judged.warnings);
+        }
+        (Some(CheckRuntime::Named(runtime)), None) if !args.customs.is_empty() => {
+            return Err(CliError::CustomWithNamedRuntime {
+                runtime: runtime.to_string(),
+            });
         }
         (Some(CheckRuntime::Named(runtime)), None) => {
             return check_named(path, &model, *runtime, args.json, &judged.warnings);

@@ -336,6 +336,20 @@ fn check_a_named_runtime_and_runtimes_agree_on_every_flex_and_custom_op_model() 
     // Flex models on the 23 runtimes without the Flex delegate, custom Erf everywhere.
     assert!(refused >= 4 * 23 + 4 * 30, "{refused}");
 
+    // `--custom` registers a custom op in a TFLite release, never in a real runtime.
+    let out = run(&[
+        "check".as_ref(),
+        dir.join("erf__custom.tflite").as_os_str(),
+        "--runtime".as_ref(),
+        "tflite-runtime 2.14.0".as_ref(),
+        "--custom".as_ref(),
+        "Erf".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("tflite-opver: --custom adds a custom op"));
+    let out = check_custom(&dir.join("erf__custom.tflite"), "2.14.0", "Erf");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
     // The same model: `runtimes` names the refusal, `--require` gates on it.
     let flex = dir.join("erf__select.tflite");
     let out = runtimes(&flex, &["--require", "tflite-runtime 2.14.0"]);
@@ -368,4 +382,15 @@ fn check_a_named_runtime_and_runtimes_agree_on_every_flex_and_custom_op_model() 
     let json = json_of(&out);
     assert_eq!(json["unresolved"].as_array().unwrap().len(), 1);
     assert_eq!(json["unresolved"][0]["name"], "Erf");
+}
+
+fn check_custom(model: &std::path::Path, release: &str, custom: &str) -> Output {
+    run(&[
+        "check".as_ref(),
+        model.as_os_str(),
+        "--runtime".as_ref(),
+        release.as_ref(),
+        "--custom".as_ref(),
+        custom.as_ref(),
+    ])
 }
