@@ -4,10 +4,11 @@ low, as stored and re-stamped, constructed by thirty real TensorFlow Lite runtim
     python3 crates/tflite-opver/interop/runtimes/restamped.py [--venvs DIR] [--tool BINARY]
 
 Run from the repository's root after `verdicts.py` (whose venvs and runtimes it shares). For
-every model of `crates/tflite-opver/tests/data/tflite/` that `tflite-opver runtimes --json`
-finds stored too low (`stored_too_low` not empty: the int16x8 models, whose converter path
-stamps from an older table), it judges the model as stored (`tflite/NAME`) and the copy
-`tflite-opver stamp` writes (`tflite/NAME@raise`) with every runtime (`judge.py`:
+every model of `crates/tflite-opver/tests/data/tflite/` and `tests/data/runtimes/converted/`
+(converted by each of the ten releases) that `tflite-opver runtimes --json` finds stored too low
+(`stored_too_low` not empty: mostly the int16x8 models, whose converter path stamps from an
+older table), it judges the model as stored (its path under `tests/data/`) and the copy
+`tflite-opver stamp` writes (the same with `@raise`) with every runtime (`judge.py`:
 `Interpreter(model_content=bytes)`), and writes `tests/data/runtimes/restamped.json` in the
 layout of `verdicts.json`. The tests compare `restamp_refused_by` with it: the runtimes whose
 row for the stored model is -1 (constructed) and for the re-stamped copy is not.
@@ -35,7 +36,9 @@ def main():
         tool = os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "debug",
                             "tflite-opver")
     models = {}
-    for path in sorted(glob.glob(os.path.join(v.DATA, "tflite", "*.tflite"))):
+    paths = sorted(glob.glob(os.path.join(v.DATA, "tflite", "*.tflite")))
+    paths += sorted(glob.glob(os.path.join(v.OUT, "converted", "*", "*.tflite")))
+    for path in paths:
         out = subprocess.run([tool, "runtimes", path, "--json"], capture_output=True, text=True)
         if json.loads(out.stdout)["stored_too_low"]:
             models[path] = os.path.relpath(path, v.DATA)

@@ -389,9 +389,43 @@ impl RuntimeVerdicts {
             .map(|v| v.runtime)
     }
 
-    /// [`Model::restamp_refused_by`] from these verdicts on `model` (so that they are not
-    /// judged twice): the runtimes that load it as stored but refuse its re-stamped copy.
-    pub fn restamp_refused_by(&self, model: &Model<'_>) -> Result<Vec<Runtime>, Error> {
+    /// [`Model::restamp_refused_by`] from these verdicts on `model` and its
+    /// [`Model::stamp_warnings`] (so that neither is computed twice): the runtimes that load it
+    /// as stored but refuse its re-stamped copy.
+    ///
+    /// Re-stamping raises the codes stored too low and writes metadata, which no loader
+    /// reads. Away from the verifier's limits, the copy is refused exactly by the runtimes
+    /// that load the model and lack a raised version ([`StoredTooLow::stored_only`]); within
+    /// 64 tables or 64 KiB of a limit, the copy is written and judged.
+    pub fn restamp_refused_by(
+        &self,
+        model: &Model<'_>,
+        warnings: &[crate::stamp::warnings::StampWarning],
+    ) -> Result<Vec<Runtime>, Error> {
+        use crate::runtimes::verifier::{VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES};
+        if warnings.is_empty() {
+            return Ok(Vec::new());
+        }
+        let near_limits = model.flatbuffer_tables().saturating_add(64) > VERIFIER_MAX_TABLES
+            || model.flatbuffer_len().saturating_add(64 * 1024) > VERIFIER_MAX_BYTES;
+        if !near_limits {
+            let raised = warnings.iter().any(|w| {
+                matches!(
+                    w,
+                    crate::stamp::warnings::StampWarning::VersionTooLow { .. }
+                )
+            });
+            if !raised {
+                return Ok(Vec::new());
+            }
+            let low = model.stored_too_low();
+            return Ok(self
+                .verdicts
+                .iter()
+                .filter(|v| v.loads() && low.iter().any(|l| !v.runtime.registers(l.op, l.required)))
+                .map(|v| v.runtime)
+                .collect());
+        }
         let stamped = crate::stamp::stamp(model.bytes(), crate::stamp::StampMode::Raise)?;
         let after = Model::from_bytes(&stamped.bytes)?;
         let mut reasons = Reasons::new(&after);
@@ -476,10 +510,8 @@ impl Model<'_> {
     /// [`stamp`](crate::stamp()) writes (`StampMode::Raise`, as `tflite-opver stamp` does):
     /// what re-stamping would cost. Empty when the stamps are not too low.
     pub fn restamp_refused_by(&self) -> Result<Vec<Runtime>, Error> {
-        if self.stamp_warnings().is_empty() {
-            return Ok(Vec::new());
-        }
-        self.runtime_verdicts().restamp_refused_by(self)
+        let warnings = self.stamp_warnings();
+        self.runtime_verdicts().restamp_refused_by(self, &warnings)
     }
 
     /// Every runtime's verdict on this model ([`Runtime::all`]): whether constructing its

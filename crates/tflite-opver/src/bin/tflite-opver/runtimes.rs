@@ -255,10 +255,7 @@ fn restamp_refused_by(
     verdicts: &RuntimeVerdicts,
     stamp_warnings: &[StampWarning],
 ) -> Option<Vec<Runtime>> {
-    if stamp_warnings.is_empty() {
-        return Some(Vec::new());
-    }
-    verdicts.restamp_refused_by(model).ok()
+    verdicts.restamp_refused_by(model, stamp_warnings).ok()
 }
 
 /// The operator codes stored too low, computed only when a stamp warning says there is one.
