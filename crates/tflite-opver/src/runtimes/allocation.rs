@@ -483,3 +483,151 @@ fn arena_bytes(subgraph: &crate::model::subgraph::Subgraph) -> u64 {
     }
     total
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::ModelBuilder;
+    use crate::operator::code::OpVersion;
+    use crate::operator::tensor::{ElementType, TensorSpec};
+    use crate::runtimes::installed::Runtime;
+
+    fn runtime(name: &str) -> Runtime {
+        Runtime::find(name).expect("a known runtime")
+    }
+
+    fn litert_facts() -> &'static RuntimeFacts {
+        crate::generated::runtimes::RUNTIMES
+            .iter()
+            .find(|r| r.family == "ai-edge-litert" && r.version == "2.3.0")
+            .expect("ai-edge-litert 2.3.0")
+    }
+
+    /// A RESHAPE (its shape a constant or not), then custom op `name`.
+    fn reshape_then(name: &str, constant_shape: bool) -> Vec<u8> {
+        let mut b = ModelBuilder::new();
+        let f = TensorSpec::new(ElementType::Float32, &[1, 4]);
+        let shape = TensorSpec::new(ElementType::Int32, &[2]);
+        let shape = if constant_shape {
+            shape.constant()
+        } else {
+            shape
+        };
+        let (x, s, y, z) = (b.tensor(&f), b.tensor(&shape), b.tensor(&f), b.tensor(&f));
+        let reshape = b.operator_code(BuiltinOperator::RESHAPE, OpVersion::ONE);
+        let custom = b.custom_code(name, OpVersion::ONE);
+        b.operator(reshape, &[x, s], &[y], None);
+        b.operator(custom, &[y], &[z], None);
+        b.finish()
+    }
+
+    /// Preparing stops after a node whose outputs may be dynamic: a RESHAPE to a shape that is
+    /// not a constant leaves the custom op after it to `invoke()`, so no refusal is claimed.
+    /// (Measured with the same two models written by hand: tensorflow-cpu 2.21.0 and
+    /// ai-edge-litert 2.3.0 refuse the first with this text and allocate the second.)
+    #[test]
+    fn a_refusal_is_claimed_only_when_preparing_reaches_the_custom_op() {
+        let tf = runtime("tensorflow-cpu 2.21.0");
+        let reached = reshape_then("Erf", true);
+        let model = Model::from_bytes(&reached).unwrap();
+        match tf.load(&model).allocation {
+            Allocation::Refused {
+                cause,
+                node,
+                op,
+                message,
+            } => {
+                assert_eq!(cause, AllocationRefusal::UnresolvedCustomOp);
+                assert_eq!((node, op.as_str()), (1, "Erf"));
+                assert_eq!(
+                    message,
+                    "Encountered unresolved custom op: Erf.\nSee instructions: \
+                     https://www.tensorflow.org/lite/guide/ops_custom Node number 1 (Erf) \
+                     failed to prepare."
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let deferred = reshape_then("Erf", false);
+        let model = Model::from_bytes(&deferred).unwrap();
+        assert_eq!(
+            tf.load(&model).allocation,
+            Allocation::NotJudged {
+                reason: NotJudged::MaybeDeferred {
+                    node: 1,
+                    op: "Erf".to_owned()
+                }
+            }
+        );
+    }
+
+    /// Versions count for custom ops as for builtins; a registered name at another version is
+    /// unresolved. XNNPACK examines the MediaPipe ops in some runtimes: there, nothing is
+    /// claimed; in tensorflow-cpu 2.12.1 it does not, and the op is refused.
+    #[test]
+    fn custom_ops_resolve_by_name_version_and_delegate() {
+        let tf_2_12 = runtime("tensorflow-cpu 2.12.1");
+        let litert = runtime("ai-edge-litert 2.3.0");
+        let mfcc_v2 = {
+            let mut b = ModelBuilder::new();
+            let f = TensorSpec::new(ElementType::Float32, &[1, 4]);
+            let (x, y) = (b.tensor(&f), b.tensor(&f));
+            let code = b.custom_code("Mfcc", OpVersion::new(2));
+            b.operator(code, &[x], &[y], None);
+            b.finish()
+        };
+        let model = Model::from_bytes(&mfcc_v2).unwrap();
+        assert!(matches!(
+            litert.load(&model).allocation,
+            Allocation::Refused {
+                cause: AllocationRefusal::UnresolvedCustomOp,
+                node: 0,
+                ..
+            }
+        ));
+        let deconv = reshape_then("Convolution2DTransposeBias", true);
+        let model = Model::from_bytes(&deconv).unwrap();
+        // Not judged: the RESHAPE's kernel is the first thing not replayed, and XNNPACK may
+        // take the custom op.
+        assert_eq!(litert.load(&model).allocates(), None);
+        assert!(matches!(
+            custom_op(litert_facts(), "Convolution2DTransposeBias", 1),
+            CustomOp::Taken(NotJudged::DelegateMayTake(_))
+        ));
+        assert_eq!(tf_2_12.load(&model).allocates(), Some(false));
+        // A Flex op: refused where the Flex delegate is not applied, left to it where it is.
+        let flex = reshape_then("FlexErf", true);
+        let model = Model::from_bytes(&flex).unwrap();
+        assert_eq!(
+            tf_2_12.load(&model).allocation,
+            Allocation::NotJudged {
+                reason: NotJudged::KernelChecks
+            }
+        );
+        let refused = litert.load(&model).allocation;
+        assert!(
+            refused
+                .error()
+                .is_some_and(|t| t.starts_with("Select TensorFlow op(s)")
+                    && t.ends_with("Node number 1 (FlexErf) failed to prepare.")),
+            "{refused:?}"
+        );
+    }
+
+    /// A primary subgraph without operators allocates, unless its tensors need more than the
+    /// arena is judged for.
+    #[test]
+    fn a_model_without_operators_allocates_up_to_the_arena_limit() {
+        for (dims, expected) in [(vec![4, 4], Some(true)), (vec![1 << 15, 1 << 15], None)] {
+            let mut b = ModelBuilder::new();
+            b.tensor(&TensorSpec::new(ElementType::Float32, &dims));
+            let bytes = b.finish();
+            let model = Model::from_bytes(&bytes).unwrap();
+            for runtime in Runtime::all() {
+                let verdict = runtime.load(&model);
+                assert!(verdict.loads(), "{runtime}");
+                assert_eq!(verdict.allocates(), expected, "{runtime} {dims:?}");
+            }
+        }
+    }
+}
