@@ -134,13 +134,14 @@ impl core::fmt::Display for NotJudged {
         match self {
             NotJudged::KernelChecks => f.write_str("a kernel's own checks are not replayed"),
             NotJudged::FlexDelegate => f.write_str(
-                "the Flex delegate this runtime applies runs the Flex ops; its checks are not \
-                 replayed",
+                "the Flex delegate this runtime applies runs the Flex ops; its checks and the \
+                 kernels' own are not replayed",
             ),
             NotJudged::DelegateMayTake(op) => write!(
                 f,
                 "no resolver registers custom op {op}, but the default delegate (XNNPACK) takes \
-                 such a node when it accepts it; that is not replayed"
+                 such a node when it accepts it; that, and the kernels' own checks, are not \
+                 replayed"
             ),
             NotJudged::MaybeDeferred { node, op } => write!(
                 f,
@@ -419,7 +420,7 @@ pub(crate) fn allocate(plan: &Plan<'_>, runtime: &RuntimeFacts) -> Allocation {
     }
     // Whether every custom node so far keeps its outputs static.
     let mut custom_static = true;
-    let mut first_taken: Option<(usize, NotJudged)> = None;
+    let mut first_taken: Option<NotJudged> = None;
     for &(node, name, version) in &plan.custom {
         match custom_op(runtime, name, version) {
             CustomOp::Unresolved(cause) => {
@@ -440,9 +441,7 @@ pub(crate) fn allocate(plan: &Plan<'_>, runtime: &RuntimeFacts) -> Allocation {
             CustomOp::Taken(reason) => {
                 custom_static &= matches!(reason, NotJudged::KernelChecks)
                     && CUSTOM_SHAPE_FROM_SHAPES.contains(&c_name(name));
-                if first_taken.is_none() {
-                    first_taken = Some((node, reason));
-                }
+                first_taken.get_or_insert(reason);
             }
         }
     }
@@ -455,12 +454,10 @@ pub(crate) fn allocate(plan: &Plan<'_>, runtime: &RuntimeFacts) -> Allocation {
             Allocation::Allocates
         };
     }
-    // The first node not replayed: a builtin before the first custom op taken, or that op.
-    let reason = match first_taken {
-        Some((0, reason)) => reason,
-        _ => NotJudged::KernelChecks,
-    };
-    Allocation::NotJudged { reason }
+    // The most telling reason: a delegate taking a custom op says more than a kernel.
+    Allocation::NotJudged {
+        reason: first_taken.unwrap_or(NotJudged::KernelChecks),
+    }
 }
 
 /// The bytes the read-write tensors of `subgraph` take, saturating.
@@ -587,9 +584,12 @@ mod tests {
         ));
         let deconv = reshape_then("Convolution2DTransposeBias", true);
         let model = Model::from_bytes(&deconv).unwrap();
-        // Not judged: the RESHAPE's kernel is the first thing not replayed, and XNNPACK may
-        // take the custom op.
-        assert_eq!(litert.load(&model).allocates(), None);
+        assert_eq!(
+            litert.load(&model).allocation,
+            Allocation::NotJudged {
+                reason: NotJudged::DelegateMayTake("Convolution2DTransposeBias".to_owned())
+            }
+        );
         assert!(matches!(
             custom_op(litert_facts(), "Convolution2DTransposeBias", 1),
             CustomOp::Taken(NotJudged::DelegateMayTake(_))
@@ -601,7 +601,7 @@ mod tests {
         assert_eq!(
             tf_2_12.load(&model).allocation,
             Allocation::NotJudged {
-                reason: NotJudged::KernelChecks
+                reason: NotJudged::FlexDelegate
             }
         );
         let refused = litert.load(&model).allocation;
