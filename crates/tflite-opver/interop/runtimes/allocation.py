@@ -23,8 +23,9 @@ releases (`AcquireFlexDelegate`, `tensorflow/lite/core/interpreter_builder.cc`).
 The section written, `allocation`:
 
 - `custom_ops`: per custom op name of `CANDIDATES` that the default resolver registers, its
-  versions (1 to 3 probed): a registered op's node fails, if at all, in its own kernel's words,
-  never as "unresolved";
+  versions (1 to 3 probed): a registered op's node, handed no options and one input, fails in
+  its own kernel's words or crashes the runtime (Mfcc, AudioSpectrogram and the others do),
+  never as "unresolved", which an unregistered name always is (and never crashes);
 - `delegate_examines`: the names a default delegate (XNNPACK) examines though no resolver
   registers them: it reports why it refuses the probe's node before "Encountered unresolved
   custom op", so a node it accepts is delegated and allocates;
