@@ -229,6 +229,19 @@ pub enum ResolveError {
         /// The version the model asks for.
         version: OpVersion,
     },
+
+    /// A Select TensorFlow op (a custom op named `Flex...`, kept by the converter's
+    /// `SELECT_TF_OPS`) and no kernel for it: only the Flex delegate runs it (TFLite's wording
+    /// from `Subgraph::OpPrepare`, `tensorflow/lite/core/subgraph.cc`, on one line).
+    #[error(
+        "Select TensorFlow op(s), included in the given model, is(are) not supported by this interpreter. Make sure you apply/link the Flex delegate before inference. ({name})"
+    )]
+    FlexOpNotApplied {
+        /// The op's name (`custom_code`), `Flex` and the TensorFlow op.
+        name: String,
+        /// The version the model asks for.
+        version: OpVersion,
+    },
 }
 
 /// Why a model cannot be re-stamped: a field it needs is missing and cannot be added without

@@ -78,7 +78,10 @@
 //! holds the thirty TensorFlow Lite runtimes a Python user installs (`tensorflow-cpu`,
 //! `tflite-runtime` and `ai-edge-litert` releases), with what was probed from their real wheels,
 //! and [`Model::runtime_verdicts`] says which of them load the model and, in each one's own
-//! words, why the others refuse it, naming the operator codes that block them.
+//! words, why the others refuse it, naming the operator codes that block them; then what each
+//! one's `allocate_tensors()` does ([`Allocation`]): refused where a custom or Select TensorFlow
+//! (`Flex*`) op is left unresolved, in its own words, and not judged where a kernel's own checks
+//! would decide. [`Model::restamp_refused_by`] says which runtimes re-stamping would exclude.
 //!
 //! Every item is at the crate root, grouped below by the part of the scheme it serves: reading
 //! a [`Model`], describing one operator ([`OpSignature`], [`TensorSpec`], its options in the
@@ -126,6 +129,7 @@
 // | `runtimes/mod.rs`              | TFLite runtimes: releases, real runtimes, their loaders         |
 // | `runtimes/min_runtime.rs`      | `RuntimeVersion` and the (op, version) -> minimum runtime table |
 // | `runtimes/installed.rs`        | `Runtime`: the real runtimes users install, and their verdicts  |
+// | `runtimes/allocation.rs`       | what a runtime's `allocate_tensors()` does with custom ops      |
 // | `runtimes/interpreter.rs`      | the interpreter replay: what a runtime checks when loading      |
 // | `runtimes/verifier.rs`         | TFLite's FlatBuffer verifier limits (`loader_limits`)           |
 // | `runtimes/resolver.rs`         | op resolvers: kernels by operator and exact version             |
@@ -188,9 +192,10 @@ pub use runtimes::min_runtime::{
     supported_by,
 };
 // Real runtimes: which of them load a model, and in what words the others refuse it.
+pub use runtimes::allocation::{ARENA_LIMIT, Allocation, AllocationRefusal, NotJudged};
 pub use runtimes::installed::{
     BlockingCause, BlockingOperator, LoadOutcome, RefusedBy, Runtime, RuntimeFamily,
-    RuntimeVerdict, RuntimeVerdicts,
+    RuntimeVerdict, RuntimeVerdicts, StoredTooLow,
 };
 // Kernel registries and delegates.
 pub use delegates::{

@@ -93,6 +93,10 @@ enum Command {
         /// Only these runtimes, named as `ai-edge-litert 2.3.0` (default: all thirty).
         #[arg(long = "runtime", value_name = "NAME")]
         runtimes: Vec<String>,
+        /// Probe only the `allocation` section (custom and Flex ops at `allocate_tensors`) and
+        /// merge it into the committed facts, keeping the rest as probed before.
+        #[arg(long, value_name = "PART", value_parser = ["allocation"])]
+        part: Option<String>,
     },
     /// Run every jaxlib release's real IFRT Proxy client against a fake proxy server and record
     /// what it offers in GetVersion and where its jit works, into crates/ifrt-serdes/releases/
@@ -139,9 +143,11 @@ fn main() -> ExitCode {
             wheels,
             releases,
         } => se_abi_releases::dump(&root, &root.join(venvs), &root.join(wheels), &releases),
-        Command::TfliteRuntimes { venvs, runtimes } => {
-            tflite_runtimes::probe(&root, &root.join(venvs), &runtimes)
-        }
+        Command::TfliteRuntimes {
+            venvs,
+            runtimes,
+            part,
+        } => tflite_runtimes::probe(&root, &root.join(venvs), &runtimes, part.is_some()),
         Command::IfrtJaxlibReleases {
             work,
             releases,

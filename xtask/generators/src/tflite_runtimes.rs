@@ -107,8 +107,18 @@ const FACTS: &str = "crates/tflite-opver/runtimes";
 /// FlatBuffer writer beside it (`flatbuffer.py`, which `specimens.py` there shares).
 const PROBE_SCRIPT: &str = "crates/tflite-opver/interop/runtimes/probe.py";
 
-/// `cargo xtask tflite-runtimes`: probes `chosen` (all when empty) into the committed facts.
-pub fn probe(root: &Path, venvs: &Path, chosen: &[String]) -> Result<(), String> {
+/// The allocation probe (custom and Flex ops at `allocate_tensors`), which `probe.py` imports
+/// and `--part allocation` runs alone, relative to the workspace root.
+const ALLOCATION_SCRIPT: &str = "crates/tflite-opver/interop/runtimes/allocation.py";
+
+/// `cargo xtask tflite-runtimes`: probes `chosen` (all when empty) into the committed facts;
+/// with `allocation_only`, only their `allocation` section, merged into the facts there.
+pub fn probe(
+    root: &Path,
+    venvs: &Path,
+    chosen: &[String],
+    allocation_only: bool,
+) -> Result<(), String> {
     for name in chosen {
         if !RUNTIMES.iter().any(|r| &r.name() == name) {
             let known: Vec<String> = RUNTIMES.iter().map(Runtime::name).collect();
@@ -118,7 +128,11 @@ pub fn probe(root: &Path, venvs: &Path, chosen: &[String]) -> Result<(), String>
             ));
         }
     }
-    let script = root.join(PROBE_SCRIPT);
+    let script = root.join(if allocation_only {
+        ALLOCATION_SCRIPT
+    } else {
+        PROBE_SCRIPT
+    });
     let scratch = tempfile::tempdir().map_err(|e| format!("scratch directory: {e}"))?;
     fs::create_dir_all(root.join(FACTS)).map_err(|e| format!("{FACTS}: {e}"))?;
     for runtime in RUNTIMES {
@@ -140,11 +154,140 @@ pub fn probe(root: &Path, venvs: &Path, chosen: &[String]) -> Result<(), String>
             .arg(runtime.family)
             .arg(runtime.version)
             .env("TF_CPP_MIN_LOG_LEVEL", "3"))?;
-        let json = fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let mut json = fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?;
         let target = root.join(FACTS).join(runtime.facts_file());
+        if allocation_only {
+            json = merge_allocation(root, runtime, &json)?;
+        }
         fs::write(&target, gzip(&json)?).map_err(|e| format!("{}: {e}", target.display()))?;
     }
     println!("now run `cargo xtask codegen` to regenerate the runtime tables");
+    Ok(())
+}
+
+/// The committed facts of `runtime` with their `allocation` section replaced by the one in
+/// `probed` (what `allocation.py` wrote), as `probe.py` writes them: sorted keys, one space of
+/// indent per level, a final newline.
+fn merge_allocation(root: &Path, runtime: &Runtime, probed: &[u8]) -> Result<Vec<u8>, String> {
+    let mut facts = read_facts(root, runtime)?;
+    let probed: Value =
+        serde_json::from_slice(probed).map_err(|e| format!("allocation probe: {e}"))?;
+    let section = probed
+        .get("allocation")
+        .cloned()
+        .ok_or("the allocation probe wrote no `allocation`")?;
+    facts
+        .as_object_mut()
+        .ok_or("the facts are not an object")?
+        .insert("allocation".to_owned(), section);
+    let mut text = python_json(&facts, 0);
+    text.push('\n');
+    Ok(text.into_bytes())
+}
+
+/// `value` as Python's `json.dump(indent=1, sort_keys=True)` writes it (serde_json's maps are
+/// sorted), so that merging a section writes the bytes a full probe would.
+fn python_json(value: &Value, depth: usize) -> String {
+    let pad = |d: usize| " ".repeat(d);
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            let inner: Vec<String> = items
+                .iter()
+                .map(|v| format!("{}{}", pad(depth + 1), python_json(v, depth + 1)))
+                .collect();
+            format!("[\n{}\n{}]", inner.join(",\n"), pad(depth))
+        }
+        Value::Object(map) if !map.is_empty() => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let inner: Vec<String> = entries
+                .into_iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}{}: {}",
+                        pad(depth + 1),
+                        python_string(k),
+                        python_json(v, depth + 1)
+                    )
+                })
+                .collect();
+            format!("{{\n{}\n{}}}", inner.join(",\n"), pad(depth))
+        }
+        Value::String(s) => python_string(s),
+        other => other.to_string(),
+    }
+}
+
+/// A string as Python's `json` writes it (`ensure_ascii`: every non-ASCII character escaped).
+fn python_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || (c as u32) > 0x7f => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The `allocation` section's fields of one runtime's entry.
+fn allocation_entry(rs: &mut String, allocation: &Value) -> Result<(), String> {
+    let missing = "no `allocation` facts: run `cargo xtask tflite-runtimes --part allocation`";
+    let custom_ops = object(&allocation["custom_ops"], "allocation.custom_ops")
+        .map_err(|_| missing.to_owned())?;
+    rs.push_str("        custom_ops: &[");
+    for (name, versions) in custom_ops {
+        let mut mask = 0u64;
+        for version in versions.as_array().ok_or("custom op versions")? {
+            let version = version
+                .as_u64()
+                .filter(|&v| v < 64)
+                .ok_or(format!("custom op {name}: version {version}"))?;
+            mask |= 1 << version;
+        }
+        let _ = write!(rs, "({name:?}, {mask:#x}), ");
+    }
+    rs.push_str("],\n        delegate_examines: &[");
+    for name in allocation["delegate_examines"]
+        .as_array()
+        .ok_or("allocation.delegate_examines")?
+    {
+        let _ = write!(rs, "{:?}, ", name.as_str().ok_or("a name")?);
+    }
+    rs.push_str("],\n");
+    let flex_applied = allocation["flex_applied"]
+        .as_bool()
+        .ok_or("allocation.flex_applied")?;
+    let messages = object(&allocation["messages"], "allocation.messages")?;
+    let unresolved = messages
+        .get("unresolved_custom")
+        .and_then(Value::as_str)
+        .ok_or("allocation.messages.unresolved_custom")?;
+    let flex = messages.get("flex_unapplied").and_then(Value::as_str);
+    if flex.is_some() == flex_applied {
+        return Err(
+            "allocation: flex_unapplied must be given exactly when Flex is not applied".into(),
+        );
+    }
+    let _ = writeln!(
+        rs,
+        "        flex_applied: {flex_applied},\n        unresolved_custom: {unresolved:?},\n        \
+         flex_unapplied: {:?},",
+        flex.unwrap_or_default()
+    );
     Ok(())
 }
 
@@ -293,6 +436,21 @@ pub fn generate(root: &Path) -> Result<(&'static str, Files), String> {
         let _ = writeln!(rs, "    pub {message}: &'static str,");
     }
     rs.push_str(
+        "    /// The custom ops its default op resolver registers, each with its versions (bit `v`\n\
+         \x20   /// for version `v`), found at `allocate_tensors` (`allocation.py`).\n\
+         \x20   pub custom_ops: &'static [(&'static str, u64)],\n\
+         \x20   /// Custom op names no resolver of it registers but a default delegate (XNNPACK)\n\
+         \x20   /// examines at `allocate_tensors`: a node it accepts runs.\n\
+         \x20   pub delegate_examines: &'static [&'static str],\n\
+         \x20   /// Whether its interpreter applies the Flex delegate by itself, so that `Flex*`\n\
+         \x20   /// custom ops run.\n\
+         \x20   pub flex_applied: bool,\n\
+         \x20   /// `allocate_tensors`' refusal of a custom op no resolver registers (`{op}`, `{node}`).\n\
+         \x20   pub unresolved_custom: &'static str,\n\
+         \x20   /// Its refusal of a `Flex*` op when the Flex delegate is not applied; empty when it is.\n\
+         \x20   pub flex_unapplied: &'static str,\n",
+    );
+    rs.push_str(
         "}\n\n/// One tensor type a runtime accepts.\n\
          pub struct TypeFacts {\n\
          \x20   /// The schema's `TensorType` value.\n\
@@ -440,6 +598,7 @@ fn runtime_entry(rs: &mut String, runtime: &Runtime, facts: &Value) -> Result<()
             .ok_or(format!("no message {message}"))?;
         let _ = writeln!(rs, "        {message}: {template:?},");
     }
+    allocation_entry(rs, &facts["allocation"])?;
     rs.push_str("    },\n");
     Ok(())
 }

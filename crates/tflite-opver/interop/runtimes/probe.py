@@ -26,7 +26,9 @@ same file):
 - `messages`: the text of each kind of refusal, as a template whose `{placeholders}` the crate
   fills in; each template was derived from one probe and checked against a second probe with
   other values, so it reproduces both texts exactly.
-- `observations`: every probe's raw outcome but the registration sweep's, for audit.
+- `observations`: every probe's raw outcome but the registration sweep's, for audit;
+- `allocation`: what `allocate_tensors()` does with custom and Flex ops (`allocation.py`, beside
+  this script, which `cargo xtask tflite-runtimes --part allocation` also runs alone).
 
 No dependency beyond the runtime itself: the FlatBuffers are written by the small writer below
 (the 1.0 releases of ai-edge-litert and tflite-runtime ship without the `flatbuffers` package).
@@ -58,6 +60,7 @@ def load_interpreter():
 
 # The FlatBuffer writer: flatbuffer.py, beside this script.
 from flatbuffer import Str, Table, Vec, quantization, serialize, tensor  # noqa: E402
+import allocation  # noqa: E402
 
 
 def model(codes=(), tensors=(), operators=(), buffers=(b"",), version=3, subgraphs=None,
@@ -511,6 +514,7 @@ facts = {
     "behaviours": behaviours,
     "messages": messages,
     "observations": observations,
+    "allocation": allocation.probe(FAMILY),
 }
 with open(OUT, "w") as f:
     json.dump(facts, f, indent=1, sort_keys=True)

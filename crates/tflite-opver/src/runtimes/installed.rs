@@ -9,7 +9,9 @@
 //! real wheel (`cargo xtask tflite-runtimes`): the (builtin code, version) pairs its default op
 //! resolver registers, the tensor types it accepts, and the exact text of each refusal.
 //! [`Model::runtime_verdicts`] constructs the interpreter as each runtime would and says, in
-//! that runtime's words, why one refuses, and which operator codes block it.
+//! that runtime's words, why one refuses, and which operator codes block it; then what its
+//! `allocate_tensors()` does with the model's custom ops ([`Allocation`]; a kernel's own checks
+//! are not replayed, so a model of builtin operators is not judged there).
 //!
 //! ```
 //! use tflite_opver::{
@@ -49,6 +51,7 @@ use crate::generated::runtimes::{RUNTIMES, RuntimeFacts};
 use crate::model::Model;
 use crate::operator::code::{BuiltinOperator, OpVersion};
 use crate::rules::tensorflow::VersionReason;
+use crate::runtimes::allocation::{self, Allocation};
 use crate::runtimes::interpreter::{self, Construction, Unresolved};
 use crate::runtimes::resolver::Resolver;
 
@@ -163,6 +166,30 @@ impl Runtime {
     /// The highest version of `op` it registers, if any.
     pub fn max_version(self, op: BuiltinOperator) -> Option<OpVersion> {
         self.registered_versions(op).last()
+    }
+
+    /// Whether its default op resolver registers custom op `name` at `version`
+    /// (`AudioSpectrogram`, `Mfcc`... as probed at `allocate_tensors`).
+    pub fn registers_custom(self, name: &str, version: OpVersion) -> bool {
+        allocation::registers_custom(self.facts, allocation::c_name(name), version.get())
+    }
+
+    /// The custom ops its default op resolver registers, with their versions.
+    pub fn custom_ops(self) -> impl Iterator<Item = (&'static str, Vec<OpVersion>)> {
+        self.facts.custom_ops.iter().map(|&(name, mask)| {
+            let versions = (0..64)
+                .filter(|v| mask & (1u64 << v) != 0)
+                .map(OpVersion::new)
+                .collect();
+            (name, versions)
+        })
+    }
+
+    /// Whether its interpreter applies the Flex delegate by itself, so that `Flex*` ops
+    /// (TensorFlow ops kept by the converter's `SELECT_TF_OPS`) run: `tf.lite.Interpreter` of
+    /// tensorflow-cpu 2.12 to 2.18.
+    pub fn applies_flex(self) -> bool {
+        self.facts.flex_applied
     }
 
     /// Whether it accepts tensors of type `value` (the schema's `TensorType`, as stored).
@@ -296,12 +323,32 @@ pub struct RuntimeVerdict {
     /// Every operator code it cannot resolve, in the model's order (the error text names only
     /// the first: the runtime stops there).
     pub blocking: Vec<BlockingOperator>,
+    /// What `allocate_tensors()` then does, as far as the facts reach.
+    pub allocation: Allocation,
 }
 
 impl RuntimeVerdict {
     /// Whether the runtime constructs an interpreter from the model.
     pub fn loads(&self) -> bool {
         self.outcome == LoadOutcome::Loads
+    }
+
+    /// Whether `allocate_tensors()` succeeds: `Some(false)` when it is refused (or the
+    /// interpreter is never constructed), `Some(true)` only when every check it makes is
+    /// replayed, `None` when not judged ([`Allocation`]).
+    pub fn allocates(&self) -> Option<bool> {
+        self.allocation.allocates()
+    }
+
+    /// Whether the model is usable on the runtime as far as the tool can tell: `Some(false)`
+    /// when construction or allocation is refused, `Some(true)` when it constructs and
+    /// allocates, `None` when it constructs and allocation is not judged.
+    pub fn runs(&self) -> Option<bool> {
+        if self.loads() {
+            self.allocates()
+        } else {
+            Some(false)
+        }
     }
 
     /// The text the runtime raises, when it refuses the model.
@@ -342,6 +389,56 @@ impl RuntimeVerdicts {
             .map(|v| v.runtime)
     }
 
+    /// [`Model::restamp_refused_by`] from these verdicts on `model` and its
+    /// [`Model::stamp_warnings`] (so that neither is computed twice): the runtimes that load it
+    /// as stored but refuse its re-stamped copy.
+    ///
+    /// Re-stamping raises the codes stored too low and writes metadata, which no loader
+    /// reads. Away from the verifier's limits, the copy is refused exactly by the runtimes
+    /// that load the model and lack a raised version ([`StoredTooLow::stored_only`]); within
+    /// 64 tables or 64 KiB of a limit, the copy is written and judged.
+    pub fn restamp_refused_by(
+        &self,
+        model: &Model<'_>,
+        warnings: &[crate::stamp::warnings::StampWarning],
+    ) -> Result<Vec<Runtime>, Error> {
+        use crate::runtimes::verifier::{VERIFIER_MAX_BYTES, VERIFIER_MAX_TABLES};
+        if warnings.is_empty() {
+            return Ok(Vec::new());
+        }
+        let near_limits = model.flatbuffer_tables().saturating_add(64) > VERIFIER_MAX_TABLES
+            || model.flatbuffer_len().saturating_add(64 * 1024) > VERIFIER_MAX_BYTES;
+        if !near_limits {
+            let raised = warnings.iter().any(|w| {
+                matches!(
+                    w,
+                    crate::stamp::warnings::StampWarning::VersionTooLow { .. }
+                )
+            });
+            if !raised {
+                return Ok(Vec::new());
+            }
+            let low = model.stored_too_low();
+            return Ok(self
+                .verdicts
+                .iter()
+                .filter(|v| v.loads() && low.iter().any(|l| !v.runtime.registers(l.op, l.required)))
+                .map(|v| v.runtime)
+                .collect());
+        }
+        let stamped = crate::stamp::stamp(model.bytes(), crate::stamp::StampMode::Raise)?;
+        let after = Model::from_bytes(&stamped.bytes)?;
+        let mut reasons = Reasons::new(&after);
+        Ok(self
+            .verdicts
+            .iter()
+            .filter(|before| {
+                before.loads() && !verdict(before.runtime, &after, &mut reasons).loads()
+            })
+            .map(|before| before.runtime)
+            .collect())
+    }
+
     /// The oldest runtime of `family` that loads the model. A newer one need not: a runtime
     /// that verifies the FlatBuffer refuses a model its elders load.
     pub fn oldest(&self, family: RuntimeFamily) -> Option<Runtime> {
@@ -358,7 +455,65 @@ impl<'v> IntoIterator for &'v RuntimeVerdicts {
     }
 }
 
+/// An operator code stored below the version its operators need by TF's rules, with what
+/// the known runtimes make of it ([`Model::stored_too_low`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredTooLow {
+    /// Its index in the model's operator codes.
+    pub code: usize,
+    /// Its builtin operator.
+    pub op: BuiltinOperator,
+    /// The version stored: the one runtimes look up.
+    pub stored: OpVersion,
+    /// The version its operators need.
+    pub required: OpVersion,
+    /// The runtimes that register the stored version but not the required one: they run the
+    /// model as stored with no version check in the way, and whether their kernel handles
+    /// these operators cannot be read from versions. Re-stamped, the model is refused by them.
+    pub stored_only: Vec<Runtime>,
+    /// Whether every known runtime registers the required version: for them the finding
+    /// is about the file's metadata only.
+    pub all_register_required: bool,
+}
+
 impl Model<'_> {
+    /// Every operator code stored below what its operators need (builtin codes only), with
+    /// the known runtimes that register the stored version but not the required one.
+    pub fn stored_too_low(&self) -> Vec<StoredTooLow> {
+        let reasons = self.required_version_reasons();
+        self.operator_codes()
+            .iter()
+            .zip(&reasons)
+            .enumerate()
+            .filter(|(_, (code, reason))| !code.is_custom() && reason.version() > code.version)
+            .map(|(i, (code, reason))| {
+                let required = reason.version();
+                StoredTooLow {
+                    code: i,
+                    op: code.builtin,
+                    stored: code.version,
+                    required,
+                    stored_only: Runtime::all()
+                        .filter(|r| {
+                            r.registers(code.builtin, code.version)
+                                && !r.registers(code.builtin, required)
+                        })
+                        .collect(),
+                    all_register_required: Runtime::all()
+                        .all(|r| r.registers(code.builtin, required)),
+                }
+            })
+            .collect()
+    }
+
+    /// The runtimes that construct the model as stored but refuse the copy
+    /// [`stamp`](crate::stamp()) writes (`StampMode::Raise`, as `tflite-opver stamp` does):
+    /// what re-stamping would cost. Empty when the stamps are not too low.
+    pub fn restamp_refused_by(&self) -> Result<Vec<Runtime>, Error> {
+        let warnings = self.stamp_warnings();
+        self.runtime_verdicts().restamp_refused_by(self, &warnings)
+    }
+
     /// Every runtime's verdict on this model ([`Runtime::all`]): whether constructing its
     /// interpreter from these bytes succeeds (the default op resolver, no experimental
     /// flags), in its own words when it does not, and which operator codes block it.
@@ -377,6 +532,8 @@ impl Model<'_> {
 struct Reasons<'m, 'a> {
     model: &'m Model<'a>,
     reasons: Option<Vec<VersionReason>>,
+    /// What allocation looks at, read when a runtime first constructs the model.
+    plan: Option<allocation::Plan<'a>>,
 }
 
 impl<'m, 'a> Reasons<'m, 'a> {
@@ -384,7 +541,13 @@ impl<'m, 'a> Reasons<'m, 'a> {
         Self {
             model,
             reasons: None,
+            plan: None,
         }
+    }
+
+    fn plan(&mut self) -> &allocation::Plan<'a> {
+        let model = self.model;
+        self.plan.get_or_insert_with(|| allocation::plan(model))
     }
 
     fn of(&mut self, code: usize) -> VersionReason {
@@ -427,10 +590,16 @@ fn verdict(runtime: Runtime, model: &Model<'_>, reasons: &mut Reasons<'_, '_>) -
             required: reasons.of(i),
         });
     }
+    let allocation = if outcome == LoadOutcome::Loads {
+        allocation::allocate(reasons.plan(), runtime.facts)
+    } else {
+        Allocation::NotConstructed
+    };
     RuntimeVerdict {
         runtime,
         outcome,
         blocking,
+        allocation,
     }
 }
 

@@ -172,13 +172,20 @@ impl<K> Resolver<K> {
                         .ok_or(ResolveError::BuiltinOpNotFound { op, version })
                 }
             }
-            OperatorKind::Custom(name) => {
-                self.find_custom(name, version)
-                    .ok_or_else(|| ResolveError::UnresolvedCustomOp {
+            OperatorKind::Custom(name) => self.find_custom(name, version).ok_or_else(|| {
+                // `IsFlexOp`: TFLite words a missing `Flex` op apart.
+                if name.starts_with("Flex") {
+                    ResolveError::FlexOpNotApplied {
                         name: name.to_owned(),
                         version,
-                    })
-            }
+                    }
+                } else {
+                    ResolveError::UnresolvedCustomOp {
+                        name: name.to_owned(),
+                        version,
+                    }
+                }
+            }),
         }
     }
 

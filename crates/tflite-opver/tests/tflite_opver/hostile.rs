@@ -39,6 +39,17 @@ fn exercise(bytes: &[u8]) -> bool {
         let sig = model.signature(at).expect("listed operators exist");
         let _ = tflite_opver::op_version(&sig);
     }
+    // The runtimes' verdicts, allocation included, and what re-stamping would cost.
+    let verdicts = model.runtime_verdicts();
+    for verdict in &verdicts {
+        let _ = (
+            verdict.allocates(),
+            verdict.allocation.error(),
+            verdict.runs(),
+        );
+    }
+    let _ = model.stored_too_low();
+    let _ = verdicts.restamp_refused_by(&model, &model.stamp_warnings());
     for mode in [StampMode::Raise, StampMode::Minimize] {
         if let Ok(stamped) = stamp(bytes, mode) {
             Model::from_bytes(&stamped.bytes).expect("a stamped model reads");

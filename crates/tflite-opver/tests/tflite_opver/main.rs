@@ -7,6 +7,7 @@
 
 mod common;
 
+mod allocations;
 mod cli;
 mod delegate_matrix;
 mod delegate_presets;

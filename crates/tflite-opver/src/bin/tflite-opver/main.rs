@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! tflite-opver inspect MODEL [--json]
-//! tflite-opver check MODEL --runtime VERSION [--custom NAME]... [--json]
+//! tflite-opver check MODEL --runtime VERSION|"RUNTIME NAME" [--custom NAME]... [--json]
 //! tflite-opver check MODEL --delegate gpu|nnapi|xnnpack [--json]
 //! tflite-opver runtimes MODEL [--require "ai-edge-litert 1.4.0"]... [--json]
 //! tflite-opver stamp MODEL -o OUT [--minimize]
@@ -93,9 +93,11 @@ struct InspectArgs {
 struct CheckArgs {
     /// The .tflite model.
     model: PathBuf,
-    /// The TFLite runtime release, dot-separated numbers such as 2.3.0.
-    #[arg(long, value_parser = RuntimeVersion::from_str, required_unless_present = "delegate")]
-    runtime: Option<RuntimeVersion>,
+    /// A TFLite release, dot-separated numbers such as 2.3.0 (TF's op table, and the custom
+    /// ops every default resolver registers), or a real runtime as `runtimes` names it,
+    /// "tflite-runtime 2.14.0" (exactly the verdict `runtimes` gives it).
+    #[arg(long, value_parser = CheckRuntime::parse, required_unless_present = "delegate")]
+    runtime: Option<CheckRuntime>,
     /// A custom op the runtime has (any version); repeatable.
     #[arg(long = "custom", value_name = "NAME", conflicts_with = "delegate")]
     customs: Vec<String>,
@@ -105,6 +107,30 @@ struct CheckArgs {
     /// Print one JSON object instead of text (its keys are listed in the crate's README).
     #[arg(long)]
     json: bool,
+}
+
+/// What `check --runtime` names: a TFLite release, or one of the real runtimes.
+#[derive(Clone)]
+enum CheckRuntime {
+    Release(RuntimeVersion),
+    Named(Runtime),
+}
+
+impl CheckRuntime {
+    fn parse(text: &str) -> Result<Self, String> {
+        if let Some(runtime) = Runtime::find(text) {
+            return Ok(CheckRuntime::Named(runtime));
+        }
+        if text.trim().contains(' ') {
+            return Err(Error::UnknownRuntime {
+                name: text.to_owned(),
+            }
+            .to_string());
+        }
+        RuntimeVersion::from_str(text)
+            .map(CheckRuntime::Release)
+            .map_err(|e| e.to_string())
+    }
 }
 
 #[derive(Args)]
@@ -161,6 +187,12 @@ enum CliError {
         #[source]
         source: io::Error,
     },
+    /// `--custom` with a real runtime's name: its resolver is what was probed.
+    #[error(
+        "--custom adds a custom op to a TFLite release (--runtime 2.14.0); {runtime}'s default \
+         op resolver is what was probed from its wheel, so --custom does not apply to it"
+    )]
+    CustomWithNamedRuntime { runtime: String },
     /// Standard output is closed or full.
     #[error("cannot write to standard output")]
     Output(#[source] io::Error),
@@ -403,11 +435,27 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
         (_, Some(name)) => {
             return delegate::check(path, &model, name, args.json, &judged.warnings);
         }
-        (Some(runtime), None) => runtime,
+        (Some(CheckRuntime::Named(runtime)), None) if !args.customs.is_empty() => {
+            return Err(CliError::CustomWithNamedRuntime {
+                runtime: runtime.to_string(),
+            });
+        }
+        (Some(CheckRuntime::Named(runtime)), None) => {
+            return check_named(path, &model, *runtime, args.json, &judged.warnings);
+        }
+        (Some(CheckRuntime::Release(runtime)), None) => runtime,
         // clap requires one of the two.
         (None, None) => return Ok(Outcome::Accepted),
     };
     let mut resolver = Resolver::for_runtime(runtime);
+    // The custom ops every real runtime's default resolver registers (`AudioSpectrogram`,
+    // `Mfcc`...): TFLite's `BuiltinOpResolver` (`tensorflow/lite/core/kernels/register.cc`).
+    for (name, versions) in common_custom_ops() {
+        for version in versions {
+            // A single version is never an empty range.
+            let _ = resolver.add_custom(&name, version, version, ());
+        }
+    }
     for name in &args.customs {
         // Every version of the custom op: the range is never empty, so this cannot fail.
         let _ = resolver.add_custom(name, OpVersion::new(i32::MIN), OpVersion::new(i32::MAX), ());
@@ -470,6 +518,23 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
                 "{TOOL}: {file}: operator code {i} ({name} v{version}): {error}"
             );
         }
+        let flex: Vec<String> = Runtime::all()
+            .filter(|r| r.applies_flex())
+            .map(|r| r.to_string())
+            .collect();
+        if unresolved
+            .iter()
+            .any(|(_, e)| matches!(e, tflite_opver::ResolveError::FlexOpNotApplied { .. }))
+            && !flex.is_empty()
+        {
+            let _ = writeln!(
+                text,
+                "{TOOL}: note: TFLite {runtime} itself has no Flex delegate; the \
+                 tf.lite.Interpreter of {} applies one by itself (check --runtime \"NAME\" \
+                 judges a real runtime)",
+                flex.join(", ")
+            );
+        }
         if runs_when_minimized {
             let _ = writeln!(
                 text,
@@ -485,6 +550,74 @@ fn check(args: &CheckArgs) -> Result<Outcome, CliError> {
         Outcome::Accepted
     } else {
         Outcome::Rejected
+    })
+}
+
+/// The custom ops (and versions) the default resolver of every real runtime registers.
+fn common_custom_ops() -> Vec<(String, Vec<OpVersion>)> {
+    let mut all = Runtime::all();
+    let Some(first) = all.next() else {
+        return Vec::new();
+    };
+    let rest: Vec<Runtime> = all.collect();
+    first
+        .custom_ops()
+        .map(|(name, versions)| {
+            let kept = versions
+                .into_iter()
+                .filter(|&v| rest.iter().all(|r| r.registers_custom(name, v)))
+                .collect::<Vec<_>>();
+            (name.to_owned(), kept)
+        })
+        .filter(|(_, versions)| !versions.is_empty())
+        .collect()
+}
+
+/// `check --runtime "NAME"`: exactly the verdict `runtimes` gives that runtime.
+fn check_named(
+    path: &Path,
+    model: &Model<'_>,
+    runtime: Runtime,
+    as_json: bool,
+    warnings: &[StampWarning],
+) -> Result<Outcome, CliError> {
+    let verdict = runtime.load(model);
+    let runs = verdict.runs();
+    if as_json {
+        let mut entry = runtimes::runtime_json(model, &verdict);
+        if let Value::Object(map) = &mut entry {
+            map.insert("file".to_owned(), json!(path.display().to_string()));
+            map.insert("unreadable".to_owned(), json!(false));
+            map.insert("warnings".to_owned(), warnings::warnings_json(warnings));
+        }
+        print_json(&entry)?;
+    } else if runs == Some(false) {
+        let file = path.display();
+        let mut text = format!(
+            "{TOOL}: {file} does not run on {runtime}: {}\n",
+            runtimes::one_line(&verdict)
+        );
+        for blocking in &verdict.blocking {
+            let _ = writeln!(
+                text,
+                "{TOOL}: {file}: {}",
+                runtimes::blocking_text(model, blocking)
+            );
+        }
+        eprint!("{text}");
+        warnings::warn(path, warnings);
+    } else {
+        print(&format!(
+            "{}: {runtime}: {}\n",
+            path.display(),
+            runtimes::one_line(&verdict)
+        ))?;
+        warnings::warn(path, warnings);
+    }
+    Ok(if runs == Some(false) {
+        Outcome::Rejected
+    } else {
+        Outcome::Accepted
     })
 }
 
@@ -547,6 +680,27 @@ fn restamp(args: &StampArgs) -> Result<Outcome, CliError> {
             StampWarning::VersionTooLow { .. } => None,
         })
         .unwrap_or_default();
+    // Before writing: which runtimes that construct the model as it is would refuse the
+    // re-stamped copy.
+    let before = model.runtime_verdicts();
+    if let Ok(after) = Model::from_bytes(&stamped.bytes).map(|m| m.runtime_verdicts()) {
+        let excluded: Vec<String> = before
+            .iter()
+            .zip(after.iter())
+            .filter(|(b, a)| b.loads() && !a.loads())
+            .map(|(b, _)| b.runtime.to_string())
+            .collect();
+        print(&if excluded.is_empty() {
+            "no known runtime that loads the model refuses the re-stamped copy\n".to_owned()
+        } else {
+            format!(
+                "the re-stamped copy is refused by {} known runtime(s) that load the model as \
+                 it is: {}\n",
+                excluded.len(),
+                excluded.join(", ")
+            )
+        })?;
+    }
     // The output may be the input file: unmap it before writing over it.
     drop(model);
     drop(bytes);

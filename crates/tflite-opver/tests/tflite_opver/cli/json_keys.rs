@@ -53,6 +53,39 @@ pub(super) const CHECK_KEYS: &[&str] = &[
     "warnings[].operator_code",
 ];
 
+/// The keys of `check --runtime NAME --json` (a real runtime), exactly; the README lists them.
+pub(super) const CHECK_NAMED_KEYS: &[&str] = &[
+    "allocate_error",
+    "allocate_node",
+    "allocate_note",
+    "allocate_op",
+    "allocate_refused_by",
+    "allocates",
+    "blocking",
+    "blocking[].builtin_code",
+    "blocking[].cause",
+    "blocking[].max_registered_version",
+    "blocking[].name",
+    "blocking[].operator_code",
+    "blocking[].reason",
+    "blocking[].required_version",
+    "blocking[].version",
+    "crashes",
+    "error",
+    "family",
+    "file",
+    "loads",
+    "refused_by",
+    "runs",
+    "runtime",
+    "unreadable",
+    "version",
+    "warnings",
+    "warnings[].kind",
+    "warnings[].message",
+    "warnings[].operator_code",
+];
+
 /// `keys` without those starting with `prefix` (the keys of an array's items, when it is empty).
 pub(super) fn without_item_keys(keys: &[&'static str], prefix: &str) -> Vec<&'static str> {
     keys.iter()
@@ -87,6 +120,10 @@ pub(super) fn readme_keys(heading: &str) -> Vec<String> {
 fn the_readme_lists_every_json_key() {
     assert_eq!(readme_keys("#### `inspect --json`"), INSPECT_KEYS);
     assert_eq!(readme_keys("#### `check --json`"), CHECK_KEYS);
+    assert_eq!(
+        readme_keys("#### `check --runtime NAME --json`"),
+        CHECK_NAMED_KEYS
+    );
     assert_eq!(
         readme_keys("#### When the model could not be read (exit 2)"),
         UNREADABLE_KEYS

@@ -1,10 +1,12 @@
 //! `tflite-opver runtimes`: which real runtimes load a model, its JSON, `--require` and exit codes.
 
-use super::json_keys::{UNREADABLE_KEYS, readme_keys};
+use super::json_keys::{CHECK_NAMED_KEYS, UNREADABLE_KEYS, readme_keys, without_item_keys};
 use super::*;
 
 /// The keys of `runtimes --json`, exactly; the crate README lists the same.
 const RUNTIMES_KEYS: &[&str] = &[
+    "allocates_on",
+    "allocation_refused_by",
     "file",
     "loads_on",
     "oldest",
@@ -12,9 +14,18 @@ const RUNTIMES_KEYS: &[&str] = &[
     "oldest.tensorflow-cpu",
     "oldest.tflite-runtime",
     "required",
+    "required[].allocates",
     "required[].loads",
+    "required[].runs",
     "required[].runtime",
+    "restamp_refused_by",
     "runtimes",
+    "runtimes[].allocate_error",
+    "runtimes[].allocate_node",
+    "runtimes[].allocate_note",
+    "runtimes[].allocate_op",
+    "runtimes[].allocate_refused_by",
+    "runtimes[].allocates",
     "runtimes[].blocking",
     "runtimes[].blocking[].builtin_code",
     "runtimes[].blocking[].cause",
@@ -29,8 +40,16 @@ const RUNTIMES_KEYS: &[&str] = &[
     "runtimes[].family",
     "runtimes[].loads",
     "runtimes[].refused_by",
+    "runtimes[].runs",
     "runtimes[].runtime",
     "runtimes[].version",
+    "stored_too_low",
+    "stored_too_low[].all_register_required",
+    "stored_too_low[].name",
+    "stored_too_low[].operator_code",
+    "stored_too_low[].required_version",
+    "stored_too_low[].stored_only",
+    "stored_too_low[].stored_version",
     "unreadable",
     "warnings",
     "warnings[].kind",
@@ -68,8 +87,12 @@ fn runtimes_json_has_the_documented_names() {
     // A required runtime refuses it.
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let json = json_of(&out);
-    // Every key, and no other (the model has no metadata: a stamp warning).
-    assert_eq!(sorted_keys(&json), RUNTIMES_KEYS);
+    // Every key, and no other (the model has no metadata: a stamp warning; no code is
+    // stored too low).
+    assert_eq!(
+        sorted_keys(&json),
+        without_item_keys(RUNTIMES_KEYS, "stored_too_low[")
+    );
     assert_eq!(json["warnings"][0]["kind"], "no_metadata");
     let all = json["runtimes"].as_array().unwrap();
     assert_eq!(all.len(), 30);
@@ -99,6 +122,15 @@ fn runtimes_json_has_the_documented_names() {
     assert_eq!(all[9]["error"], Value::Null);
     assert_eq!(all[9]["refused_by"], Value::Null);
     assert_eq!(all[9]["blocking"], json!([]));
+    // A builtin's kernel prepares it at allocation: not replayed, so not judged.
+    assert_eq!(all[9]["allocates"], Value::Null);
+    assert_eq!(all[9]["runs"], Value::Null);
+    assert_eq!(
+        all[9]["allocate_note"],
+        "a kernel's own checks are not replayed"
+    );
+    assert_eq!(all[0]["allocates"], false);
+    assert_eq!(all[0]["allocate_error"], Value::Null);
     assert_eq!(json["oldest"]["tensorflow-cpu"], "2.21.0");
     assert_eq!(json["oldest"]["tflite-runtime"], Value::Null);
     assert_eq!(json["oldest"]["ai-edge-litert"], "2.0.2");
@@ -106,8 +138,8 @@ fn runtimes_json_has_the_documented_names() {
     assert_eq!(
         json["required"],
         json!([
-            {"runtime": "ai-edge-litert 2.3.0", "loads": true},
-            {"runtime": "tensorflow-cpu 2.20.0", "loads": false},
+            {"runtime": "ai-edge-litert 2.3.0", "loads": true, "allocates": null, "runs": null},
+            {"runtime": "tensorflow-cpu 2.20.0", "loads": false, "allocates": false, "runs": false},
         ])
     );
     assert_eq!(json["file"], model.display().to_string());
@@ -125,7 +157,8 @@ fn runtimes_exits_1_only_when_no_runtime_or_a_required_one_refuses() {
     let stdout = text(&out.stdout);
     assert!(
         stdout.starts_with(&format!(
-            "{}: loads on 12 of 30 runtimes\noldest that load it: tensorflow-cpu 2.21.0, no \
+            "{}: loads on 12 of 30 runtimes (the interpreter is constructed); allocate_tensors() \
+             refused on 0, succeeds on 0, not judged on 12\noldest that load it: tensorflow-cpu 2.21.0, no \
              tflite-runtime, ai-edge-litert 2.0.2\n",
             model.display()
         )),
@@ -142,7 +175,10 @@ fn runtimes_exits_1_only_when_no_runtime_or_a_required_one_refuses() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("\n  ai-edge-litert 2.3.0     loads\n"),
+        stdout.contains(
+            "\n  ai-edge-litert 2.3.0     loads; allocate_tensors() not judged: a kernel's own \
+             checks are not replayed\n"
+        ),
         "{stdout}"
     );
     assert_eq!(stdout.lines().count(), 2 + 30 + 18);
@@ -257,4 +293,104 @@ fn runtimes_help_lists_the_names_require_takes() {
         .collect();
     assert_eq!(listed, all, "{help}");
     assert_eq!(all.len(), 30);
+}
+
+/// `check --runtime NAME` and `runtimes` are one judgement: on every Flex and custom-op model,
+/// `check`'s JSON is that runtime's entry of `runtimes --json`, and its exit is 1 exactly when
+/// the entry's `runs` is false (construction or allocation refused).
+#[test]
+fn check_a_named_runtime_and_runtimes_agree_on_every_flex_and_custom_op_model() {
+    let dir = data("runtimes/flex/tf-2.21.0");
+    let mut models: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the flex models")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tflite"))
+        .collect();
+    models.sort();
+    assert_eq!(models.len(), 12);
+    let mut refused = 0;
+    for model in &models {
+        let all = json_of(&runtimes(model, &["--json"]));
+        for entry in all["runtimes"].as_array().unwrap() {
+            let name = entry["runtime"].as_str().unwrap();
+            let out = check(model, name, true);
+            let mut json = json_of(&out);
+            // Every key (no blocking code, no stamp warning on these models).
+            let keys = without_item_keys(CHECK_NAMED_KEYS, "blocking[");
+            assert_eq!(sorted_keys(&json), without_item_keys(&keys, "warnings["));
+            let object = json.as_object_mut().unwrap();
+            for key in ["file", "unreadable", "warnings"] {
+                object.remove(key);
+            }
+            assert_eq!(&json, entry, "{} on {name}", model.display());
+            let expected = if entry["runs"] == false { 1 } else { 0 };
+            refused += expected;
+            assert_eq!(
+                out.status.code(),
+                Some(expected),
+                "{} on {name}",
+                model.display()
+            );
+        }
+    }
+    // Flex models on the 23 runtimes without the Flex delegate, custom Erf everywhere.
+    assert!(refused >= 4 * 23 + 4 * 30, "{refused}");
+
+    // `--custom` registers a custom op in a TFLite release, never in a real runtime.
+    let out = run(&[
+        "check".as_ref(),
+        dir.join("erf__custom.tflite").as_os_str(),
+        "--runtime".as_ref(),
+        "tflite-runtime 2.14.0".as_ref(),
+        "--custom".as_ref(),
+        "Erf".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("tflite-opver: --custom adds a custom op"));
+    let out = check_custom(&dir.join("erf__custom.tflite"), "2.14.0", "Erf");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    // The same model: `runtimes` names the refusal, `--require` gates on it.
+    let flex = dir.join("erf__select.tflite");
+    let out = runtimes(&flex, &["--require", "tflite-runtime 2.14.0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "tflite-runtime 2.14.0 refuses it (required): loads, but allocate_tensors() fails: \
+             Select TensorFlow op(s), included in the given model, is(are) not supported by this \
+             interpreter."
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Node number 0 (FlexErf) failed to prepare."),
+        "{stderr}"
+    );
+    let out = runtimes(&flex, &["--require", "tensorflow-cpu 2.14.1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    // A bare release is TFLite's own C++ at that release: no Flex delegate, and the custom
+    // ops every default resolver registers.
+    let out = check(&flex, "2.14.0", false);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("FlexErf v1): Select TensorFlow op(s)"));
+    let out = check(&dir.join("mfcc__custom.tflite"), "2.14.0", false);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = check(&dir.join("mfcc_erf__custom.tflite"), "2.14.0", true);
+    assert_eq!(out.status.code(), Some(1));
+    let json = json_of(&out);
+    assert_eq!(json["unresolved"].as_array().unwrap().len(), 1);
+    assert_eq!(json["unresolved"][0]["name"], "Erf");
+}
+
+fn check_custom(model: &std::path::Path, release: &str, custom: &str) -> Output {
+    run(&[
+        "check".as_ref(),
+        model.as_os_str(),
+        "--runtime".as_ref(),
+        release.as_ref(),
+        "--custom".as_ref(),
+        custom.as_ref(),
+    ])
 }
