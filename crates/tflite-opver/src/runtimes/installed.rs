@@ -396,7 +396,10 @@ impl RuntimeVerdicts {
     /// Re-stamping raises the codes stored too low and writes metadata, which no loader
     /// reads. Away from the verifier's limits, the copy is refused exactly by the runtimes
     /// that load the model and lack a raised version ([`StoredTooLow::stored_only`]); within
-    /// 64 tables or 64 KiB of a limit, the copy is written and judged.
+    /// 64 tables or 64 KiB below a limit, where the metadata could push the copy over it, the
+    /// copy is written and judged. A model already over a limit is refused by every runtime
+    /// that verifies, before and after, so the versions alone decide there too (and a
+    /// converter's million-operator model is not copied and read again).
     pub fn restamp_refused_by(
         &self,
         model: &Model<'_>,
@@ -406,8 +409,11 @@ impl RuntimeVerdicts {
         if warnings.is_empty() {
             return Ok(Vec::new());
         }
-        let near_limits = model.flatbuffer_tables().saturating_add(64) > VERIFIER_MAX_TABLES
-            || model.flatbuffer_len().saturating_add(64 * 1024) > VERIFIER_MAX_BYTES;
+        let (tables, len) = (model.flatbuffer_tables(), model.flatbuffer_len());
+        let over_limits = tables > VERIFIER_MAX_TABLES || len > VERIFIER_MAX_BYTES;
+        let near_limits = !over_limits
+            && (tables.saturating_add(64) > VERIFIER_MAX_TABLES
+                || len.saturating_add(64 * 1024) > VERIFIER_MAX_BYTES);
         if !near_limits {
             let raised = warnings.iter().any(|w| {
                 matches!(
