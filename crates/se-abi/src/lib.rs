@@ -161,6 +161,8 @@ extern crate self as se_abi;
 // | `view.rs`           | reading a struct whose producer used another version of the header |
 // | `copy.rs`           | versioned copies and fills (Linux `copy_struct_from_user` semantics) |
 // | `registration.rs`   | the registration-time check of `SE_MAJOR` between plugin and host |
+// | `pjrt.rs`           | XLA's PJRT C API structs and tables (`Blob` hand-written, the rest generated) |
+// | `pjrt/check.rs`     | `pjrt-check`: which measured JAX releases load a PJRT plugin |
 // | `tensorflow.rs`     | TensorFlow's StreamExecutor C API structs and release tables (hand-written types) |
 // | `plugin/mod.rs`     | `plugin-check`: which TensorFlow releases load a PluggableDevice plugin |
 // | `plugin/check.rs`   | the static check: each release's verdict from the files alone |
@@ -180,6 +182,7 @@ mod generated;
 mod header;
 mod layout;
 mod member;
+pub mod pjrt;
 #[cfg(feature = "plugin-check")]
 pub mod plugin;
 mod registration;

@@ -1,0 +1,232 @@
+//! `se-abi pjrt-check` against what real JAX releases did with the probe plugins
+//! (`releases/pjrt/jax/<jaxlib>.json.gz`, measured by `interop/pjrt/measure.py`): each probe is
+//! compiled again here from `interop/pjrt/probe.c` with the flags it was measured with, checked
+//! with `--run` under the setting it was measured under, and every verdict and every text must
+//! agree. Without `--run` the tool never guesses a version. And the PJRT header facts
+//! (`STRUCT_SIZES`) must agree with the args sizes each release was measured to pass.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use se_abi::pjrt::{JAX_RELEASES, args_size_at};
+use serde_json::Value;
+
+use crate::common::c_build::{cc, out_dir};
+
+const PREFIX: &str = "Unable to initialize backend 'probe': ";
+
+fn manifest() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every release's measured facts (gzip-compressed JSON, read with the system's `gzip`).
+fn measured() -> Vec<Value> {
+    let dir = manifest().join("releases/pjrt/jax");
+    let mut out = Vec::new();
+    for release in JAX_RELEASES {
+        let path = dir.join(format!("{}.json.gz", release.jaxlib));
+        let output = Command::new("gzip")
+            .arg("-dc")
+            .arg(&path)
+            .output()
+            .expect("gzip");
+        assert!(output.status.success(), "{}", path.display());
+        out.push(serde_json::from_slice(&output.stdout).expect("facts are JSON"));
+    }
+    out
+}
+
+/// The probe built with `flags` (as measure.py builds it), once per set of flags.
+fn probe(flags: &BTreeMap<String, Value>, cache: &mut BTreeMap<String, PathBuf>) -> PathBuf {
+    let key = serde_json::to_string(flags).unwrap();
+    if let Some(p) = cache.get(&key) {
+        return p.clone();
+    }
+    // Named by its flags: the tests run at once, and each builds its own.
+    let name: String = key
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let out = out_dir().join(format!("pjrt-probe{name}.so"));
+    let mut args: Vec<String> = ["-shared", "-fPIC", "-fvisibility=hidden", "-O1", "-Wall"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for (k, v) in flags {
+        match (k.as_str(), v) {
+            ("no_export", v) if v.as_i64() == Some(1) || v.as_bool() == Some(true) => {
+                args.push("-DPROBE_NO_EXPORT=1".into())
+            }
+            ("demand_name", Value::String(s)) => args.push(format!("-DPROBE_DEMAND_NAME=\"{s}\"")),
+            (k, v) => args.push(format!("-DPROBE_{}={v}", k.to_uppercase())),
+        }
+    }
+    args.push("-o".into());
+    args.push(out.display().to_string());
+    args.push(
+        manifest()
+            .join("interop/pjrt/probe.c")
+            .display()
+            .to_string(),
+    );
+    cc(&args);
+    cache.insert(key, out.clone());
+    out
+}
+
+fn pjrt_check(plugin: &Path, run: bool, setting: &str) -> Value {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_se-abi"));
+    command.arg("pjrt-check").arg(plugin).arg("--json");
+    if run {
+        command.arg("--run");
+    }
+    if setting != "unset" {
+        command.args(["--compat", setting]);
+    }
+    let output = command.output().expect("run se-abi");
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
+/// What the user saw, in the tool's terms: `(loads, error)`, the probe's path as `{path}`.
+fn expected(run: &Value) -> (bool, Option<String>) {
+    match run["outcome"].as_str() {
+        Some("loaded") => (true, None),
+        Some("signal") => (false, run["error"].as_str().map(str::to_string)),
+        _ => {
+            let error = run["error"].as_str().unwrap_or("");
+            let error = error.strip_prefix(PREFIX).unwrap_or(error);
+            (false, Some(without_path(error)))
+        }
+    }
+}
+
+fn without_path(text: &str) -> String {
+    match (text.find('/'), text.find(".so")) {
+        (Some(a), Some(b)) if a < b => format!("{}{{path}}{}", &text[..a], &text[b + 3..]),
+        _ => text.to_string(),
+    }
+}
+
+#[test]
+fn pjrt_check_agrees_with_every_measured_probe_run() {
+    let facts = measured();
+    let mut cache = BTreeMap::new();
+    // One tool run per (probe, setting) answers for every release.
+    let mut answers: BTreeMap<(String, String), Value> = BTreeMap::new();
+    let (mut agreed, mut runs) = (0, 0);
+    let mut disagreements = Vec::new();
+    for release in &facts {
+        let jaxlib = release["jaxlib"].as_str().unwrap();
+        for run in release["runs"].as_array().unwrap() {
+            let what = run["probe"]["what"].as_str().unwrap_or("");
+            // These probes refuse more than a plugin of their version would: they measure how
+            // the release passes a plugin's refusal on, which the predictions use as a template.
+            if what.ends_with("demands more") {
+                continue;
+            }
+            let mut flags: BTreeMap<String, Value> = run["probe"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            flags.remove("what");
+            let setting = run["setting"].as_str().unwrap().to_string();
+            let plugin = probe(&flags, &mut cache);
+            let key = (serde_json::to_string(&flags).unwrap(), setting.clone());
+            let answer = answers
+                .entry(key)
+                .or_insert_with(|| pjrt_check(&plugin, true, &setting));
+            let verdict = answer["releases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["jaxlib"] == jaxlib)
+                .unwrap_or_else(|| panic!("no verdict for {jaxlib}"));
+            let (loads, error) = expected(run);
+            let got_error = verdict["error"]
+                .as_str()
+                .map(without_path)
+                .filter(|_| !loads);
+            runs += 1;
+            if verdict["loads"] == Value::Bool(loads) && got_error == error {
+                agreed += 1;
+            } else {
+                disagreements.push(format!(
+                    "{jaxlib} {setting} {what} {flags:?}: measured {loads} {error:?}, predicted {} {:?}",
+                    verdict["loads"], verdict["error"]
+                ));
+            }
+        }
+    }
+    assert!(runs > 300, "only {runs} measured runs");
+    assert!(
+        disagreements.is_empty(),
+        "{agreed}/{runs} agree; disagreements:\n{}",
+        disagreements.join("\n")
+    );
+}
+
+#[test]
+fn without_run_the_version_is_never_guessed() {
+    let mut cache = BTreeMap::new();
+    let mut flags = BTreeMap::new();
+    flags.insert("minor".to_string(), Value::from(64));
+    let plugin = probe(&flags, &mut cache);
+    let answer = pjrt_check(&plugin, false, "unset");
+    assert_eq!(answer["pjrt_api_version"], Value::Null);
+    for verdict in answer["releases"].as_array().unwrap() {
+        assert_eq!(verdict["loads"], Value::Null, "{verdict}");
+    }
+    // A library without GetPjrtApi is refused from the file alone, in register_plugin's words.
+    flags.insert("no_export".to_string(), Value::from(1));
+    let plugin = probe(&flags, &mut cache);
+    let answer = pjrt_check(&plugin, false, "unset");
+    for verdict in answer["releases"].as_array().unwrap() {
+        assert_eq!(verdict["loads"], Value::Bool(false));
+        let error = verdict["error"].as_str().unwrap();
+        assert_eq!(
+            error,
+            format!("NOT_FOUND: GetPjrtApi not found in {}", plugin.display())
+        );
+    }
+}
+
+#[test]
+fn header_sizes_agree_with_the_sizes_releases_pass() {
+    // Each release passes the args sizes of its own header: where its PJRT minor is a header
+    // read, exactly that size; between two headers, a size between theirs.
+    let mut checked = 0;
+    for release in JAX_RELEASES {
+        let minor = release.framework.1;
+        for &(slot, passed) in release.calls {
+            let Some((name, size, exact)) = args_size_at(slot, minor) else {
+                continue;
+            };
+            if exact {
+                assert_eq!(passed, size, "{} {name}", release.jaxlib);
+            } else {
+                assert!(
+                    passed >= size,
+                    "{} {name}: {passed} < {size}",
+                    release.jaxlib
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20);
+    // The sizes the issue quotes: PJRT_Client_Create_Args is 72 up to 0.54 and 88 by 0.67.
+    assert_eq!(args_size_at(10, 54).map(|a| a.1), Some(72));
+    assert_eq!(
+        args_size_at(10, 67).map(|a| (a.0, a.1)),
+        Some(("PJRT_Client_Create_Args", 88))
+    );
+    assert_eq!(args_size_at(10, 60).map(|a| a.2), Some(false));
+}
