@@ -103,6 +103,9 @@
 //! ...), declared with this crate's macro from the layouts of every release since 2.5, for
 //! writing a PluggableDevice plugin in Rust (`examples/tf_plugin` is one, and TensorFlow 2.12 to
 //! 2.21 load it). With the `plugin-check` feature, `plugin` judges a plugin against the releases.
+//! [`pjrt`] is the same scheme in XLA's PJRT C API, the interface JAX loads hardware plugins
+//! through: its structs from the real headers of PJRT 0.13 ... 0.90, and, with `plugin-check`,
+//! which measured JAX releases load a PJRT plugin (`se-abi pjrt-check`).
 //! One more public module, `__private`, and two helper macros, `__versioned_struct_support!` and
 //! `__versioned_struct_impl!`, are hidden: the macros' expansions call them from the user's
 //! crate, so they must be reachable, but they are not an API and may change in any release.

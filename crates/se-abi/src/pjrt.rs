@@ -10,7 +10,7 @@
 //! function. The framework checks the version when it loads the plugin (`pjrt_api.cc`:
 //! "Mismatched PJRT plugin PJRT API version"; with `ENABLE_PJRT_COMPATIBILITY`, the major and
 //! a minimum minor instead), and the plugin checks every args struct it is given against its
-//! own header (`pjrt_c_api_helpers.cc`: "Unexpected <struct> size: expected N, got M").
+//! own header (`pjrt_c_api_helpers.cc`: "Unexpected `<struct>` size: expected N, got M").
 //!
 //! Each struct below is declared with `versioned_struct!` from the real headers that
 //! TensorFlow 2.14 ... 2.21's wheels ship (PJRT 0.13 to 0.90, `cargo xtask pjrt-releases`),

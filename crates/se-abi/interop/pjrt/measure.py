@@ -197,8 +197,42 @@ def measure_release(release, python, probes):
     run("unset", "no GetPjrtApi", major=major, minor=minor, no_export=1)
     demands(facts, run)
     for t in EXT_TYPES:
-        run("unset", f"extension {t} base only", major=major, minor=minor, ext_type=t, ext_size=24)
+        r = run("unset", f"extension {t} base only", major=major, minor=minor, ext_type=t,
+                ext_size=24)
+        # How far the release reads this extension without checking its struct_size: grow it
+        # until the load survives.
+        size = 24
+        while r["outcome"] == "signal" and size < 128:
+            size += 8
+            r = run("unset", f"extension {t} size {size}", major=major, minor=minor, ext_type=t,
+                    ext_size=size)
     return facts
+
+
+def add_extents(path, python, probes):
+    with gzip.open(path, "rt") as f:
+        facts = json.load(f)
+    major, minor = (int(x) for x in facts["framework"].split("."))
+    facts["runs"] = [r for r in facts["runs"] if "ext_type" not in r["probe"]]
+
+    def run(setting, what, **flags):
+        flags.setdefault("slots", SLOTS)
+        r = load(python, probes.build(**flags), setting)
+        r["probe"] = dict(flags, what=what)
+        facts["runs"].append(r)
+        print(f"  {facts['jaxlib']} {setting:5} {what:24} {r['outcome']:8} {(r['error'] or '')[:110]}",
+              flush=True)
+        return r
+
+    for t in EXT_TYPES:
+        r = run("unset", f"extension {t} base only", major=major, minor=minor, ext_type=t,
+                ext_size=24)
+        size = 24
+        while r["outcome"] == "signal" and size < 128:
+            size += 8
+            r = run("unset", f"extension {t} size {size}", major=major, minor=minor, ext_type=t,
+                    ext_size=size)
+    write(path, facts)
 
 
 # The args structs of the slots the probe can refuse (probe.c's PROBE_DEMAND_*).
@@ -245,6 +279,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "releases", "pjrt", "jax"))
     ap.add_argument("--release", action="append", default=[])
     ap.add_argument("--plugin", action="append", default=[], help="NAME=PATH of a real plugin")
+    ap.add_argument("--extents-only", action="store_true",
+                    help="measure the extension probes again (how far each type is read)")
     ap.add_argument("--demands-only", action="store_true",
                     help="add the refusal probes to already measured releases")
     args = ap.parse_args()
@@ -255,6 +291,9 @@ def main():
         python = os.path.join(args.venvs, f"jax-{release}", "bin", "python")
         if not os.path.exists(python):
             print(f"{release}: no venv at {python}; run venvs.sh", file=sys.stderr)
+            continue
+        if args.extents_only:
+            add_extents(os.path.join(args.out, f"{release}.json.gz"), python, probes)
             continue
         if args.demands_only:
             add_demands(os.path.join(args.out, f"{release}.json.gz"), python, probes)

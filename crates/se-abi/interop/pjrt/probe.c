@@ -18,7 +18,8 @@
  *   PROBE_EXT_TYPE             an extension of this PJRT_Extension_Type on the chain (default -1)
  *   PROBE_EXT_SIZE             that extension's struct_size (default 24: the base only); its
  *                              bytes end at a page the process cannot read, so a framework that
- *                              reads past the struct_size it was given faults (SIGSEGV)
+ *                              reads past the struct_size it was given faults (SIGSEGV); the
+ *                              words past its base are functions that succeed
  *   PROBE_NO_EXPORT            do not export GetPjrtApi
  *   PROBE_DEMAND_SLOT, PROBE_DEMAND_SIZE, PROBE_DEMAND_NAME
  *                              refuse the args of that slot (3, 4 or 10) when their struct_size
@@ -226,6 +227,11 @@ static const slot_fn stubs[200] = {
 
 static struct probe_api api;
 
+static void *ext_noop(void *args) {
+  (void)args;
+  return NULL;
+}
+
 /* The extension, placed so that its last byte is the last readable one. */
 static struct probe_ext *guarded_extension(void) {
   long page = sysconf(_SC_PAGESIZE);
@@ -239,6 +245,10 @@ static struct probe_ext *guarded_extension(void) {
   if (mprotect(guard, (size_t)page, PROT_NONE) != 0) abort();
   /* Round down to 8 so the base members stay aligned; the struct ends at most 7 bytes early. */
   struct probe_ext *ext = (struct probe_ext *)(((uintptr_t)guard - size) & ~(uintptr_t)7);
+  /* Past the base, every word is a function that does nothing and succeeds: a release that
+   * calls a function of the extension survives, one that reads past struct_size faults. */
+  for (size_t at = sizeof(struct probe_ext); at + sizeof(slot_fn) <= size; at += sizeof(slot_fn))
+    *(slot_fn *)((char *)ext + at) = (slot_fn)ext_noop;
   ext->struct_size = PROBE_EXT_SIZE;
   ext->type = PROBE_EXT_TYPE;
   ext->next = NULL;

@@ -137,9 +137,10 @@ fn fill(template: &str, plugin: (i32, i32), path: &Path, message: &str) -> Strin
 
 /// What `release` does with `plugin` under `compat`: from the file alone when `api` is `None`,
 /// else from what its `GetPjrtApi` returned. Checks go in the order the release makes them
-/// (measured): `GetPjrtApi` found, the version, each call of discovery (a NULL slot, an
-/// extension read past its size, the plugin's own refusal of a shorter args struct), up to
-/// `PJRT_Client_Create`, where a machine without the device stops.
+/// (measured): `GetPjrtApi` found, its extensions (one the release reads further than its
+/// `struct_size` crashes it, whatever the version), the version, each call of discovery (a NULL
+/// slot, the plugin's own refusal of a shorter args struct), up to `PJRT_Client_Create`, where
+/// a machine without the device stops.
 pub fn predict(
     plugin: &PjrtPlugin,
     api: Option<&ApiFacts>,
@@ -168,6 +169,25 @@ pub fn predict(
         );
         return p;
     };
+    // Extensions are read when the plugin is registered, before its version is checked (a
+    // 0.54 plugin crashes 0.5.3 under every setting: jaxlib's custom-call sharding registration
+    // calls through the Custom_Partitioner extension past the plugin's struct_size).
+    for &(kind, size) in &api.extensions {
+        // The release faulted on a probe extension of this type at least as long as this one:
+        // it reads further than this struct_size without checking it.
+        let measured = release.extensions.iter().find_map(|(k, s, m)| match m {
+            Measured::Signal(signal) if *k == kind && size <= *s => Some(*signal),
+            _ => None,
+        });
+        if let Some(signal) = measured {
+            p.loads = Some(false);
+            p.error = Some(signal.to_string());
+            p.note = Some(format!(
+                "this release reads extension type {kind} past its struct_size ({size}) without checking it"
+            ));
+            return p;
+        }
+    }
     let version = api.version;
     let rule = &release.rules[compat.index()];
     let (fmaj, fmin) = release.framework;
@@ -185,26 +205,7 @@ pub fn predict(
         return refuse(p, fill(rule.too_new, version, &plugin.path, ""));
     }
     let plugin_minor = u32::try_from(version.1).unwrap_or(0);
-    let mut extensions_checked = false;
     for &(slot, passed) in release.calls {
-        // Extensions are read once the plugin is initialised (slot 3), before the client.
-        if slot != 3 && !extensions_checked {
-            extensions_checked = true;
-            for &(kind, size) in &api.extensions {
-                let measured = release
-                    .extensions
-                    .iter()
-                    .find(|(k, s, _)| *k == kind && size <= *s);
-                if let Some((_, _, Measured::Signal(signal))) = measured {
-                    p.loads = Some(false);
-                    p.error = Some((*signal).to_string());
-                    p.note = Some(format!(
-                        "this release reads extension type {kind} past its struct_size ({size}) without checking it"
-                    ));
-                    return p;
-                }
-            }
-        }
         if api.null_slots.contains(&slot) {
             let measured = release.null_slots.iter().find(|(s, _)| *s == slot);
             return match measured {

@@ -230,3 +230,72 @@ fn header_sizes_agree_with_the_sizes_releases_pass() {
     );
     assert_eq!(args_size_at(10, 60).map(|a| a.2), Some(false));
 }
+
+#[test]
+fn the_library_agrees_with_jax_on_the_real_cuda_plugins() {
+    use se_abi::pjrt::{ApiFacts, Compat, PjrtPlugin, Wording, predict};
+    let data: Value = serde_json::from_str(
+        &std::fs::read_to_string(manifest().join("tests/data/pjrt_real_plugins.json")).unwrap(),
+    )
+    .unwrap();
+    let (mut agreed, mut total) = (0, 0);
+    for plugin in data["plugins"].as_array().unwrap() {
+        let name = plugin["name"].as_str().unwrap();
+        let num = |v: &Value| usize::try_from(v.as_u64().unwrap()).unwrap();
+        let api = ApiFacts {
+            struct_size: num(&plugin["struct_size"]),
+            version: (
+                i32::try_from(plugin["version"][0].as_i64().unwrap()).unwrap(),
+                i32::try_from(plugin["version"][1].as_i64().unwrap()).unwrap(),
+            ),
+            version_struct_size: 24,
+            null_slots: Vec::new(),
+            extensions: plugin["extensions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| (u32::try_from(e[0].as_u64().unwrap()).unwrap(), num(&e[1])))
+                .collect(),
+        };
+        let file = PjrtPlugin {
+            path: PathBuf::from("xla_cuda_plugin.so"),
+            exports_get_pjrt_api: true,
+            wording: match plugin["wording"].as_str().unwrap() {
+                "later-version" => Wording::LaterVersion { with_version: true },
+                _ => Wording::CheckVersions,
+            },
+        };
+        for release in JAX_RELEASES {
+            let path = manifest().join(format!(
+                "releases/pjrt/jax/{name}-{}.json.gz",
+                release.jaxlib
+            ));
+            let output = Command::new("gzip").arg("-dc").arg(&path).output().unwrap();
+            let facts: Value = serde_json::from_slice(&output.stdout).expect("measured");
+            for run in facts["runs"].as_array().unwrap() {
+                let compat = match run["setting"].as_str().unwrap() {
+                    "0" => Compat::Off,
+                    "1" => Compat::On,
+                    _ => Compat::Unset,
+                };
+                let error = run["error"].as_str().unwrap_or("");
+                // On a machine without the accelerator, "loads" is the missing device alone.
+                let loads = run["outcome"] == "loaded" || error.contains("No visible GPU devices");
+                let error = error
+                    .strip_prefix("Unable to initialize backend 'plugin': ")
+                    .unwrap_or(error);
+                let p = predict(&file, Some(&api), release, compat);
+                total += 1;
+                if p.loads == Some(loads) && (loads || p.error.as_deref() == Some(error)) {
+                    agreed += 1;
+                } else {
+                    panic!(
+                        "{name} on {} ({compat:?}): measured {loads} {error:?}, predicted {p:?}",
+                        release.jaxlib
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!((agreed, total), (99, 99));
+}
