@@ -54,7 +54,10 @@ pub struct PjrtPlugin {
 impl PjrtPlugin {
     /// Reads `path` as the dynamic loader would (ELF), and its bytes for XLA's literals.
     pub fn open(path: &Path) -> Result<PjrtPlugin, Error> {
-        let info = ElfInfo::read(path)?;
+        let info = ElfInfo::read(path).map_err(|e| match e {
+            Error::NotAPlugin { path, reason } => Error::NotAPjrtPlugin { path, reason },
+            other => other,
+        })?;
         let bytes = std::fs::read(path).map_err(|e| Error::PluginUnreadable {
             path: path.to_path_buf(),
             kind: e.kind(),

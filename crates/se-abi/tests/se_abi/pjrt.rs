@@ -299,3 +299,75 @@ fn the_library_agrees_with_jax_on_the_real_cuda_plugins() {
     }
     assert_eq!((agreed, total), (99, 99));
 }
+
+#[test]
+fn pjrt_check_refuses_what_is_not_a_plugin_with_exit_2() {
+    let dir = out_dir();
+    let text = dir.join("not-a-plugin.so");
+    std::fs::write(&text, "GetPjrtApi\n").unwrap();
+    for (input, words) in [
+        (
+            text.as_path(),
+            "not an ELF file: not a PJRT plugin JAX could load",
+        ),
+        (dir.as_path(), "is a directory, not a plugin file"),
+        (
+            Path::new("/nonexistent/plugin.so"),
+            "cannot read /nonexistent/plugin.so",
+        ),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_se-abi"))
+            .args(["pjrt-check", "--json", "--run"])
+            .arg(input)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{}", input.display());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(words), "{stderr}");
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["unreadable"], Value::Bool(true));
+    }
+    // A bad --compat is a usage error.
+    let output = Command::new(env!("CARGO_BIN_EXE_se-abi"))
+        .args(["pjrt-check", "--compat", "2"])
+        .arg(&text)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn a_get_pjrt_api_that_crashes_or_returns_null_is_judged_without_a_guess() {
+    let dir = out_dir();
+    let build = |name: &str, body: &str| {
+        let source = dir.join(format!("{name}.c"));
+        std::fs::write(
+            &source,
+            format!("__attribute__((visibility(\"default\"))) const void *GetPjrtApi(void) {{ {body} }}\n"),
+        )
+        .unwrap();
+        let out = dir.join(format!("{name}.so"));
+        cc(&[
+            "-shared".into(),
+            "-fPIC".into(),
+            "-o".into(),
+            out.display().to_string(),
+            source.display().to_string(),
+        ]);
+        out
+    };
+    // The framework calls GetPjrtApi too: a crash there is every release's verdict.
+    let crashing = build("pjrt-crash", "*(volatile int *)0 = 1; return 0;");
+    let answer = pjrt_check(&crashing, true, "unset");
+    assert_eq!(answer["pjrt_api_version"], Value::Null);
+    for verdict in answer["releases"].as_array().unwrap() {
+        assert_eq!(verdict["loads"], Value::Bool(false));
+        assert_eq!(verdict["error"], Value::from("SIGSEGV"));
+    }
+    // NULL is not a PJRT_Api: nothing to read, no verdict.
+    let null = build("pjrt-null", "return 0;");
+    let answer = pjrt_check(&null, true, "unset");
+    for verdict in answer["releases"].as_array().unwrap() {
+        assert_eq!(verdict["loads"], Value::Null);
+    }
+}
