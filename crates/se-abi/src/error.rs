@@ -148,6 +148,26 @@ pub enum Error {
         reason: &'static str,
     },
 
+    /// A file is not a PJRT plugin JAX's Linux wheels could load (`pjrt-check`).
+    #[cfg(feature = "plugin-check")]
+    #[error("{} is {reason}: not a PJRT plugin JAX could load", path.display())]
+    NotAPjrtPlugin {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What it is instead.
+        reason: &'static str,
+    },
+
+    /// A PJRT plugin could not be loaded, or its `GetPjrtApi` not called (`pjrt-check --run`).
+    #[cfg(feature = "plugin-check")]
+    #[error("cannot call GetPjrtApi of {}: {reason}", path.display())]
+    PjrtLoad {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the loader or the plugin said.
+        reason: std::string::String,
+    },
+
     /// Host and plugin were built against different major versions of the C API (the RFC's
     /// registration-time wording).
     #[error("Unsupported major version. Given: {given} Expected: {expected}")]

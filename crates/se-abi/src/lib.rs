@@ -103,6 +103,9 @@
 //! ...), declared with this crate's macro from the layouts of every release since 2.5, for
 //! writing a PluggableDevice plugin in Rust (`examples/tf_plugin` is one, and TensorFlow 2.12 to
 //! 2.21 load it). With the `plugin-check` feature, `plugin` judges a plugin against the releases.
+//! [`pjrt`] is the same scheme in XLA's PJRT C API, the interface JAX loads hardware plugins
+//! through: its structs from the real headers of PJRT 0.13 ... 0.90, and, with `plugin-check`,
+//! which measured JAX releases load a PJRT plugin (`se-abi pjrt-check`).
 //! One more public module, `__private`, and two helper macros, `__versioned_struct_support!` and
 //! `__versioned_struct_impl!`, are hidden: the macros' expansions call them from the user's
 //! crate, so they must be reachable, but they are not an API and may change in any release.
@@ -161,6 +164,8 @@ extern crate self as se_abi;
 // | `view.rs`           | reading a struct whose producer used another version of the header |
 // | `copy.rs`           | versioned copies and fills (Linux `copy_struct_from_user` semantics) |
 // | `registration.rs`   | the registration-time check of `SE_MAJOR` between plugin and host |
+// | `pjrt.rs`           | XLA's PJRT C API structs and tables (`Blob` hand-written, the rest generated) |
+// | `pjrt/check.rs`     | `pjrt-check`: which measured JAX releases load a PJRT plugin |
 // | `tensorflow.rs`     | TensorFlow's StreamExecutor C API structs and release tables (hand-written types) |
 // | `plugin/mod.rs`     | `plugin-check`: which TensorFlow releases load a PluggableDevice plugin |
 // | `plugin/check.rs`   | the static check: each release's verdict from the files alone |
@@ -180,6 +185,7 @@ mod generated;
 mod header;
 mod layout;
 mod member;
+pub mod pjrt;
 #[cfg(feature = "plugin-check")]
 pub mod plugin;
 mod registration;

@@ -222,13 +222,19 @@ fn generate_facts(
     extra: Option<Extra>,
 ) -> Result<Files, String> {
     let extra = extra.ok_or("a facts target needs a generator")?;
-    let (module, mut files) = extra(root)?;
+    let (_, mut files) = extra(root)?;
+    // One module per generated Rust file (se-abi: `tensorflow`, `pjrt`).
     let mut tree = ModTree::default();
-    tree.insert(std::iter::once(module), format!("{module}.rs"));
+    for name in files.keys() {
+        if let Some(module) = name.strip_suffix(".rs") {
+            tree.insert(std::iter::once(module), name.clone());
+        }
+    }
     let body = tree.render(0);
     let mod_rs = format!(
-        "{}\n//! Code generated from TensorFlow's release facts in `{source}/`; the crate's own API \
-         wraps it.\n\n{ALLOWS}\n\n{body}",
+        "{}\n//! Code generated from the release facts in `{source}/`; the crate's own API \
+         wraps it.\n\n{ALLOWS}\n// PJRT's own names (`PJRT_Api_Version_STRUCT_SIZE`, `PJRT_Client_Create`).\n\
+         #![allow(nonstandard_style)]\n\n{body}",
         facts_header(source, command),
     );
     files.insert("mod.rs".to_string(), mod_rs.into_bytes());

@@ -14,6 +14,9 @@
 //! - `cargo xtask se-abi-releases` dumps the StreamExecutor C API layouts of TensorFlow 2.5 ...
 //!   2.21 and the libraries and C symbols of 2.12 ... 2.21 from their real wheels into
 //!   `crates/se-abi/releases/` (codegen turns them into se-abi's declarations).
+//! - `cargo xtask pjrt-releases` dumps XLA's PJRT C API layouts from the `pjrt_c_api.h` that
+//!   TensorFlow 2.14 ... 2.21's wheels ship into `crates/se-abi/releases/pjrt/` (codegen turns
+//!   them into se-abi's `pjrt` declarations).
 //! - `cargo xtask tflite-runtimes` probes thirty real TensorFlow Lite runtimes (their op
 //!   registrations, the tensor types they accept, their refusals' words) into
 //!   `crates/tflite-opver/runtimes/` (codegen turns them into tables).
@@ -30,6 +33,7 @@ mod codegen;
 mod generated;
 mod gz;
 mod ifrt_jaxlib_releases;
+mod pjrt_releases;
 mod se_abi_releases;
 mod tf_releases;
 mod tflite_runtimes;
@@ -82,6 +86,13 @@ enum Command {
         /// Only these releases (default: all).
         #[arg(long = "release", value_name = "RELEASE")]
         releases: Vec<String>,
+    },
+    /// Dump XLA's PJRT C API layouts from the `pjrt_c_api.h` of TensorFlow 2.14 ... 2.21's
+    /// wheels (compiled against with gcc) into crates/se-abi/releases/pjrt/.
+    PjrtReleases {
+        /// Where the venvs of 2.14 ... 2.21 are (`tf-<release>` each; made if missing).
+        #[arg(long, default_value = "target/tf-releases-venvs")]
+        venvs: PathBuf,
     },
     /// Probe TensorFlow Lite runtimes (tensorflow-cpu, tflite-runtime, ai-edge-litert) from their
     /// real wheels into crates/tflite-opver/runtimes/ (installs each wheel in a scratch venv).
@@ -143,6 +154,7 @@ fn main() -> ExitCode {
             wheels,
             releases,
         } => se_abi_releases::dump(&root, &root.join(venvs), &root.join(wheels), &releases),
+        Command::PjrtReleases { venvs } => pjrt_releases::dump(&root, &root.join(venvs)),
         Command::TfliteRuntimes {
             venvs,
             runtimes,

@@ -10,7 +10,8 @@
 //! - `cli`: the `se-abi` tool's input handling, output and exit codes;
 //! - `verdicts`: `se-abi plugin-check` against real TensorFlow loading real plugins (the
 //!   example's builds, Intel's, Microsoft's);
-//! - `probes`: the same, for probe plugins that each break one thing.
+//! - `probes`: the same, for probe plugins that each break one thing;
+//! - `pjrt`: `se-abi pjrt-check` against real JAX releases loading PJRT probe plugins.
 //!
 //! The layout lock's compile errors, pinned by their messages, are the `se-abi-ui` package
 //! (`crates/se-abi/ui/`): trybuild builds them with se-abi alone, not with these tests'
@@ -29,6 +30,8 @@ mod elf;
 mod layout;
 mod matrix;
 mod oracle;
+#[cfg(feature = "cli")]
+mod pjrt;
 #[cfg(feature = "cli")]
 mod probes;
 

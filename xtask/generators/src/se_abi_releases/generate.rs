@@ -208,6 +208,11 @@ pub fn generate(root: &Path) -> Result<(&'static str, crate::generated::Files), 
     let mut files = crate::generated::Files::new();
     files.insert("tensorflow.rs".to_string(), rs.into_bytes());
     files.insert("tensorflow_exports.bin".to_string(), exports);
+    // XLA's PJRT C API, from the headers TensorFlow's wheels ship (`cargo xtask pjrt-releases`).
+    files.insert(
+        "pjrt.rs".to_string(),
+        crate::pjrt_releases::generate(root)?.into_bytes(),
+    );
     Ok(("tensorflow", files))
 }
 

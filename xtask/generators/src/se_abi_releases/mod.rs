@@ -51,6 +51,7 @@ use wheels::{ensure_wheel, extract_headers, site_packages};
 
 pub use generate::generate;
 pub use history::{FactStruct, read_layouts};
+pub(crate) use wheels::site_packages as site_packages_of;
 
 /// Every release covered, oldest first, with the Python version its `tensorflow-cpu` wheel is
 /// for when it does not install on this machine's Python (3.11): the latest patch release of

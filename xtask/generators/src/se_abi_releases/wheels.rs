@@ -11,7 +11,7 @@ use crate::venv::run;
 /// status header it includes (which moved between releases).
 const INCLUDE_PARTS: &[&str] = &["tensorflow/c/", "tensorflow/tsl/c/", "tsl/c/", "xla/tsl/c/"];
 
-pub(super) fn site_packages(venv: &Path) -> Result<PathBuf, String> {
+pub(crate) fn site_packages(venv: &Path) -> Result<PathBuf, String> {
     let lib = venv.join("lib");
     let entries = fs::read_dir(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
     for entry in entries.flatten() {

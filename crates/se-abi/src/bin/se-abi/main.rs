@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! se-abi plugin-check PLUGIN.so [--run [--tensorflow DIR] [--timeout SECONDS]] [--release R]... [--json]
+//! se-abi pjrt-check PLUGIN.so [--run [--timeout SECONDS]] [--compat 0|1] [--json]
 //! ```
 //!
 //! Exit status: 0 no release checked refuses the plugin, 1 at least one refuses it, 2 the input
@@ -10,6 +11,7 @@
 mod children;
 mod host;
 mod input;
+mod pjrt;
 mod tf_status;
 
 use std::io::{self, Write as _};
@@ -43,6 +45,13 @@ enum Command {
     /// For each TensorFlow release 2.12 to 2.21: does this plugin load through
     /// `load_pluggable_device_library`, and if not, why, in the release's words.
     PluginCheck(CheckArgs),
+    /// For each measured JAX release (jax == jaxlib, 0.4.31 to 0.12): does it load this PJRT
+    /// plugin (`register_plugin`, then `jax.devices`), and if not, why, in the release's words.
+    PjrtCheck(PjrtArgs),
+    /// Loads a PJRT plugin and calls its `GetPjrtApi` only (the child process of
+    /// `pjrt-check --run`; not for direct use).
+    #[command(name = "__pjrt-api", hide = true)]
+    PjrtApi { plugin: PathBuf, channel: PathBuf },
     /// Runs the plugin's `SE_InitPlugin` in an emulated host of one release (the child process
     /// of `plugin-check --run`; not for direct use).
     #[command(name = "__emulate-host", hide = true)]
@@ -77,6 +86,25 @@ struct CheckArgs {
     #[arg(long = "release", value_name = "RELEASE", value_parser = release)]
     releases: Vec<String>,
     /// Print one JSON object instead of text (its keys are listed in the crate's README).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct PjrtArgs {
+    /// The plugin's shared library (`.so`).
+    plugin: pjrt::PluginPath,
+    /// Also load the plugin in a child process and call its `GetPjrtApi` (only that) to read
+    /// its version, struct sizes, NULL slots and extension chain. This EXECUTES PLUGIN CODE.
+    #[arg(long)]
+    run: bool,
+    /// Answer as if `ENABLE_PJRT_COMPATIBILITY` were set to this (default: unset).
+    #[arg(long, value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1))]
+    compat: Option<u8>,
+    /// How long the child may take (with `--run`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 20.0, requires = "run")]
+    timeout: f64,
+    /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -155,6 +183,25 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::PjrtCheck(args) => {
+            match pjrt::check(&args.plugin, args.run, args.compat, args.json, args.timeout) {
+                Ok(Outcome::NoneRefuses) => ExitCode::SUCCESS,
+                Ok(Outcome::Refused) => ExitCode::from(1),
+                Err(error) => {
+                    eprintln!("{TOOL}: {}", chain(&error));
+                    if args.json {
+                        let out = json!({
+                            "plugin": args.plugin.display().to_string(),
+                            "unreadable": true,
+                            "error": chain(&error),
+                        });
+                        println!("{out}");
+                    }
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::PjrtApi { plugin, channel } => pjrt::child(&plugin, &channel),
         Command::EmulateHost {
             plugin,
             release,
