@@ -2,6 +2,12 @@
 
     python kernels.py probe OUT_JSON FAMILY VERSION FACTS_JSON_GZ   (inside the runtime's venv)
     python kernels.py table OUT_JSON REFERENCE IN_JSON...           (any Python 3, stdlib only)
+    python kernels.py models OUT_JSON FAMILY VERSION MODEL...       (inside the runtime's venv)
+    python kernels.py model-table OUT_JSON REFERENCE ROOT IN_JSON... (any Python 3)
+
+`models` and `model-table` run real models the same way and tabulate what happened, for the
+test that holds the crate's kernel gaps against real models
+(`tests/data/runtimes/kernel_models.json`).
 
 `cargo xtask tflite-runtimes --part kernels` runs `probe` in every runtime's venv and then
 `table` over what they wrote, and gzips the table into
@@ -454,7 +460,22 @@ def run(job, log):
         result['stage'] = 'prepare'
         it.allocate_tensors()
         result['stage'] = 'invoke'
-        for detail, values in zip(it.get_input_details(), job['feeds']):
+        feeds = job['feeds']
+        if feeds is None:
+            # A real model: seeded values over each input type's range.
+            rng = np.random.RandomState(0)
+            feeds = []
+            for detail in it.get_input_details():
+                dtype, shape = np.dtype(detail['dtype']), detail['shape']
+                if dtype.kind in 'iu':
+                    info = np.iinfo(dtype)
+                    low, high = (info.min, info.max) if info.bits <= 16 else (-50, 50)
+                    feeds.append(rng.randint(low, int(high) + 1, size=shape))
+                elif dtype.kind == 'b':
+                    feeds.append(rng.randint(0, 2, size=shape))
+                else:
+                    feeds.append(rng.uniform(-4, 4, size=shape))
+        for detail, values in zip(it.get_input_details(), feeds):
             it.set_tensor(detail['index'], np.array(values).astype(detail['dtype'])
                           .reshape(detail['shape']))
         it.invoke()
@@ -499,9 +520,8 @@ with open(out, 'a') as log:
 def run_probes(out, family, version, facts):
     with gzip.open(facts) as f:
         versions = json.load(f)["registrations"]
-    results = {}
     with tempfile.TemporaryDirectory() as scratch:
-        jobs = []
+        jobs, results = [], {}
         for p in probes():
             data, feeds = build(p, versions)
             if data is None:
@@ -511,36 +531,57 @@ def run_probes(out, family, version, facts):
             with open(path, "wb") as f:
                 f.write(data)
             jobs.append({"id": p["id"], "file": path, "feeds": feeds})
-        remaining = jobs
-        while remaining:
-            listing, log = os.path.join(scratch, "list"), os.path.join(scratch, "log")
-            with open(listing, "w") as f:
-                f.write("".join(json.dumps(j) + "\n" for j in remaining))
-            if os.path.exists(log):
-                os.unlink(log)
-            child = subprocess.run([sys.executable, "-c", CHILD.format(module=MODULES[family]),
-                                    listing, log], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL,
-                                   env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
-            started = None
-            if os.path.exists(log):
-                with open(log) as f:
-                    for line in f:
-                        entry = json.loads(line)
-                        if entry.pop("started", None):
-                            started = entry["id"]
-                        else:
-                            results[entry.pop("id")] = entry
-                            started = None
-            if started is not None:
-                results[started] = {"stage": "signal", "error": None,
-                                    "signal": -child.returncode if child.returncode < 0 else None}
-            elif child.returncode != 0 and all(j["id"] not in results for j in remaining):
-                raise SystemExit(f"{family} {version}: the child failed ({child.returncode})")
-            remaining = [j for j in remaining if j["id"] not in results]
+        run_jobs(jobs, results, scratch, family, version)
     with open(out, "w") as f:
         json.dump({"family": family, "version": version, "results": results}, f,
                   sort_keys=True)
+
+
+def run_models(out, family, version, files):
+    """`models`: real models, run the same way on seeded inputs (`CHILD`)."""
+    results = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        jobs = [{"id": path, "file": path, "feeds": None} for path in files]
+        run_jobs(jobs, results, scratch, family, version)
+    with open(out, "w") as f:
+        json.dump({"family": family, "version": version, "results": results}, f,
+                  sort_keys=True)
+
+
+def run_jobs(jobs, results, scratch, family, version):
+    """Runs `jobs` in the child (started again if it dies outside a probe), into `results`."""
+    remaining = jobs
+    while remaining:
+        listing, log = os.path.join(scratch, "list"), os.path.join(scratch, "log")
+        with open(listing, "w") as f:
+            f.write("".join(json.dumps(j) + "\n" for j in remaining))
+        if os.path.exists(log):
+            os.unlink(log)
+        child = subprocess.run([sys.executable, "-c", CHILD.format(module=MODULES[family]),
+                                listing, log], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL,
+                               env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+        started = None
+        if os.path.exists(log):
+            with open(log) as f:
+                for line in f:
+                    try:
+                        entry = json.loads(line)
+                    except ValueError:
+                        # A line cut short by a probe that died writing it: that probe is run
+                        # again (it is not in `results`).
+                        continue
+                    if entry.pop("started", None):
+                        started = entry["id"]
+                    else:
+                        results[entry.pop("id")] = entry
+                        started = None
+        if started is not None:
+            results[started] = {"stage": "signal", "error": None,
+                                "signal": -child.returncode if child.returncode < 0 else None}
+        elif child.returncode != 0 and all(j["id"] not in results for j in remaining):
+            raise SystemExit(f"{family} {version}: the child failed ({child.returncode})")
+        remaining = [j for j in remaining if j["id"] not in results]
 
 
 def tolerance(t, ref):
@@ -606,9 +647,75 @@ def make_table(out, reference, paths):
         f.write("\n")
 
 
+def model_table(out, reference, root, paths):
+    """`model-table`: what `models` saw, per model (its path under `root`) and runtime: its
+    stage (`construct`, `prepare`, `invoke`, `signal`, `ok`, or `wrong` when its outputs differ
+    from the reference's: integer-valued outputs by more than 2 or 1e-3 x |reference|, others
+    by more than 1e-4 + 1e-3 x |reference|), with texts by index, as `verdicts.json` keeps them."""
+    runs = {}
+    for path in paths:
+        with open(path) as f:
+            run = json.load(f)
+        # Model paths as `models` was given them, made absolute (from this directory).
+        runs[f"{run['family']} {run['version']}"] = {
+            os.path.abspath(k): v for k, v in run["results"].items()}
+    order = [f"{family} {version}" for family, version in RUNTIME_ORDER if
+             f"{family} {version}" in runs]
+    ref = runs[reference]
+    texts, models = [], {}
+
+    def differs(got, want):
+        for g_out, r_out in zip(got, want):
+            if len(g_out) != len(r_out):
+                return True
+            for g, r in zip(g_out, r_out):
+                if math.isnan(g) or math.isnan(r):
+                    if math.isnan(g) != math.isnan(r):
+                        return True
+                    continue
+                integral = float(g).is_integer() and float(r).is_integer()
+                limit = max(2, 1e-3 * abs(r)) if integral else 1e-4 + 1e-3 * abs(r)
+                if abs(g - r) > limit:
+                    return True
+        return len(got) != len(want)
+
+    for model in sorted(ref):
+        row = []
+        for runtime in order:
+            got = runs[runtime][model]
+            stage = got["stage"]
+            if stage == "ok" and ref[model]["stage"] == "ok" and differs(
+                    got["outputs"], ref[model]["outputs"]):
+                stage = "wrong"
+            text = got.get("error") or ""
+            if text not in texts:
+                texts.append(text)
+            row.append([stage, texts.index(text)])
+        models[os.path.relpath(model, root)] = row
+    with open(out, "w") as f:
+        f.write('{"reference": %s,\n "runtimes": %s,\n "texts": [\n' % (
+            json.dumps(reference), json.dumps(order)))
+        f.write(",\n".join("  " + json.dumps(t) for t in texts))
+        f.write('\n ],\n "models": {\n')
+        f.write(",\n".join(f"  {json.dumps(m)}: {json.dumps(models[m])}" for m in sorted(models)))
+        f.write("\n }\n}\n")
+
+
+# The crate's order of the runtimes (`Runtime::all`).
+RUNTIME_ORDER = [("tensorflow-cpu", v) for v in (
+    "2.12.1", "2.13.1", "2.14.1", "2.15.1", "2.16.2", "2.17.1", "2.18.1", "2.19.1", "2.20.0",
+    "2.21.0")] + [("tflite-runtime", "2.14.0")] + [("ai-edge-litert", v) for v in (
+        "1.0.0", "1.0.1", "1.1.0", "1.1.1", "1.1.2", "1.2.0", "1.3.0", "1.4.0", "2.0.2", "2.0.3",
+        "2.1.0", "2.1.1", "2.1.2", "2.1.3", "2.1.4", "2.1.5", "2.1.6", "2.2.0", "2.3.0")]
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "probe":
         run_probes(*sys.argv[2:6])
+    elif sys.argv[1] == "model-table":
+        model_table(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    elif sys.argv[1] == "models":
+        run_models(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
     elif sys.argv[1] == "table":
         make_table(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
