@@ -131,6 +131,7 @@
 // | `runtimes/installed.rs`        | `Runtime`: the real runtimes users install, and their verdicts  |
 // | `runtimes/allocation.rs`       | what a runtime's `allocate_tensors()` does with custom ops      |
 // | `runtimes/interpreter.rs`      | the interpreter replay: what a runtime checks when loading      |
+// | `runtimes/kernels.rs`          | kernel gaps: what each runtime's kernels did with probe models  |
 // | `runtimes/verifier.rs`         | TFLite's FlatBuffer verifier limits (`loader_limits`)           |
 // | `runtimes/resolver.rs`         | op resolvers: kernels by operator and exact version             |
 // | `delegates/mod.rs`             | delegates: which operators a backend takes                      |
@@ -197,6 +198,7 @@ pub use runtimes::installed::{
     BlockingCause, BlockingOperator, LoadOutcome, RefusedBy, Runtime, RuntimeFamily,
     RuntimeVerdict, RuntimeVerdicts, StoredTooLow,
 };
+pub use runtimes::kernels::{KernelGap, KernelGaps, KernelStage};
 // Kernel registries and delegates.
 pub use delegates::{
     Capability, Check, Decision, Delegate, Partition, Placement, Refusal, UnsupportedWording,

@@ -104,9 +104,10 @@ enum Command {
         /// Only these runtimes, named as `ai-edge-litert 2.3.0` (default: all thirty).
         #[arg(long = "runtime", value_name = "NAME")]
         runtimes: Vec<String>,
-        /// Probe only the `allocation` section (custom and Flex ops at `allocate_tensors`) and
-        /// merge it into the committed facts, keeping the rest as probed before.
-        #[arg(long, value_name = "PART", value_parser = ["allocation"])]
+        /// Probe only one part: `allocation` (custom and Flex ops at `allocate_tensors`, merged
+        /// into the committed facts, keeping the rest as probed before) or `kernels` (one-operator
+        /// models run on every runtime and compared with the newest, into `kernels.json.gz`).
+        #[arg(long, value_name = "PART", value_parser = ["allocation", "kernels"])]
         part: Option<String>,
     },
     /// Run every jaxlib release's real IFRT Proxy client against a fake proxy server and record
@@ -159,7 +160,7 @@ fn main() -> ExitCode {
             venvs,
             runtimes,
             part,
-        } => tflite_runtimes::probe(&root, &root.join(venvs), &runtimes, part.is_some()),
+        } => tflite_runtimes::probe(&root, &root.join(venvs), &runtimes, part.as_deref()),
         Command::IfrtJaxlibReleases {
             work,
             releases,

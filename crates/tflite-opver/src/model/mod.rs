@@ -246,6 +246,39 @@ impl<'a> Model<'a> {
         Ok(sig)
     }
 
+    /// One signature per operator form of each subgraph (the operators that read alike to TF's
+    /// rules: same code, tensors and options), with its first operator and how many operators
+    /// share it.
+    pub(crate) fn form_signatures(&self) -> Vec<(OperatorLocation, usize, OpSignature)> {
+        let mut out = Vec::new();
+        for (s, subgraph) in self.subgraphs.iter().enumerate() {
+            let mut nodes = vec![0usize; subgraph.forms.len()];
+            for operator in &subgraph.operators {
+                if let Some(n) = nodes.get_mut(operator.form as usize) {
+                    *n += 1;
+                }
+            }
+            for (form, count) in subgraph.forms.iter().zip(nodes) {
+                let Some(operator) = subgraph.operators.get(form.first as usize) else {
+                    continue;
+                };
+                let mut sig = OpSignature::new(
+                    BuiltinOperator::CUSTOM,
+                    Vec::new(),
+                    Vec::new(),
+                    Params::None,
+                );
+                self.fill_signature(subgraph, operator, &mut sig, &mut Vec::new());
+                let at = OperatorLocation {
+                    subgraph: s,
+                    operator: form.first as usize,
+                };
+                out.push((at, count, sig));
+            }
+        }
+        out
+    }
+
     /// Rewrites `sig` as the signature of `operator`, reusing its allocations (and those in
     /// `spare`).
     fn fill_signature(

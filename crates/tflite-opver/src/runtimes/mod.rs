@@ -5,6 +5,7 @@
 pub(crate) mod allocation;
 pub(crate) mod installed;
 pub(crate) mod interpreter;
+pub(crate) mod kernels;
 pub(crate) mod min_runtime;
 pub(crate) mod resolver;
 pub(crate) mod verifier;

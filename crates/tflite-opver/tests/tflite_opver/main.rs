@@ -12,6 +12,7 @@ mod cli;
 mod delegate_matrix;
 mod delegate_presets;
 mod hostile;
+mod kernels;
 mod layout;
 mod loader_limits;
 mod oracle_models;

@@ -583,8 +583,9 @@ fn check_named(
 ) -> Result<Outcome, CliError> {
     let verdict = runtime.load(model);
     let runs = verdict.runs();
+    let kernels = model.kernel_gaps();
     if as_json {
-        let mut entry = runtimes::runtime_json(model, &verdict);
+        let mut entry = runtimes::runtime_json(model, &verdict, &kernels);
         if let Value::Object(map) = &mut entry {
             map.insert("file".to_owned(), json!(path.display().to_string()));
             map.insert("unreadable".to_owned(), json!(false));
@@ -607,11 +608,17 @@ fn check_named(
         eprint!("{text}");
         warnings::warn(path, warnings);
     } else {
-        print(&format!(
+        let mut text = format!(
             "{}: {runtime}: {}\n",
             path.display(),
             runtimes::one_line(&verdict)
-        ))?;
+        );
+        if verdict.loads() {
+            for gap in kernels.of(runtime) {
+                let _ = writeln!(text, "  {}", runtimes::gap_text(gap));
+            }
+        }
+        print(&text)?;
         warnings::warn(path, warnings);
     }
     Ok(if runs == Some(false) {

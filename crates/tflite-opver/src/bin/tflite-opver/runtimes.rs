@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use tflite_opver::{
-    Allocation, BlockingCause, BlockingOperator, LoadOutcome, Model, Runtime, RuntimeFamily,
-    RuntimeVerdict, RuntimeVerdicts, StampWarning, StoredTooLow,
+    Allocation, BlockingCause, BlockingOperator, KernelGap, KernelGaps, LoadOutcome, Model,
+    Runtime, RuntimeFamily, RuntimeVerdict, RuntimeVerdicts, StampWarning, StoredTooLow,
 };
 
 use crate::outcome::{Outcome, print, print_json};
@@ -183,14 +183,87 @@ fn report_text(
             names.join(", ")
         );
     }
+    let kernels = model.kernel_gaps();
+    text.push_str(&kernels_summary(&kernels));
     for verdict in verdicts {
         let runtime = verdict.runtime.to_string();
         let _ = writeln!(text, "  {runtime:<24} {}", one_line(verdict));
         for blocking in &verdict.blocking {
             let _ = writeln!(text, "  {:<24}   {}", "", blocking_text(model, blocking));
         }
+        if verdict.loads() {
+            for gap in kernels.of(verdict.runtime) {
+                let _ = writeln!(text, "  {:<24}   {}", "", gap_text(gap));
+            }
+        }
     }
     text
+}
+
+/// What the kernel facts reach for the model, in one or two lines.
+fn kernels_summary(kernels: &KernelGaps) -> String {
+    let mut text = format!(
+        "kernels: {} operator form(s) measured (one-operator probes run on every runtime and \
+         compared with {}), {} not measured",
+        kernels.measured,
+        KernelGaps::reference(),
+        kernels.not_measured.len()
+    );
+    if !kernels.not_measured.is_empty() {
+        let names: Vec<&str> = kernels
+            .not_measured
+            .iter()
+            .map(|(_, n)| n.as_str())
+            .collect();
+        let _ = write!(
+            text,
+            " (nothing is known of their kernels): {}",
+            names.join(", ")
+        );
+    }
+    text.push('\n');
+    text
+}
+
+/// One kernel gap, on one line.
+pub(crate) fn gap_text(gap: &KernelGap) -> String {
+    format!(
+        "kernel gap: {} ({}) at subgraph {} operator {}{}, {}: {}",
+        gap.op.name().unwrap_or("an unknown builtin"),
+        gap.types,
+        gap.at.subgraph,
+        gap.at.operator,
+        if gap.nodes > 1 {
+            format!(" and {} more alike", gap.nodes - 1)
+        } else {
+            String::new()
+        },
+        gap_stage_words(gap),
+        flat(&gap.text)
+    )
+}
+
+fn gap_stage_words(gap: &KernelGap) -> &'static str {
+    match gap.stage {
+        tflite_opver::KernelStage::Prepare => "allocate_tensors() raises",
+        tflite_opver::KernelStage::Invoke => "invoke() raises",
+        tflite_opver::KernelStage::Signal => "the process dies",
+        tflite_opver::KernelStage::Wrong => "computes wrongly",
+    }
+}
+
+fn gap_json(gap: &KernelGap) -> Value {
+    json!({
+        "subgraph": gap.at.subgraph,
+        "operator": gap.at.operator,
+        "nodes": gap.nodes,
+        "name": gap.op.name(),
+        "builtin_code": gap.op.code(),
+        "types": gap.types,
+        "stage": gap.stage.name(),
+        "text": gap.text,
+        "probe": gap.probe,
+    })
 }
 
 fn report_json(
@@ -200,9 +273,10 @@ fn report_json(
     required: &[Runtime],
     stamp_warnings: &[StampWarning],
 ) -> Value {
+    let kernels = model.kernel_gaps();
     let runtimes: Vec<Value> = verdicts
         .iter()
-        .map(|verdict| runtime_json(model, verdict))
+        .map(|verdict| runtime_json(model, verdict, &kernels))
         .collect();
     let mut oldest = serde_json::Map::new();
     for family in RuntimeFamily::ALL {
@@ -243,6 +317,20 @@ fn report_json(
         "stored_too_low": stored_too_low_json(model, stamp_warnings),
         "restamp_refused_by": restamp_refused_by(model, verdicts, stamp_warnings)
             .map(|runtimes| runtimes.iter().map(Runtime::to_string).collect::<Vec<_>>()),
+        "kernels": {
+            "reference": KernelGaps::reference(),
+            "tolerance": KernelGaps::tolerance(),
+            "measured": kernels.measured,
+            "not_measured": kernels
+                .not_measured
+                .iter()
+                .map(|(at, name)| json!({
+                    "subgraph": at.subgraph,
+                    "operator": at.operator,
+                    "name": name,
+                }))
+                .collect::<Vec<_>>(),
+        },
         "warnings": warnings::warnings_json(stamp_warnings),
     })
 }
@@ -334,7 +422,18 @@ fn stored_too_low_text(model: &Model<'_>, stamp_warnings: &[StampWarning]) -> St
 
 /// One runtime's entry of `runtimes --json` (and of `check --runtime NAME --json`): what
 /// constructing its interpreter does, then what `allocate_tensors()` does.
-pub(crate) fn runtime_json(model: &Model<'_>, verdict: &RuntimeVerdict) -> Value {
+pub(crate) fn runtime_json(
+    model: &Model<'_>,
+    verdict: &RuntimeVerdict,
+    kernels: &KernelGaps,
+) -> Value {
+    // Kernels are reached only by a runtime that constructs the interpreter.
+    let kernel_gaps = verdict.loads().then(|| {
+        kernels
+            .of(verdict.runtime)
+            .map(gap_json)
+            .collect::<Vec<_>>()
+    });
     let (refused_by, error) = match &verdict.outcome {
         LoadOutcome::Refused { by, message } => (Some(by.name()), Some(message.clone())),
         _ => (None, None),
@@ -385,5 +484,6 @@ pub(crate) fn runtime_json(model: &Model<'_>, verdict: &RuntimeVerdict) -> Value
         "allocate_op": allocate_op,
         "allocate_note": allocate_note,
         "runs": verdict.runs(),
+        "kernel_gaps": kernel_gaps,
     })
 }

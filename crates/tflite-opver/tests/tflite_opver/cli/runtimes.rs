@@ -8,6 +8,14 @@ const RUNTIMES_KEYS: &[&str] = &[
     "allocates_on",
     "allocation_refused_by",
     "file",
+    "kernels",
+    "kernels.measured",
+    "kernels.not_measured",
+    "kernels.not_measured[].name",
+    "kernels.not_measured[].operator",
+    "kernels.not_measured[].subgraph",
+    "kernels.reference",
+    "kernels.tolerance",
     "loads_on",
     "oldest",
     "oldest.ai-edge-litert",
@@ -38,6 +46,16 @@ const RUNTIMES_KEYS: &[&str] = &[
     "runtimes[].crashes",
     "runtimes[].error",
     "runtimes[].family",
+    "runtimes[].kernel_gaps",
+    "runtimes[].kernel_gaps[].builtin_code",
+    "runtimes[].kernel_gaps[].name",
+    "runtimes[].kernel_gaps[].nodes",
+    "runtimes[].kernel_gaps[].operator",
+    "runtimes[].kernel_gaps[].probe",
+    "runtimes[].kernel_gaps[].stage",
+    "runtimes[].kernel_gaps[].subgraph",
+    "runtimes[].kernel_gaps[].text",
+    "runtimes[].kernel_gaps[].types",
     "runtimes[].loads",
     "runtimes[].refused_by",
     "runtimes[].runs",
@@ -89,9 +107,12 @@ fn runtimes_json_has_the_documented_names() {
     let json = json_of(&out);
     // Every key, and no other (the model has no metadata: a stamp warning; no code is
     // stored too low).
+    // A float SQRT: measured, and no runtime that loads it has a kernel gap for it.
+    let keys = without_item_keys(RUNTIMES_KEYS, "stored_too_low[");
+    let keys = without_item_keys(&keys, "runtimes[].kernel_gaps[");
     assert_eq!(
         sorted_keys(&json),
-        without_item_keys(RUNTIMES_KEYS, "stored_too_low[")
+        without_item_keys(&keys, "kernels.not_measured[")
     );
     assert_eq!(json["warnings"][0]["kind"], "no_metadata");
     let all = json["runtimes"].as_array().unwrap();
@@ -181,7 +202,16 @@ fn runtimes_exits_1_only_when_no_runtime_or_a_required_one_refuses() {
         ),
         "{stdout}"
     );
-    assert_eq!(stdout.lines().count(), 2 + 30 + 18);
+    // The summary, the kernels line (a float SQRT: measured, no gap), 30 runtimes, and 18
+    // blocking lines.
+    assert!(
+        stdout.contains(
+            "\nkernels: 1 operator form(s) measured (one-operator probes run on \
+                         every runtime and compared with ai-edge-litert 2.3.0), 0 not measured\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 3 + 30 + 18);
     // The model has no metadata: the stamp warning, and nothing else.
     let warning = format!(
         "tflite-opver: warning: {}: the model has no metadata",
@@ -317,6 +347,7 @@ fn check_a_named_runtime_and_runtimes_agree_on_every_flex_and_custom_op_model() 
             let mut json = json_of(&out);
             // Every key (no blocking code, no stamp warning on these models).
             let keys = without_item_keys(CHECK_NAMED_KEYS, "blocking[");
+            let keys = without_item_keys(&keys, "kernel_gaps[");
             assert_eq!(sorted_keys(&json), without_item_keys(&keys, "warnings["));
             let object = json.as_object_mut().unwrap();
             for key in ["file", "unreadable", "warnings"] {
@@ -393,4 +424,60 @@ fn check_custom(model: &std::path::Path, release: &str, custom: &str) -> Output 
         "--custom".as_ref(),
         custom.as_ref(),
     ])
+}
+
+/// A model that hits a measured kernel gap: `runtimes` names it per runtime, in text and JSON,
+/// and `check --runtime NAME` gives the same entry.
+#[test]
+fn runtimes_names_the_kernel_gaps_a_model_hits() {
+    let model = data("runtimes/converted/tf-2.21.0/gelu__int16x8.tflite");
+    let json = json_of(&runtimes(&model, &["--json"]));
+    assert_eq!(json["kernels"]["reference"], "ai-edge-litert 2.3.0");
+    assert_eq!(json["kernels"]["measured"], 3);
+    assert_eq!(json["kernels"]["not_measured"], serde_json::json!([]));
+    let all = json["runtimes"].as_array().unwrap();
+    let old = &all[7];
+    assert_eq!(old["runtime"], "tensorflow-cpu 2.19.1");
+    assert_eq!(
+        old["kernel_gaps"],
+        serde_json::json!([{
+            "subgraph": 0,
+            "operator": 1,
+            "nodes": 1,
+            "name": "GELU",
+            "builtin_code": 150,
+            "types": "int16 -> int16",
+            "stage": "invoke",
+            "text": "Only float32, int8 and uint8 supported currently, got INT16.Node number 1 \
+                     (GELU) failed to invoke.",
+            "probe": "GELU:int16/int16:",
+        }])
+    );
+    // tensorflow-cpu 2.20.0 and 2.21.0 run it: measured, no gap.
+    assert_eq!(all[8]["kernel_gaps"], serde_json::json!([]));
+    assert_eq!(all[9]["kernel_gaps"], serde_json::json!([]));
+    let check_json = json_of(&check(&model, "tensorflow-cpu 2.19.1", true));
+    assert_eq!(check_json["kernel_gaps"], old["kernel_gaps"]);
+
+    let out = runtimes(&model, &[]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "\n  tensorflow-cpu 2.19.1    loads; allocate_tensors() not judged: a kernel's own \
+             checks are not replayed\n                             kernel gap: GELU (int16 -> \
+             int16) at subgraph 0 operator 1, invoke() raises: Only float32, int8 and uint8 \
+             supported currently, got INT16.Node number 1 (GELU) failed to invoke.\n"
+        ),
+        "{stdout}"
+    );
+    let out = check(&model, "tensorflow-cpu 2.19.1", false);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("\n  kernel gap: GELU (int16 -> int16)"));
+
+    // A runtime that does not construct the interpreter reaches no kernel: null.
+    let dir = scratch("runtimes-kernel-null");
+    let sqrt = sqrt_v2(&dir);
+    let json = json_of(&runtimes(&sqrt, &["--json"]));
+    assert_eq!(json["runtimes"][0]["loads"], false);
+    assert_eq!(json["runtimes"][0]["kernel_gaps"], Value::Null);
 }
