@@ -325,26 +325,6 @@ mod tests {
         assert_eq!(Dims::Heap(vec![1, 2]), Dims::new([1, 2].into_iter()));
     }
 
-    proptest::proptest! {
-        /// The hand reader's key (dimension words from the file's bytes) is the key of the
-        /// same facts held with their `Dims`, at every inline rank and any dimension values.
-        #[test]
-        fn file_words_key_as_held_dims_do(dims in proptest::collection::vec(proptest::num::i32::ANY, 0..=Dims::INLINE)) {
-            let bytes: Vec<u8> = dims.iter().flat_map(|d| d.to_le_bytes()).collect();
-            let facts = TensorFacts {
-                element_type: ElementType::Int8,
-                dims: Dims::new(dims.iter().copied()),
-                is_const: false,
-                is_shape_dynamic: false,
-                is_variable: false,
-                quantization: None,
-                is_sparse: false,
-            };
-            let from_file = pack_key(&facts, dims.len(), dim_words(&bytes));
-            proptest::prop_assert_eq!(from_file, facts.key());
-        }
-    }
-
     /// Fresh tensors of a few kinds, as a converter writes them, cost one class of facts per
     /// kind, however many tensors there are; a tensor of rank 7 is a class of its own.
     #[test]
