@@ -45,45 +45,18 @@ impl TensorFacts {
         let Dims::Inline(rank, dims) = &self.dims else {
             return None;
         };
-        let pair = |low: i32, high: i32| u64::from(low as u32) | u64::from(high as u32) << 32;
-        let words = [
-            pair(dims[0], dims[1]),
-            pair(dims[2], dims[3]),
-            pair(dims[4], dims[5]),
-        ];
-        pack_key(self, usize::from(*rank), words)
+        pack_key(self, usize::from(*rank), dims)
     }
 }
 
-/// The dimension words of [`pack_key`] read straight from a shape's little-endian `int32`
-/// bytes (at most [`Dims::INLINE`] of them): two dimensions per word, the lower one in the low
-/// half, zeros past the rank. Equal to the words of the same dimensions held in a `Dims`.
-///
-/// The hand reader takes the words from the file rather than from a `[i32; 6]` it built: a
-/// 64-bit load of two dimensions just stored one by one cannot be forwarded from the two
-/// stores, and in perf those two stalled loads held a sixth of the tensor reader's samples on a
-/// converter's 1M-operator model.
+/// The key of `facts` whose shape is `dims[..rank]` (zeros after it), the dims field of
+/// `facts` aside: the hand reader packs a tensor's facts before it has its [`Dims`].
 #[inline(always)]
-pub(crate) fn dim_words(shape: &[u8]) -> [u64; 3] {
-    let mut words = [0; 3];
-    for (word, bytes) in words.iter_mut().zip(shape.chunks(8)) {
-        *word = if let Ok(two) = <[u8; 8]>::try_from(bytes) {
-            u64::from_le_bytes(two)
-        } else if let Ok(one) = <[u8; 4]>::try_from(bytes) {
-            u64::from(u32::from_le_bytes(one))
-        } else {
-            // Not whole `int32`s: the reader never passes such bytes.
-            0
-        };
-    }
-    words
-}
-
-/// The key of `facts` whose shape has `rank` dimensions, given two by two in `dim_words`
-/// ([`dim_words`]), the dims field of `facts` aside: the hand reader packs a tensor's facts
-/// before it has its [`Dims`].
-#[inline(always)]
-pub(crate) fn pack_key(facts: &TensorFacts, rank: usize, dim_words: [u64; 3]) -> Option<FactsKey> {
+pub(crate) fn pack_key(
+    facts: &TensorFacts,
+    rank: usize,
+    dims: &[i32; Dims::INLINE],
+) -> Option<FactsKey> {
     let (count, first, dimension) = match &facts.quantization {
         None => (0, None, 0),
         Some(q) => (
@@ -103,9 +76,9 @@ pub(crate) fn pack_key(facts: &TensorFacts, rank: usize, dim_words: [u64; 3]) ->
     let pair = |low: u32, high: u32| u64::from(low) | u64::from(high) << 32;
     Some([
         pair(flags, count),
-        dim_words[0],
-        dim_words[1],
-        dim_words[2],
+        pair(dims[0] as u32, dims[1] as u32),
+        pair(dims[2] as u32, dims[3] as u32),
+        pair(dims[4] as u32, dims[5] as u32),
         pair(first.map_or(0, f32::to_bits), dimension as u32),
     ])
 }

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, malformed};
 use crate::generated::schema::tflite as fb;
-use crate::model::classes::{Dims, TensorClasses, TensorFacts, dim_words, pack_key};
+use crate::model::classes::{Dims, TensorClasses, TensorFacts, pack_key};
 use crate::model::load_facts::{OddTensor, QuantizationCounts, is_odd};
 use crate::model::wire::{Data, RawTensor, SparsityFields, i32s};
 use crate::operator::tensor::{ElementType, Quantization};
@@ -173,13 +173,13 @@ where
         let dims = Dims::new(i32s(raw.shape));
         classes.intern_key(None, || TensorFacts { dims, ..facts })?
     } else {
-        // The key's dimension words come straight from the file's bytes ([`dim_words`]); the
-        // dimensions themselves are only built for a new class.
-        let key = pack_key(&facts, rank, dim_words(raw.shape));
-        classes.intern_key(key, || TensorFacts {
-            dims: Dims::new(i32s(raw.shape)),
-            ..facts
-        })?
+        let mut dims = [0; Dims::INLINE];
+        for (d, c) in dims.iter_mut().zip(raw.shape.chunks_exact(4)) {
+            *d = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+        let key = pack_key(&facts, rank, &dims);
+        let dims = Dims::Inline(rank as u8, dims);
+        classes.intern_key(key, || TensorFacts { dims, ..facts })?
     };
     Ok(Some(HandTensor {
         class,
