@@ -37,12 +37,10 @@ fn measured() -> Vec<Value> {
     out
 }
 
-/// The probe built with `flags` (as measure.py builds it), once per set of flags.
-fn probe(flags: &BTreeMap<String, Value>, cache: &mut BTreeMap<String, PathBuf>) -> PathBuf {
+/// Where the probe built with `flags` goes, and the compiler's arguments for it (as measure.py
+/// builds it).
+fn probe_build(flags: &BTreeMap<String, Value>) -> (PathBuf, Vec<String>) {
     let key = serde_json::to_string(flags).unwrap();
-    if let Some(p) = cache.get(&key) {
-        return p.clone();
-    }
     // Named by its flags: the tests run at once, and each builds its own.
     let name: String = key
         .chars()
@@ -70,9 +68,60 @@ fn probe(flags: &BTreeMap<String, Value>, cache: &mut BTreeMap<String, PathBuf>)
             .display()
             .to_string(),
     );
+    (out, args)
+}
+
+/// The probe built with `flags`, once per set of flags.
+fn probe(flags: &BTreeMap<String, Value>, cache: &mut BTreeMap<String, PathBuf>) -> PathBuf {
+    let key = serde_json::to_string(flags).unwrap();
+    if let Some(p) = cache.get(&key) {
+        return p.clone();
+    }
+    let (out, args) = probe_build(flags);
     cc(&args);
     cache.insert(key, out.clone());
     out
+}
+
+/// Builds every probe of `all` not yet in `cache`, one compiler per core at a time (the
+/// measured runs need a few hundred probes, and compiling them dominates the test).
+fn build_probes(all: &[BTreeMap<String, Value>], cache: &mut BTreeMap<String, PathBuf>) {
+    let mut todo: Vec<(String, PathBuf, Vec<String>)> = Vec::new();
+    for flags in all {
+        let key = serde_json::to_string(flags).unwrap();
+        if !cache.contains_key(&key) && !todo.iter().any(|(k, _, _)| *k == key) {
+            let (out, args) = probe_build(flags);
+            todo.push((key, out, args));
+        }
+    }
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for chunk in todo.chunks(todo.len().div_ceil(workers).max(1)) {
+            scope.spawn(move || chunk.iter().for_each(|(_, _, args)| cc(args)));
+        }
+    });
+    cache.extend(todo.into_iter().map(|(key, out, _)| (key, out)));
+}
+
+/// Whether the run's probe refuses more than a plugin of its version would: such probes
+/// measure how the release passes a plugin's refusal on, which the predictions use as a
+/// template, and are not predicted themselves.
+fn refuses_more(run: &Value) -> bool {
+    run["probe"]["what"]
+        .as_str()
+        .is_some_and(|what| what.ends_with("demands more"))
+}
+
+/// The build flags of the probe a measured run loaded.
+fn probe_flags(run: &Value) -> BTreeMap<String, Value> {
+    let mut flags: BTreeMap<String, Value> = run["probe"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    flags.remove("what");
+    flags
 }
 
 fn pjrt_check(plugin: &Path, run: bool, setting: &str) -> Value {
@@ -117,6 +166,15 @@ fn without_path(text: &str) -> String {
 fn pjrt_check_agrees_with_every_measured_probe_run() {
     let facts = measured();
     let mut cache = BTreeMap::new();
+    build_probes(
+        &facts
+            .iter()
+            .flat_map(|release| release["runs"].as_array().unwrap())
+            .filter(|run| !refuses_more(run))
+            .map(probe_flags)
+            .collect::<Vec<_>>(),
+        &mut cache,
+    );
     // One tool run per (probe, setting) answers for every release.
     let mut answers: BTreeMap<(String, String), Value> = BTreeMap::new();
     let (mut agreed, mut runs) = (0, 0);
@@ -125,18 +183,10 @@ fn pjrt_check_agrees_with_every_measured_probe_run() {
         let jaxlib = release["jaxlib"].as_str().unwrap();
         for run in release["runs"].as_array().unwrap() {
             let what = run["probe"]["what"].as_str().unwrap_or("");
-            // These probes refuse more than a plugin of their version would: they measure how
-            // the release passes a plugin's refusal on, which the predictions use as a template.
-            if what.ends_with("demands more") {
+            if refuses_more(run) {
                 continue;
             }
-            let mut flags: BTreeMap<String, Value> = run["probe"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            flags.remove("what");
+            let flags = probe_flags(run);
             let setting = run["setting"].as_str().unwrap().to_string();
             let plugin = probe(&flags, &mut cache);
             let key = (serde_json::to_string(&flags).unwrap(), setting.clone());
