@@ -181,7 +181,15 @@ pub(crate) fn check(
     let out = if json {
         let releases: Vec<_> = predictions
             .iter()
-            .map(|p| json!({"jaxlib": p.jaxlib, "loads": p.loads, "error": p.error}))
+            .map(|p| {
+                json!({
+                    "jaxlib": p.jaxlib,
+                    "loads": p.loads,
+                    "error": p.error,
+                    "after_client_create": p.after_client_create,
+                    "note": p.note,
+                })
+            })
             .collect();
         let v = json!({
             "plugin": plugin_path.display().to_string(),
@@ -204,6 +212,11 @@ pub(crate) fn check(
         for p in &predictions {
             let verdict = match p.loads {
                 Some(true) => "loads".to_string(),
+                Some(false) if p.after_client_create.is_some() => format!(
+                    "aborts after client creation ({}), refusing {}",
+                    p.error.as_deref().unwrap_or(""),
+                    p.after_client_create.unwrap_or("")
+                ),
                 Some(false) => match p.error.as_deref().unwrap_or("") {
                     signal if signal.starts_with("SIG") => format!("crashes: {signal}"),
                     error => format!("refuses: {error}"),
