@@ -362,8 +362,17 @@ pub fn call_get_pjrt_api(path: &Path) -> Result<ApiFacts, Error> {
     };
     // SAFETY: loading a library runs its initialisers, which may do anything; the caller
     // accepts that (this function's documentation), and the CLI runs it in a child process.
-    let library =
-        unsafe { libloading::Library::new(&file) }.map_err(|e| load_error(e.to_string()))?;
+    let library = unsafe { libloading::Library::new(&file) }.map_err(|e| {
+        // libloading says "dlopen failed" and keeps `dlerror`'s text as the error's source.
+        let reason = match std::error::Error::source(&e) {
+            Some(source) => source.to_string(),
+            None => e.to_string(),
+        };
+        Error::PjrtOpen {
+            path: path.to_path_buf(),
+            reason,
+        }
+    })?;
     // SAFETY: `GetPjrtApi` is declared by XLA's pjrt_c_api.h as `const PJRT_Api* GetPjrtApi()`;
     // the type below is that signature.
     let get: libloading::Symbol<'_, unsafe extern "C" fn() -> *const c_void> =

@@ -394,3 +394,64 @@ fn a_get_pjrt_api_that_crashes_or_returns_null_is_judged_without_a_guess() {
         assert_eq!(verdict["loads"], Value::Null);
     }
 }
+
+/// A plugin whose needed library is absent (as ROCm's and oneAPI's are here): `dlopen` fails,
+/// and every release's `register_plugin` says so in XLA's words, which the prediction gives
+/// (measured with jax-rocm7-pjrt 0.12.0, jax-oneapi-pjrt 0.11.2 and intel-extension-for-openxla
+/// 0.7.0 on two releases each: `INTERNAL: Failed to open <path>: <dlerror>`).
+#[test]
+fn a_plugin_the_loader_cannot_open_is_refused_in_register_plugins_words() {
+    let dir = out_dir().join("unopenable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("libse_abi_absent_runtime.so");
+    let lib_c = dir.join("absent.c");
+    std::fs::write(&lib_c, "int se_abi_absent_runtime(void) { return 1; }\n").unwrap();
+    cc(&[
+        "-shared".into(),
+        "-fPIC".into(),
+        "-o".into(),
+        lib.display().to_string(),
+        lib_c.display().to_string(),
+    ]);
+    let source = dir.join("plugin.c");
+    std::fs::write(
+        &source,
+        "int se_abi_absent_runtime(void);\n\
+         __attribute__((visibility(\"default\"))) const void *GetPjrtApi(void) {\n\
+         return (const void *)(long)se_abi_absent_runtime(); }\n",
+    )
+    .unwrap();
+    let plugin = dir.join("needs_absent.so");
+    cc(&[
+        "-shared".into(),
+        "-fPIC".into(),
+        "-o".into(),
+        plugin.display().to_string(),
+        source.display().to_string(),
+        format!("-L{}", dir.display()),
+        "-lse_abi_absent_runtime".into(),
+    ]);
+    std::fs::remove_file(&lib).unwrap();
+    let json = pjrt_check(&plugin, true, "unset");
+    let expected = format!(
+        "INTERNAL: Failed to open {}: libse_abi_absent_runtime.so: cannot open shared object file: No such file or directory",
+        plugin.display()
+    );
+    for release in json["releases"].as_array().unwrap() {
+        assert_eq!(release["loads"], Value::Bool(false), "{release}");
+        assert_eq!(
+            release["error"].as_str(),
+            Some(expected.as_str()),
+            "{release}"
+        );
+    }
+    // Without --run nothing is opened: the version is unknown, never a guess.
+    let json = pjrt_check(&plugin, false, "unset");
+    assert!(
+        json["releases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["loads"].is_null())
+    );
+}
