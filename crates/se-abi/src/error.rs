@@ -158,6 +158,17 @@ pub enum Error {
         reason: &'static str,
     },
 
+    /// The dynamic loader cannot open a PJRT plugin (`dlopen` failed): JAX's
+    /// `register_plugin` fails the same way (`INTERNAL: Failed to open <path>: <dlerror>`).
+    #[cfg(feature = "plugin-check")]
+    #[error("the dynamic loader cannot open {}: {reason}", path.display())]
+    PjrtOpen {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What `dlopen` said (`dlerror`), e.g. a needed library that is not installed.
+        reason: std::string::String,
+    },
+
     /// A PJRT plugin could not be loaded, or its `GetPjrtApi` not called (`pjrt-check --run`).
     #[cfg(feature = "plugin-check")]
     #[error("cannot call GetPjrtApi of {}: {reason}", path.display())]

@@ -113,6 +113,12 @@ def load(python, plugin, setting, name="probe", timeout=90):
     elif rc < 0:
         sig = signal.Signals(-rc).name
         run.update(outcome="signal", error=sig, stderr_tail=stderr[-600:])
+        # A fatal log line (glog's `F... file:line] text`) says why it aborted: kept whole, as the
+        # tail above may end in the stack trace alone.
+        fatal = [l.split("] ", 1)[1] for l in stderr.splitlines()
+                 if re.match(r"F\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] ", l)]
+        if fatal:
+            run["fatal"] = fatal[-1]
     elif result is None:
         run.update(outcome="exit", error=f"exit status {rc}", stderr_tail=stderr[-600:])
     else:

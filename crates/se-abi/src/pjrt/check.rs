@@ -128,6 +128,11 @@ pub struct Prediction {
     pub error: Option<String>,
     /// Why the answer is what it is, when it is not a measured fact.
     pub note: Option<String>,
+    /// The args struct the plugin refuses *after* `PJRT_Client_Create` succeeds
+    /// (`PJRT_Plugin_Attributes_Args`), when that is what stops the release: a plugin that needs
+    /// a device reaches that step only on a machine that has one, so on a machine without it the
+    /// same release stops at the missing device instead.
+    pub after_client_create: Option<&'static str>,
 }
 
 fn fill(template: &str, plugin: (i32, i32), path: &Path, message: &str) -> String {
@@ -155,6 +160,7 @@ pub fn predict(
         loads: None,
         error: None,
         note: None,
+        after_client_create: None,
     };
     let refuse = |mut p: Prediction, error: String| {
         p.loads = Some(false);
@@ -233,16 +239,7 @@ pub fn predict(
             && let Some((name, wanted, exact)) = args_size_at(slot, plugin_minor)
             && passed < wanted
         {
-            let mut message = format!("Unexpected {name} size: expected {wanted}, got {passed}");
-            match plugin.wording {
-                Wording::LaterVersion { with_version } => {
-                    message.push_str(&format!(". {LATER_VERSION}"));
-                    if with_version {
-                        message.push_str(&format!("{BUILT_WITH}{}.{}.", version.0, version.1));
-                    }
-                }
-                _ => message.push_str(CHECK_VERSIONS),
-            }
+            let message = refusal_text(name, wanted, passed, plugin.wording, version);
             let wrapped = release
                 .demands
                 .iter()
@@ -269,8 +266,79 @@ pub fn predict(
             break;
         }
     }
+    if let Some(refused) = after_client_create(plugin, version, release) {
+        return refused(p);
+    }
     p.loads = Some(true);
     p
+}
+
+/// `PJRT_Plugin_Attributes`'s slot in `PJRT_Api`.
+const PLUGIN_ATTRIBUTES_SLOT: u32 = 4;
+
+/// The step after a client is created, which the probes cannot reach (they fail
+/// `PJRT_Client_Create` as a missing device does): jaxlib's `PjRtCApiClient` constructor
+/// (`xla/pjrt/c/pjrt_c_api_client.cc`, `InitAttributes`) calls `PJRT_Plugin_Attributes` with
+/// its own header's `PJRT_Plugin_Attributes_Args_STRUCT_SIZE` and treats any error as fatal
+/// (`pjrt_c_api_helpers.cc`, `LogFatalIfPjrtError`: glog's `F` line, then `SIGABRT`). A plugin
+/// whose header's struct is longer refuses it. Measured with `xla-cpu-pjrt` 0.0.1 (PJRT 0.81,
+/// no device needed): jaxlib 0.5.0, 0.5.3 and 0.6.2 abort with `Unexpected
+/// PJRT_Plugin_Attributes_Args size: expected 32, got 24` (their frameworks, 0.64 to 0.70,
+/// predate the 0.72 header that grew it), 0.7.2 and later load it.
+fn after_client_create(
+    plugin: &PjrtPlugin,
+    version: (i32, i32),
+    release: &JaxRelease,
+) -> Option<impl FnOnce(Prediction) -> Prediction> {
+    if plugin.wording == Wording::None {
+        return None;
+    }
+    let plugin_minor = u32::try_from(version.1).ok()?;
+    let (name, wanted, _) = args_size_at(PLUGIN_ATTRIBUTES_SLOT, plugin_minor)?;
+    let (_, passed, exact) = args_size_at(PLUGIN_ATTRIBUTES_SLOT, release.framework.1)?;
+    if passed >= wanted {
+        return None;
+    }
+    let message = refusal_text(name, wanted, passed, plugin.wording, version);
+    Some(move |mut p: Prediction| {
+        p.loads = Some(false);
+        p.error = Some("SIGABRT".to_string());
+        p.after_client_create = Some(name);
+        let mut note = format!(
+            "after PJRT_Client_Create (a plugin that needs a device gets there only on a machine \
+             with one), jaxlib reads the plugin's attributes and the plugin refuses {name}: \
+             \"{message}\"; jaxlib aborts on it"
+        );
+        if !exact {
+            note.push_str(&format!(
+                "; {name}'s size at this release's PJRT 0.{} lies between two headers read, {passed} is the smaller",
+                release.framework.1
+            ));
+        }
+        p.note = Some(note);
+        p
+    })
+}
+
+/// The plugin's refusal of an args struct shorter than its own header's, in its words.
+fn refusal_text(
+    name: &str,
+    wanted: usize,
+    passed: usize,
+    wording: Wording,
+    version: (i32, i32),
+) -> String {
+    let mut message = format!("Unexpected {name} size: expected {wanted}, got {passed}");
+    match wording {
+        Wording::LaterVersion { with_version } => {
+            message.push_str(&format!(". {LATER_VERSION}"));
+            if with_version {
+                message.push_str(&format!("{BUILT_WITH}{}.{}.", version.0, version.1));
+            }
+        }
+        _ => message.push_str(CHECK_VERSIONS),
+    }
+    message
 }
 
 fn continue_after(mut p: Prediction) -> Prediction {
@@ -294,8 +362,17 @@ pub fn call_get_pjrt_api(path: &Path) -> Result<ApiFacts, Error> {
     };
     // SAFETY: loading a library runs its initialisers, which may do anything; the caller
     // accepts that (this function's documentation), and the CLI runs it in a child process.
-    let library =
-        unsafe { libloading::Library::new(&file) }.map_err(|e| load_error(e.to_string()))?;
+    let library = unsafe { libloading::Library::new(&file) }.map_err(|e| {
+        // libloading says "dlopen failed" and keeps `dlerror`'s text as the error's source.
+        let reason = match std::error::Error::source(&e) {
+            Some(source) => source.to_string(),
+            None => e.to_string(),
+        };
+        Error::PjrtOpen {
+            path: path.to_path_buf(),
+            reason,
+        }
+    })?;
     // SAFETY: `GetPjrtApi` is declared by XLA's pjrt_c_api.h as `const PJRT_Api* GetPjrtApi()`;
     // the type below is that signature.
     let get: libloading::Symbol<'_, unsafe extern "C" fn() -> *const c_void> =

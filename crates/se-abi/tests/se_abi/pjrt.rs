@@ -282,13 +282,13 @@ fn header_sizes_agree_with_the_sizes_releases_pass() {
 }
 
 #[test]
-fn the_library_agrees_with_jax_on_the_real_cuda_plugins() {
+fn the_library_agrees_with_jax_on_the_real_plugins() {
     use se_abi::pjrt::{ApiFacts, Compat, PjrtPlugin, Wording, predict};
     let data: Value = serde_json::from_str(
         &std::fs::read_to_string(manifest().join("tests/data/pjrt_real_plugins.json")).unwrap(),
     )
     .unwrap();
-    let (mut agreed, mut total) = (0, 0);
+    let (mut agreed, mut total, mut after_client) = (0, 0, 0);
     for plugin in data["plugins"].as_array().unwrap() {
         let name = plugin["name"].as_str().unwrap();
         let num = |v: &Value| usize::try_from(v.as_u64().unwrap()).unwrap();
@@ -330,14 +330,34 @@ fn the_library_agrees_with_jax_on_the_real_cuda_plugins() {
                 };
                 let error = run["error"].as_str().unwrap_or("");
                 // On a machine without the accelerator, "loads" is the missing device alone.
-                let loads = run["outcome"] == "loaded" || error.contains("No visible GPU devices");
+                let no_device = error.contains("No visible GPU devices")
+                    || error.contains("TPU initialization failed");
+                let loads = run["outcome"] == "loaded" || no_device;
                 let error = error
                     .strip_prefix("Unable to initialize backend 'plugin': ")
                     .unwrap_or(error);
                 let p = predict(&file, Some(&api), release, compat);
                 total += 1;
-                if p.loads == Some(loads) && (loads || p.error.as_deref() == Some(error)) {
+                // An abort's glog line, when the release logged one, is what the note quotes.
+                let fatal_quoted = run["fatal"].as_str().is_none_or(|f| {
+                    let f = f.strip_prefix("Unexpected error status ").unwrap_or(f);
+                    p.note.as_deref().is_some_and(|n| n.contains(f))
+                });
+                let agrees = if p.after_client_create.is_some() {
+                    // A refusal after client creation: measured where the plugin needs no
+                    // device (the abort, its F line quoted); where real loading stopped at the
+                    // missing device, the prediction agrees by naming the struct refused.
+                    (no_device || (run["outcome"] == "signal" && fatal_quoted))
+                        && p.loads == Some(false)
+                        && (no_device || p.error.as_deref() == Some(error))
+                } else {
+                    p.loads == Some(loads) && (loads || p.error.as_deref() == Some(error))
+                };
+                if agrees {
                     agreed += 1;
+                    if p.after_client_create.is_some() {
+                        after_client += 1;
+                    }
                 } else {
                     panic!(
                         "{name} on {} ({compat:?}): measured {loads} {error:?}, predicted {p:?}",
@@ -347,7 +367,10 @@ fn the_library_agrees_with_jax_on_the_real_cuda_plugins() {
             }
         }
     }
-    assert_eq!((agreed, total), (99, 99));
+    assert_eq!((agreed, total), (198, 198));
+    // xla-cpu-pjrt on 0.5.0, 0.5.3, 0.6.2 (unset, 1) aborts; the CUDA and TPU 0.116 plugins would
+    // too, on a machine with the device.
+    assert!(after_client >= 6, "{after_client}");
 }
 
 #[test]
@@ -420,4 +443,65 @@ fn a_get_pjrt_api_that_crashes_or_returns_null_is_judged_without_a_guess() {
     for verdict in answer["releases"].as_array().unwrap() {
         assert_eq!(verdict["loads"], Value::Null);
     }
+}
+
+/// A plugin whose needed library is absent (as ROCm's and oneAPI's are here): `dlopen` fails,
+/// and every release's `register_plugin` says so in XLA's words, which the prediction gives
+/// (measured with jax-rocm7-pjrt 0.12.0, jax-oneapi-pjrt 0.11.2 and intel-extension-for-openxla
+/// 0.7.0 on two releases each: `INTERNAL: Failed to open <path>: <dlerror>`).
+#[test]
+fn a_plugin_the_loader_cannot_open_is_refused_in_register_plugins_words() {
+    let dir = out_dir().join("unopenable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lib = dir.join("libse_abi_absent_runtime.so");
+    let lib_c = dir.join("absent.c");
+    std::fs::write(&lib_c, "int se_abi_absent_runtime(void) { return 1; }\n").unwrap();
+    cc(&[
+        "-shared".into(),
+        "-fPIC".into(),
+        "-o".into(),
+        lib.display().to_string(),
+        lib_c.display().to_string(),
+    ]);
+    let source = dir.join("plugin.c");
+    std::fs::write(
+        &source,
+        "int se_abi_absent_runtime(void);\n\
+         __attribute__((visibility(\"default\"))) const void *GetPjrtApi(void) {\n\
+         return (const void *)(long)se_abi_absent_runtime(); }\n",
+    )
+    .unwrap();
+    let plugin = dir.join("needs_absent.so");
+    cc(&[
+        "-shared".into(),
+        "-fPIC".into(),
+        "-o".into(),
+        plugin.display().to_string(),
+        source.display().to_string(),
+        format!("-L{}", dir.display()),
+        "-lse_abi_absent_runtime".into(),
+    ]);
+    std::fs::remove_file(&lib).unwrap();
+    let json = pjrt_check(&plugin, true, "unset");
+    let expected = format!(
+        "INTERNAL: Failed to open {}: libse_abi_absent_runtime.so: cannot open shared object file: No such file or directory",
+        plugin.display()
+    );
+    for release in json["releases"].as_array().unwrap() {
+        assert_eq!(release["loads"], Value::Bool(false), "{release}");
+        assert_eq!(
+            release["error"].as_str(),
+            Some(expected.as_str()),
+            "{release}"
+        );
+    }
+    // Without --run nothing is opened: the version is unknown, never a guess.
+    let json = pjrt_check(&plugin, false, "unset");
+    assert!(
+        json["releases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["loads"].is_null())
+    );
 }

@@ -23,6 +23,8 @@ enum Api {
     Signal(String),
     /// The plugin could not be loaded or `GetPjrtApi` not called.
     Failed(String),
+    /// `dlopen` refused the file (`dlerror`'s text): a needed library is missing on this host.
+    Unopenable(String),
 }
 
 /// The child: loads the plugin, calls `GetPjrtApi`, writes what it read to `channel`.
@@ -41,6 +43,9 @@ pub(crate) fn child(plugin: &Path, channel: &Path) -> ExitCode {
             }
             t.push_str("done\n");
             t
+        }
+        Err(se_abi::Error::PjrtOpen { reason, .. }) => {
+            format!("unopenable {}\n", reason.replace('\n', " "))
         }
         Err(e) => format!("failed {}\n", crate::chain(&e)),
     };
@@ -68,6 +73,9 @@ fn parse(text: &str) -> Option<Api> {
             ["ext", k, s] => api.extensions.push((k.parse().ok()?, s.parse().ok()?)),
             ["done"] => return Some(Api::Read(api)),
             _ => {
+                if let Some(why) = line.strip_prefix("unopenable ") {
+                    return Some(Api::Unopenable(why.to_string()));
+                }
                 if let Some(why) = line.strip_prefix("failed ") {
                     return Some(Api::Failed(why.to_string()));
                 }
@@ -165,6 +173,25 @@ pub(crate) fn check(
                 p
             })
             .collect(),
+        // On the host `--run` runs on, jaxlib's `register_plugin` cannot open it either, and
+        // says so before any version is read: measured with jax-rocm7-pjrt 0.12.0 (ROCm's
+        // libraries absent) on jaxlib 0.4.31 and 0.12.0.1, `INTERNAL: Failed to open <path>:
+        // <dlerror>` in both. On a host that has the libraries, the version decides.
+        Some(Api::Unopenable(why)) => predict_all(&plugin, None, compat)
+            .into_iter()
+            .map(|mut p| {
+                p.loads = Some(false);
+                p.error = Some(format!(
+                    "INTERNAL: Failed to open {}: {why}",
+                    plugin_path.display()
+                ));
+                p.note = Some(
+                    "on this host; where the libraries it needs are installed, its version decides (run pjrt-check --run there)"
+                        .to_string(),
+                );
+                p
+            })
+            .collect(),
         Some(Api::Failed(why)) => predict_all(&plugin, None, compat)
             .into_iter()
             .map(|mut p| {
@@ -181,7 +208,15 @@ pub(crate) fn check(
     let out = if json {
         let releases: Vec<_> = predictions
             .iter()
-            .map(|p| json!({"jaxlib": p.jaxlib, "loads": p.loads, "error": p.error}))
+            .map(|p| {
+                json!({
+                    "jaxlib": p.jaxlib,
+                    "loads": p.loads,
+                    "error": p.error,
+                    "after_client_create": p.after_client_create,
+                    "note": p.note,
+                })
+            })
             .collect();
         let v = json!({
             "plugin": plugin_path.display().to_string(),
@@ -204,6 +239,11 @@ pub(crate) fn check(
         for p in &predictions {
             let verdict = match p.loads {
                 Some(true) => "loads".to_string(),
+                Some(false) if p.after_client_create.is_some() => format!(
+                    "aborts after client creation ({}), refusing {}",
+                    p.error.as_deref().unwrap_or(""),
+                    p.after_client_create.unwrap_or("")
+                ),
                 Some(false) => match p.error.as_deref().unwrap_or("") {
                     signal if signal.starts_with("SIG") => format!("crashes: {signal}"),
                     error => format!("refuses: {error}"),
