@@ -6,7 +6,7 @@
 //! `tensorflow/include/xla/pjrt/c/`); jaxlib's wheels do not. For each TensorFlow release from
 //! 2.14 (the first whose header has `PJRT_API_MINOR`) to 2.21 the xtask reads the header of the
 //! `tensorflow-cpu` wheel installed in `DIR/tf-<release>`, preprocesses it with `gcc -E`, reads
-//! its structs, typedefs and enums ([`dump`]), and compiles and runs a layout dump against it,
+//! its structs, typedefs and enums ([`dump`](mod@dump)), and compiles and runs a layout dump against it,
 //! so that every offset, size and `*_STRUCT_SIZE` is gcc's. Written to
 //! `crates/se-abi/releases/pjrt/header-<release>.json.gz`; `cargo xtask codegen` turns them into
 //! `src/generated/pjrt.rs` ([`generate`](fn@generate)).
