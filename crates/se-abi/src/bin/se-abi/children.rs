@@ -25,10 +25,10 @@ pub(crate) struct Job {
 }
 
 /// A scratch folder for the channels, removed when dropped.
-struct Scratch(PathBuf);
+pub(crate) struct Scratch(PathBuf);
 
 impl Scratch {
-    fn new() -> std::io::Result<Scratch> {
+    pub(crate) fn new() -> std::io::Result<Scratch> {
         let base = std::env::temp_dir();
         for attempt in 0..100u32 {
             let path = base.join(format!("se-abi-{}-{attempt}", std::process::id()));
@@ -40,6 +40,11 @@ impl Scratch {
         }
         Err(std::io::Error::other("no free scratch folder name"))
     }
+
+    /// The folder.
+    pub(crate) fn path(&self) -> &Path {
+        &self.0
+    }
 }
 
 impl Drop for Scratch {
@@ -49,7 +54,7 @@ impl Drop for Scratch {
 }
 
 /// Kills the process group `group` (a child and whatever it started).
-fn kill_group(group: u32) {
+pub(crate) fn kill_group(group: u32) {
     if let Ok(group) = libc::pid_t::try_from(group) {
         // SAFETY: `killpg` has no memory preconditions: it signals the processes of a group this
         // process created (`process_group(0)` made the child its group's leader).
@@ -58,7 +63,7 @@ fn kill_group(group: u32) {
 }
 
 /// The name of signal `number`.
-fn signal_name(number: i32) -> String {
+pub(crate) fn signal_name(number: i32) -> String {
     match number {
         libc::SIGABRT => "SIGABRT".to_string(),
         libc::SIGSEGV => "SIGSEGV".to_string(),

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use se_abi::pjrt::{ApiFacts, Compat, PjrtPlugin, Prediction, predict_all};
 use serde_json::json;
 
+use crate::children::{Scratch, kill_group, signal_name};
 use crate::{CliError, Outcome};
 
 /// What the child found, or why it found nothing.
@@ -85,22 +86,9 @@ fn parse(text: &str) -> Option<Api> {
     None
 }
 
-fn signal_name(number: i32) -> String {
-    match number {
-        libc::SIGABRT => "SIGABRT".to_string(),
-        libc::SIGSEGV => "SIGSEGV".to_string(),
-        libc::SIGBUS => "SIGBUS".to_string(),
-        libc::SIGFPE => "SIGFPE".to_string(),
-        libc::SIGILL => "SIGILL".to_string(),
-        libc::SIGKILL => "SIGKILL".to_string(),
-        other => format!("signal {other}"),
-    }
-}
-
 fn run_child(plugin: &Path, timeout: Duration) -> Result<Api, CliError> {
-    let dir = std::env::temp_dir().join(format!("se-abi-pjrt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(CliError::Host)?;
-    let channel = dir.join("api");
+    let scratch = Scratch::new().map_err(CliError::Host)?;
+    let channel = scratch.path().join("api");
     let exe = std::env::current_exe().map_err(CliError::Host)?;
     let mut child = Command::new(exe)
         .arg("__pjrt-api")
@@ -120,14 +108,10 @@ fn run_child(plugin: &Path, timeout: Duration) -> Result<Api, CliError> {
             None => std::thread::sleep(Duration::from_millis(10)),
         }
     };
-    if let Ok(group) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: `killpg` has no memory preconditions; the group is the child's own
-        // (`process_group(0)`), so nothing else is signalled.
-        unsafe { libc::killpg(group, libc::SIGKILL) };
-    }
+    // Whatever it forked goes with it.
+    kill_group(child.id());
     let _ = child.wait();
     let text = std::fs::read_to_string(&channel).unwrap_or_default();
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(match (status, parse(&text)) {
         (_, Some(api)) => api,
         (Some(status), None) => match status.signal() {
