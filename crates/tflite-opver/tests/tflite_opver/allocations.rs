@@ -6,57 +6,19 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{data_bytes, data_json};
+use crate::common::{VerdictTable, data_bytes, verdict_table};
 use tflite_opver::{Allocation, AllocationRefusal, Model, NotJudged, Runtime, StampMode, stamp};
 
-/// `allocations.json`: the runtimes, the texts `allocate_tensors()` raised (class, text), and
-/// per model one entry per runtime: -1 allocated, -2 crashed, -3 not constructed, else a text.
-struct Table {
-    runtimes: Vec<String>,
-    texts: Vec<(String, String)>,
-    models: BTreeMap<String, Vec<i64>>,
-}
+/// `allocations.json` ([`VerdictTable`]): per model one entry per runtime: -1 allocated, -2
+/// crashed, -3 not constructed, else a text.
+type Table = VerdictTable;
 
 fn table() -> Table {
     table_of("runtimes/allocations.json")
 }
 
 fn table_of(name: &str) -> Table {
-    let json = data_json(name);
-    let strings = |value: &serde_json::Value| -> Vec<String> {
-        value
-            .as_array()
-            .expect("an array")
-            .iter()
-            .map(|s| s.as_str().expect("a string").to_owned())
-            .collect()
-    };
-    Table {
-        runtimes: strings(&json["runtimes"]),
-        texts: json["texts"]
-            .as_array()
-            .expect("texts")
-            .iter()
-            .map(|pair| {
-                let pair = strings(pair);
-                (pair[0].clone(), pair[1].clone())
-            })
-            .collect(),
-        models: json["models"]
-            .as_object()
-            .expect("models")
-            .iter()
-            .map(|(key, row)| {
-                let row = row
-                    .as_array()
-                    .expect("a row")
-                    .iter()
-                    .map(|v| v.as_i64().expect("an entry"))
-                    .collect();
-                (key.clone(), row)
-            })
-            .collect(),
-    }
+    verdict_table(name)
 }
 
 fn model_bytes(key: &str) -> Vec<u8> {

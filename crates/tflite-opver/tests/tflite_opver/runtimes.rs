@@ -7,62 +7,21 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{data_bytes, data_json};
-use serde_json::Value;
+use crate::common::{VerdictTable, data_bytes, data_json, verdict_table};
 use tflite_opver::{
     BlockingCause, BuiltinOperator, Error, LoadOutcome, Model, ModelBuilder, OpSignature,
     OpVersion, RefusedBy, Runtime, RuntimeFamily, StampMode, TensorSpec, params::Params, stamp,
 };
 
-/// A table of verdicts as `verdicts.py` and `copy_oracle.py` write them: the runtimes, the
-/// texts (exception class and text), and per model one entry per runtime (-1: it constructs
-/// the interpreter; -2: it crashes; else the index of the text it raises).
-struct Verdicts {
-    runtimes: Vec<String>,
-    texts: Vec<(String, String)>,
-    models: BTreeMap<String, Vec<i64>>,
-}
+/// A table of verdicts as `verdicts.py` and `copy_oracle.py` write them ([`VerdictTable`]):
+/// per model -1 when it constructs the interpreter, -2 when it crashes, else the index of the
+/// text it raises.
+type Verdicts = VerdictTable;
 
 fn verdicts(name: &str) -> Verdicts {
-    let json = data_json(name);
-    let strings = |value: &Value| -> Vec<String> {
-        value
-            .as_array()
-            .expect("an array")
-            .iter()
-            .map(|s| s.as_str().expect("a string").to_owned())
-            .collect()
-    };
-    Verdicts {
-        runtimes: strings(&json["runtimes"]),
-        texts: json["texts"]
-            .as_array()
-            .expect("texts")
-            .iter()
-            .map(|pair| {
-                let pair = strings(pair);
-                (pair[0].clone(), pair[1].clone())
-            })
-            .collect(),
-        models: json["models"]
-            .as_object()
-            .expect("models")
-            .iter()
-            .map(|(key, row)| {
-                let row = row
-                    .as_array()
-                    .expect("a row")
-                    .iter()
-                    .map(|v| v.as_i64().expect("an index"))
-                    .collect();
-                (key.clone(), row)
-            })
-            .collect(),
-    }
+    verdict_table(name)
 }
 
-/// Judges `bytes` with every runtime and compares with `expected` (one entry per runtime of
-/// `table`); returns the disagreements, described.
 fn disagreements(table: &Verdicts, key: &str, bytes: &[u8], expected: &[i64]) -> Vec<String> {
     let model = Model::from_bytes(bytes).unwrap_or_else(|e| panic!("{key}: {e}"));
     let judged = model.runtime_verdicts();
