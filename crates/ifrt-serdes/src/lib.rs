@@ -196,7 +196,8 @@
 // |------------------|---------|
 // | `lib.rs`         | the crate root: the scheme taught, the public API re-exported; this map |
 // | `error.rs`       | the crate's one error type and the families it groups |
-// | `version.rs`     | the global, dated serialization version and its histories (public module) |
+// | `version/mod.rs` | the global, dated serialization version and its histories (public module) |
+// | `version/preset.rs` | IFRT's own history as preset, and IFRT's three version accessors |
 // | `clock.rs`       | the clock that tells today's date (week-4-old) |
 // | `negotiation.rs` | choosing the version two builds talk at (IFRT Proxy) |
 // | `proxy_clients.rs` | the IFRT Proxy clients that exist: jaxlib releases, as measured |
