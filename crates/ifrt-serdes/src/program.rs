@@ -242,7 +242,12 @@ impl XlaCompileOptions {
     /// must be well formed (field 1 a length-delimited message, field 3 a varint); nothing
     /// inside `compile_options` is read. A `version_number` in it is dropped.
     pub fn new(payload: Vec<u8>) -> Result<Self, Error> {
-        let mut fields = scan_options(&payload)?;
+        let fields = scan_options(&payload)?;
+        Self::scanned(payload, fields)
+    }
+
+    /// The options whose payload was scanned into `fields`, its `version_number` dropped.
+    fn scanned(payload: Vec<u8>, mut fields: OptionsFields) -> Result<Self, Error> {
         let payload = if fields.has_version_number {
             let mut kept = Vec::with_capacity(payload.len());
             walk_options(&payload, |field, bytes| {
@@ -401,9 +406,9 @@ impl Codec for XlaCompileOptions {
         registry: &Registry,
     ) -> Result<Self, Error> {
         check_size(data, options)?;
-        let recorded = scan_options(data)?.version_number;
-        registry.read_format(&Self::FORMATS, recorded)?;
-        XlaCompileOptions::new(data.to_vec())
+        let fields = scan_options(data)?;
+        registry.read_format(&Self::FORMATS, fields.version_number)?;
+        XlaCompileOptions::scanned(data.to_vec(), fields)
     }
 }
 
