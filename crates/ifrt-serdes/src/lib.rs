@@ -105,15 +105,18 @@
 //! | 2 | 2026-04-06 | ShardingParamSharding is not created anymore by IFRT IR | none of these types (a change in what IFRT IR produces) |
 //! | 3 | 2026-04-09 | Allowed mixed serialization for stablehlo dialects | none recorded: a program written at 3 may mix StableHLO dialect versions, and its bytes say nothing of it |
 //! | 4 | 2026-07-16 (at the latest) | measured, not read: `XlaCompileOptions` records format 4, which may carry `outputs_bundle_slice_sizes` | `XlaCompileOptions` 4 (written whenever the version allows it, as real clients do) |
+//! | 5 | 2026-08-17 (at the latest) | not in a header read: `AbstractArraySpec` is introduced, written only at 5 or newer (XLA's abstract_array_spec.cc) | none of this crate's types |
+//! | 6 | 2026-09-17 (at the latest) | not in a header read: `RemapPlan` records format 6, without the `mappings` list older formats carry (XLA's remap_plan.cc) | none of this crate's types |
 //!
 //! Versions 0 to 3 are those of the newest serdes_version.h read (openxla/xla 3f7a926d, the
-//! range real jaxlib 0.10.2 offers). Version 4 comes from the released binaries: jaxlib 0.11.0
-//! (uploaded 2026-07-16) is the first to offer it, and its clients record format 4 in their
-//! compile options from a negotiated 4 on; its day is that upload, an upper bound. jaxlib 0.11.1
-//! and 0.11.2 offer 5 and 6, whose changes show in nothing a client sends: the history stops at
-//! 4 rather than guess them. **XLA renumbered version 2**: an older header had `2: 2026-03-19,
-//! Allow mixed serialization for stablehlo dialects`, which moved to 3 when the IFRT IR change
-//! took 2. The crate follows the newest header.
+//! range real jaxlib 0.10.2 offers). Versions 4 to 6 are dated by the upload of the first jaxlib
+//! that offers each (0.11.0, 0.11.1, 0.11.2), an upper bound. 4 comes from the released
+//! binaries: their clients record format 4 in their compile options from a negotiated 4 on. 5
+//! and 6 come from XLA's sources at newer commits (the types that first write them), and the
+//! binaries agree: 0.11.1 is the first to hold `AbstractArraySpecProto`, and 0.11.2's `RemapPlan`
+//! is the first built without mappings. **XLA renumbered version 2**: an older header had `2:
+//! 2026-03-19, Allow mixed serialization for stablehlo dialects`, which moved to 3 when the IFRT
+//! IR change took 2. The crate follows the newest header.
 //!
 //! IFRT's minimum is 0. Its week-4-old version is kept by hand; the preset's is 3
 //! ([`version::WEEK_4_OLD`]): the newest header read says 1, but jaxlib 0.10.2 refuses to write

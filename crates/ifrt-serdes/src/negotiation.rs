@@ -101,9 +101,9 @@ mod tests {
         assert_eq!(agreed.to_string(), "IFRT SerDes version 1");
         assert!(ifrt.owns(agreed));
         assert_eq!(
-            ifrt.agree_with(range(5, 6)).unwrap_err().to_string(),
-            "this build and its peer share no IFRT SerDes version: this build reads [0, 4], the \
-             peer [5, 6]"
+            ifrt.agree_with(range(7, 8)).unwrap_err().to_string(),
+            "this build and its peer share no IFRT SerDes version: this build reads [0, 6], the \
+             peer [7, 8]"
         );
     }
 

@@ -609,10 +609,20 @@ mod tests {
                     "2026-07-16".to_string(),
                     "XlaCompileOptions records format 4, which may carry outputs_bundle_slice_sizes"
                 ),
+                (
+                    5,
+                    "2026-08-17".to_string(),
+                    "AbstractArraySpec is introduced, written only at 5 or newer"
+                ),
+                (
+                    6,
+                    "2026-09-17".to_string(),
+                    "RemapPlan records format 6, without the mappings list older formats carry"
+                ),
             ]
         );
         assert_eq!((IFRT.minimum(), IFRT.current()), (MINIMUM, CURRENT));
-        assert_eq!(CURRENT, SerDesVersionNumber(4));
+        assert_eq!(CURRENT, SerDesVersionNumber(6));
         assert_eq!(
             IFRT.week_4_old_rule(),
             Week4Old::Fixed(SerDesVersionNumber(3))
@@ -620,7 +630,7 @@ mod tests {
         assert_eq!(IFRT.supported(), SupportedVersions::BUILT_IN);
         assert_eq!(
             SupportedVersions::BUILT_IN.current().to_string(),
-            "IFRT SerDes version 4"
+            "IFRT SerDes version 6"
         );
     }
 

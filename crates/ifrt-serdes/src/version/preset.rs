@@ -21,17 +21,26 @@ use crate::clock::Clock;
 /// with a different meaning of 2; no released jaxlib is known to have shipped it (0.9.2 offers
 /// `[0, 1]`, 0.10.2 `[0, 3]`). This crate follows the newest header.
 ///
-/// Version 4 is not in any header this crate has read; it comes from the released binaries.
-/// jaxlib 0.10.2 (on PyPI since 2026-06-17) offers `[0, 3]`, 0.11.0 (2026-07-16) `[0, 4]`. The
-/// one difference their IFRT Proxy clients show at 4 is in the compile options: from 0.11.0 on
-/// `XlaCompileOptionsProto` has `version_number` and `outputs_bundle_slice_sizes`, and a client
-/// at a negotiated 4 or newer records format 4 in it (jaxlib 0.11.2 and 0.12.0.1 measured at 3,
-/// 4, 5 and 6; at 3 it records none). The 0.11.2 binary also names the slice sizes' floor for
-/// IFRT IR and custom-call compile options. The change is said here in this crate's words, and
-/// its day is an upper bound: the upload of the first jaxlib that offers it (IFRT introduced it
-/// some time after 0.10.2's XLA commit). jaxlib 0.11.1 offers up to 5 and 0.11.2 up to 6, and
-/// 0.12.0 raises its minimum to 2; what 5 and 6 change shows in nothing those clients send
-/// (the same bytes at 4, 5 and 6), so the history stops at 4 rather than guess them.
+/// Versions 4 to 6 are not in any header this crate has read. Each day below is an upper bound:
+/// the upload to PyPI of the first jaxlib whose IFRT Proxy client offers the version (0.10.2,
+/// uploaded 2026-06-17, offers `[0, 3]`; 0.11.0, 2026-07-16, `[0, 4]`; 0.11.1, 2026-08-17,
+/// `[0, 5]`; 0.11.2, 2026-09-17, `[0, 6]`).
+///
+/// - **4** comes from what the clients send. From 0.11.0 on `XlaCompileOptionsProto` has
+///   `version_number` and `outputs_bundle_slice_sizes`, and a client at a negotiated 4 or newer
+///   records format 4 in it (jaxlib 0.11.2 and 0.12.0.1 measured at 3, 4, 5 and 6; at 3 it
+///   records none). The 0.11.2 binary also names the slice sizes' floor for IFRT IR and
+///   custom-call compile options.
+/// - **5** introduces `AbstractArraySpec`: XLA's xla/python/ifrt/abstract_array_spec.cc
+///   (openxla/xla 80c095fc) writes its message only at 5 or newer, records 5, and reads nothing
+///   else. jaxlib 0.11.1 is the first binary holding `AbstractArraySpecProto` (0.11.0 has none).
+/// - **6** gives `RemapPlan` format 6: XLA's xla/python/ifrt/remap_plan.cc (openxla/xla
+///   3db140b1) writes the plan from its per-output input devices alone at 6 or newer, and below
+///   6 records format 0 with the older `mappings` list derived from them. jaxlib 0.11.2 is the
+///   first binary whose `RemapPlan` constructor no longer takes mappings.
+///
+/// Neither `AbstractArraySpec` nor `RemapPlan` is a type of this crate, so the values it writes
+/// are the same at 4, 5 and 6 (as real clients' are). jaxlib 0.12.0 raises its minimum to 2.
 pub const HISTORY: &[VersionEntry] = &[
     VersionEntry::dated(0, (2025, 5, 20), "initial version"),
     VersionEntry::dated(
@@ -49,11 +58,21 @@ pub const HISTORY: &[VersionEntry] = &[
         (2026, 4, 9),
         "Allowed mixed serialization for stablehlo dialects",
     ),
-    // Not from a header: measured (see above). The day is the last it can be.
+    // Not from a header (see above). Each day is the last it can be.
     VersionEntry::dated(
         4,
         (2026, 7, 16),
         "XlaCompileOptions records format 4, which may carry outputs_bundle_slice_sizes",
+    ),
+    VersionEntry::dated(
+        5,
+        (2026, 8, 17),
+        "AbstractArraySpec is introduced, written only at 5 or newer",
+    ),
+    VersionEntry::dated(
+        6,
+        (2026, 9, 17),
+        "RemapPlan records format 6, without the mappings list older formats carry",
     ),
 ];
 

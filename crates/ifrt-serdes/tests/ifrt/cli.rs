@@ -82,9 +82,9 @@ fn history_as_json() {
     assert_eq!(report["today"], "2026-07-14");
     assert_eq!(report["week_4_old"], 3);
     assert_eq!(report["minimum"], 0);
-    assert_eq!(report["current"], 4);
+    assert_eq!(report["current"], 6);
     let versions = report["versions"].as_array().unwrap();
-    assert_eq!(versions.len(), 5);
+    assert_eq!(versions.len(), 7);
     for (number, version) in versions.iter().enumerate() {
         assert_eq!(keys(version), ["change", "introduced", "number"]);
         assert_eq!(version["number"], number);
@@ -96,8 +96,10 @@ fn history_as_json() {
         versions[3]["change"],
         "Allowed mixed serialization for stablehlo dialects"
     );
-    // Version 4 is measured in real clients, dated by the first jaxlib that offers it.
+    // Versions 4 to 6 are dated by the first jaxlib that offers each.
     assert_eq!(versions[4]["introduced"], "2026-07-16");
+    assert_eq!(versions[5]["introduced"], "2026-08-17");
+    assert_eq!(versions[6]["introduced"], "2026-09-17");
 
     // IFRT's week-4-old is kept by hand, so it is the same on any day, even one before the
     // first version was four weeks old.
@@ -142,7 +144,7 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     assert_eq!(
         report["error"],
         "Unsupported IFRT SerDes version 0 for ShardingParam deserialization: this build reads \
-         IFRT SerDes versions [1, 4], and ShardingParam format 0 was superseded by format 1 at \
+         IFRT SerDes versions [1, 6], and ShardingParam format 0 was superseded by format 1 at \
          or before this build's minimum, so its reader was removed; the writer must request a \
          version both builds support (negotiate one)"
     );
@@ -172,7 +174,7 @@ fn inspect_reads_goldens_and_refuses_removed_versions() {
     let negative = run(&["inspect", &v0, "--minimum", "-1"]);
     assert_unreadable(
         &negative,
-        "invalid supported range [-1, 4] of IFRT SerDes versions",
+        "invalid supported range [-1, 6] of IFRT SerDes versions",
     );
     let garbage = run(&[
         "inspect",
@@ -217,12 +219,12 @@ fn inspect_as_json() {
     );
     assert_eq!(keys(&report["readable_in"]), ["current", "minimum"]);
     assert_eq!(report["readable_in"]["minimum"], 1);
-    assert_eq!(report["readable_in"]["current"], 4);
+    assert_eq!(report["readable_in"]["current"], 6);
     assert_eq!(keys(&report["narrowest_range"]), ["current", "minimum"]);
     assert_eq!(report["file"], v1);
     assert_eq!(keys(&report["reader"]), ["current", "minimum"]);
     assert_eq!(report["reader"]["minimum"], 0);
-    assert_eq!(report["reader"]["current"], 4);
+    assert_eq!(report["reader"]["current"], 6);
     assert_eq!(report["type_name"], "xla::ifrt::ShardingParamSharding");
     assert_eq!(report["proto"], Value::Null);
     assert_eq!(report["format"], 0, "the outer value's recorded format");
@@ -278,25 +280,25 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
                 ("ShardingParam", 1),
                 ("DeviceList", 0),
             ],
-            (1, 4),
+            (1, 6),
         ),
         (
             "dtype_proto_v0.pb",
             Some("dtype"),
             vec![("DType", 0)],
-            (0, 4),
+            (0, 6),
         ),
         (
             "device_list_proto_v0.pb",
             Some("device-list"),
             vec![("DeviceList", 0)],
-            (0, 4),
+            (0, 6),
         ),
         (
             "single_device_sharding_v0.pb",
             None,
             vec![("SingleDeviceSharding", 0)],
-            (0, 4),
+            (0, 6),
         ),
         (
             "sharding_param_sharding_v0.pb",
@@ -319,7 +321,7 @@ fn inspect_lists_every_nested_value_and_the_versions_that_read_the_file() {
             "xla_compile_options_v4.pb",
             None,
             vec![("XlaCompileOptions", 4)],
-            (4, 4),
+            (4, 6),
         ),
     ];
     for (file, proto, values, (from, to)) in cases {

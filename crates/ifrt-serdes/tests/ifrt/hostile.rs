@@ -57,8 +57,8 @@ fn unknown_type_names_are_refused_in_ifrts_words() {
 #[test]
 fn future_and_negative_versions_are_refused() {
     let registry = built_in();
-    // DType has one format, 0: 1 ... 4 are versions of the history but not DType formats.
-    for version in [1, 2, 3, 4, 5, 99, i32::MAX, -1, i32::MIN] {
+    // DType has one format, 0: 1 ... 6 are versions of the history but not DType formats.
+    for version in [1, 2, 3, 4, 5, 6, 7, 99, i32::MAX, -1, i32::MIN] {
         let data = DTypeProto {
             version_number: version,
             kind: 11,
@@ -69,15 +69,15 @@ fn future_and_negative_versions_are_refused() {
             .unwrap_err();
         // Above the build's current version: newer; else no format of DType (its only one
         // is 0).
-        let why = if version > 4 {
+        let why = if version > 6 {
             format!(
-                "this build reads IFRT SerDes versions [0, 4], and {version} is newer, written \
+                "this build reads IFRT SerDes versions [0, 6], and {version} is newer, written \
                  by a newer build; the writer must request a version both builds support \
                  (negotiate one)"
             )
         } else {
             format!(
-                "DType has no format {version} (this build reads IFRT SerDes versions [0, 4]): \
+                "DType has no format {version} (this build reads IFRT SerDes versions [0, 6]): \
                  the data is damaged or was not written by a codec of DType"
             )
         };

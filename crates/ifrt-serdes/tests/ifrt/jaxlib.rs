@@ -4,7 +4,7 @@
 
 use std::process::{Command, Output};
 
-use ifrt_serdes::version::SerDesVersionNumber;
+use ifrt_serdes::version::{HISTORY, SerDesVersionNumber};
 use ifrt_serdes::{JAXLIB_CLIENTS, JaxlibClient, JitOutcome, VersionRange, jaxlib_client};
 use serde_json::{Value, json};
 
@@ -115,6 +115,34 @@ fn ranges_are_ranges_and_the_serdes_field_arrives_in_0_7_for_good() {
             );
         }
     }
+}
+
+/// The history knows every version a measured client offers, and each version past the newest
+/// header read (3) is dated by the upload of the first release that offers it (PyPI's upload
+/// times: jaxlib 0.11.0 2026-07-16, 0.11.1 2026-08-17, 0.11.2 2026-09-17).
+#[test]
+fn every_offered_version_is_in_the_history_dated_by_its_first_release() {
+    let newest = JAXLIB_CLIENTS
+        .iter()
+        .filter_map(JaxlibClient::serdes)
+        .map(|range| range.max)
+        .max()
+        .unwrap();
+    assert_eq!(HISTORY.last().unwrap().number(), newest);
+    let uploads = [
+        ("0.11.0", "2026-07-16"),
+        ("0.11.1", "2026-08-17"),
+        ("0.11.2", "2026-09-17"),
+    ];
+    for (entry, (release, uploaded)) in HISTORY[4..].iter().zip(uploads) {
+        let first = JAXLIB_CLIENTS
+            .iter()
+            .find(|c| c.serdes().is_some_and(|range| range.max >= entry.number()))
+            .unwrap();
+        assert_eq!(first.release(), release, "{}", entry.number());
+        assert_eq!(entry.introduced().to_string(), uploaded);
+    }
+    assert_eq!(HISTORY.len(), 4 + uploads.len());
 }
 
 #[test]

@@ -47,9 +47,9 @@ fn every_producer_by_every_consumer_by_every_version() {
             }
         }
     }
-    // 15 builds of 5 versions; each producer writes its own versions (35 in all).
-    assert_eq!(all_builds().len(), 15);
-    assert_eq!(cells, 15 * 35 * GOLDEN_TYPES.len());
+    // 28 builds of 7 versions; each producer writes its own versions (84 in all).
+    assert_eq!(all_builds().len(), 28);
+    assert_eq!(cells, 28 * 84 * GOLDEN_TYPES.len());
     assert!(readable > 0 && readable < cells);
 }
 
@@ -96,7 +96,7 @@ fn an_array_spec_is_read_part_by_part() {
         ),
         layout: None,
     };
-    let new = build(0, 4);
+    let new = build(0, 6);
     let o = DeserializeOptions::default();
     for version in versions() {
         let bytes = new

@@ -316,9 +316,12 @@ fn the_accessors_follow_the_plugin_dates() {
     // Any version, range-checked against the plugin build.
     assert!(build.version(v(5)).is_err());
     assert_eq!(build.version(v(2)).unwrap().number(), v(2));
-    // The plugin's ranges are its own: both histories have a version 4, but not the same one.
+    // The plugin's ranges are its own: both histories have a version 4, but not the same one,
+    // and only IFRT's has a 5.
     assert!(PLUGIN_HISTORY.range(v(0), v(4)).is_ok());
-    assert!(SupportedVersions::new(v(0), v(5)).is_err());
+    assert!(PLUGIN_HISTORY.range(v(0), v(5)).is_err());
+    assert!(SupportedVersions::new(v(0), v(5)).is_ok());
+    assert!(SupportedVersions::new(v(0), v(7)).is_err());
     assert_ne!(
         build.whole_history(),
         SupportedVersions::BUILT_IN.whole_history()

@@ -295,11 +295,11 @@ fn inner_values_are_read_by_their_own_recorded_format() {
     );
     assert_eq!(
         refusal(&registry, 0, 1),
-        no_format(1, "SingleDeviceSharding", "[0, 4]")
+        no_format(1, "SingleDeviceSharding", "[0, 6]")
     );
     assert_eq!(
         refusal(&registry, 2, 0),
-        no_format(2, "ArraySpec", "[0, 4]")
+        no_format(2, "ArraySpec", "[0, 6]")
     );
     // A build whose minimum is 2 still reads format 0 of the types that never changed it.
     assert!(
