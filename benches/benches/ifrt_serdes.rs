@@ -14,6 +14,13 @@
 //! allocates little more than the returned bytes; the baseline builds and encodes its messages
 //! the way plain prost code does.
 //!
+//! Both sides must be built alike. prost's decode and encode loops are generic, so each side's
+//! are compiled in the crate that calls them: the registry's in `ifrt-serdes`, the baseline's
+//! here. Giving `ifrt-serdes` alone one codegen unit (`[profile.bench.package.ifrt-serdes]`)
+//! inlines prost's loops into the registry's readers and makes the round trip look 1.05-1.10 ×
+//! the baseline; with this crate at one unit too it is 1.19-1.25 ×, as with the 16 units both
+//! have in the bench profile (measured 2026-11-28).
+//!
 //! On a shared machine, criterion's one-after-the-other measurements drift with the load. So
 //! before the criterion groups, the bench also prints *paired* ratios: the two sides run in
 //! alternating short batches, and the median of the per-round ratios is reported.
