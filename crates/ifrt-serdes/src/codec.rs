@@ -143,6 +143,7 @@ pub(crate) fn decode_message_into<M: Message>(
 }
 
 /// Refuses inputs over the caller's limit, before anything is parsed.
+#[inline]
 pub(crate) fn check_size(bytes: &[u8], options: &DeserializeOptions) -> Result<(), Error> {
     if bytes.len() > options.max_bytes {
         return Err(DecodeError::TooLarge {
@@ -155,6 +156,7 @@ pub(crate) fn check_size(bytes: &[u8], options: &DeserializeOptions) -> Result<(
 }
 
 /// Appends `message`'s protobuf bytes to `out`.
+#[inline]
 pub(crate) fn encode_message(message: &impl Message, out: &mut Vec<u8>) {
     if out.capacity() == 0 {
         // A new buffer (a plain message's bytes): prost sizes it once and encodes into it,

@@ -144,6 +144,7 @@ impl ProtoCodec for DType {
 
     /// IFRT's `DType::FromProto`. Where IFRT reads a kind it does not know as its `kInvalid`
     /// kind, this crate, which has no such kind, refuses it ([`DecodeError::UnknownDType`]).
+    #[inline]
     fn from_proto(proto: DTypeProto, registry: &Registry) -> Result<Self, Error> {
         registry.read_format(&Self::FORMATS, proto.version_number)?;
         DType::from_kind_number(proto.kind)

@@ -157,6 +157,7 @@ impl Formats {
     }
 
     /// The format a build of `supported` reads `recorded` as, or why it does not.
+    #[inline]
     pub fn read_as(
         &self,
         recorded: SerDesVersionNumber,

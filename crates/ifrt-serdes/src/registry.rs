@@ -247,6 +247,7 @@ impl Registry {
     }
 
     /// [`Registry::serialize`] into an existing envelope, reusing its buffers.
+    #[inline]
     pub(crate) fn serialize_envelope_into(
         &self,
         value: &dyn Serializable,
@@ -261,6 +262,7 @@ impl Registry {
     }
 
     /// Appends the data of `value`'s envelope to `out`; returns the envelope's type name.
+    #[inline]
     fn serialize_data(
         &self,
         value: &dyn Serializable,
@@ -273,13 +275,14 @@ impl Registry {
     }
 
     /// The codecs `value`'s type is registered with.
-    fn codecs_of(&self, value: &dyn Serializable) -> Result<Codecs, Error> {
+    #[inline]
+    fn codecs_of(&self, value: &dyn Serializable) -> Result<&Codecs, Error> {
         let type_id = (value as &dyn Any).type_id();
         self.types
             .iter()
             .find(|t| t.type_id == type_id)
-            .map(|t| t.codecs)
-            .ok_or(RegistryError::NoSerDesForValue.into())
+            .map(|t| &t.codecs)
+            .ok_or_else(|| RegistryError::NoSerDesForValue.into())
     }
 
     /// Whether the Rust type `T` is registered.
@@ -289,10 +292,11 @@ impl Registry {
     }
 
     /// Checks the requested version, then appends the data of `value` to `out`.
+    #[inline]
     fn write_data(
         &self,
         value: &dyn Serializable,
-        codecs: Codecs,
+        codecs: &Codecs,
         options: &SerializeOptions,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
@@ -395,6 +399,7 @@ impl Registry {
     }
 
     /// Reads an envelope that must hold a registered kind of sharding.
+    #[inline]
     pub fn deserialize_sharding(
         &self,
         serialized: &Serialized,
@@ -490,7 +495,8 @@ impl Registry {
 
     /// The codecs registered under `type_name`. A name IFRT never puts in an envelope (its
     /// type travels as a plain proto) is refused saying so, unless registered.
-    fn codecs_named(&self, type_name: &str) -> Result<Codecs, Error> {
+    #[inline]
+    fn codecs_named(&self, type_name: &str) -> Result<&Codecs, Error> {
         self.by_name(type_name).ok_or_else(|| {
             match crate::proto_codec::plain_proto_type(type_name) {
                 Some(plain) => RegistryError::SentAsPlainProto {
@@ -507,11 +513,12 @@ impl Registry {
         })
     }
 
-    fn by_name(&self, type_name: &str) -> Option<Codecs> {
+    #[inline]
+    fn by_name(&self, type_name: &str) -> Option<&Codecs> {
         self.types
             .iter()
             .find(|t| t.codecs.type_name == type_name)
-            .map(|t| t.codecs)
+            .map(|t| &t.codecs)
     }
 }
 

@@ -21,6 +21,7 @@ pub struct Shape {
 
 impl Shape {
     /// The shape with `dims`, or [`InvalidValue::NegativeDimension`] if a size is negative.
+    #[inline]
     pub fn new(dims: Vec<i64>) -> Result<Self, Error> {
         if let Some(&dim) = dims.iter().find(|d| **d < 0) {
             return Err(InvalidValue::NegativeDimension { dim }.into());
@@ -66,6 +67,7 @@ impl ProtoCodec for Shape {
         Ok(proto)
     }
 
+    #[inline]
     fn from_proto(proto: ShapeProto, registry: &Registry) -> Result<Self, Error> {
         registry.read_format(&Self::FORMATS, proto.version_number)?;
         Shape::new(proto.dims)

@@ -73,6 +73,7 @@ impl MemoryKind {
     }
 
     /// The memory kind called `name`.
+    #[inline]
     pub fn from_name(name: &str) -> Self {
         let name = match WELL_KNOWN.iter().find(|known| **known == name) {
             Some(known) => Cow::Borrowed(*known),
@@ -82,6 +83,7 @@ impl MemoryKind {
     }
 
     /// The memory kind a decoded `memory_kind` field names (absent: unspecified).
+    #[inline]
     pub(crate) fn from_field(field: Option<&str>) -> Self {
         field.map_or_else(MemoryKind::unspecified, MemoryKind::from_name)
     }
@@ -106,12 +108,26 @@ impl MemoryKind {
 
 /// How an array is cut into shards over a logical device mesh (IFRT's `ShardingParam`,
 /// xla/python/ifrt/ir/sharding_param.h).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ShardingParam {
     dim_shards: Vec<i64>,
-    permutation: Vec<i32>,
-    axis_sizes: Vec<i32>,
-    unreduced_axes: Vec<i32>,
+    /// The three lists of mesh axes in one allocation: `permutation`, then `axis_sizes` (as
+    /// many), then `unreduced_axes` (the rest). A param is read far more often than it is
+    /// looked into, and one buffer instead of three halves what reading one allocates.
+    axes: Vec<i32>,
+    /// How many axes the mesh has: the length of `permutation` and of `axis_sizes`.
+    mesh_axes: usize,
+}
+
+impl std::fmt::Debug for ShardingParam {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShardingParam")
+            .field("dim_shards", &self.dim_shards)
+            .field("permutation", &self.permutation())
+            .field("axis_sizes", &self.axis_sizes())
+            .field("unreduced_axes", &self.unreduced_axes())
+            .finish()
+    }
 }
 
 impl ShardingParam {
@@ -148,6 +164,17 @@ impl ShardingParam {
         axis_sizes: Vec<i32>,
         unreduced_axes: Vec<i32>,
     ) -> Result<Self, Error> {
+        Self::from_parts(dim_shards, &permutation, &axis_sizes, &unreduced_axes)
+    }
+
+    /// [`ShardingParam::new`] from the three axis lists as slices, copied into the param's
+    /// one buffer once checked.
+    fn from_parts(
+        dim_shards: Vec<i64>,
+        permutation: &[i32],
+        axis_sizes: &[i32],
+        unreduced_axes: &[i32],
+    ) -> Result<Self, Error> {
         if permutation.len() != axis_sizes.len() || axis_sizes.is_empty() {
             return Err(InvalidValue::AxisCountMismatch {
                 permutation: permutation.len(),
@@ -155,11 +182,11 @@ impl ShardingParam {
             }
             .into());
         }
-        if !is_permutation(&permutation) {
-            return Err(not_a_permutation(permutation, axis_sizes).into());
+        if !is_permutation(permutation) {
+            return Err(not_a_permutation(permutation.to_vec(), axis_sizes.to_vec()).into());
         }
         let mut devices: i64 = 1;
-        for &size in &axis_sizes {
+        for &size in axis_sizes {
             if size <= 0 {
                 return Err(InvalidValue::NonPositiveAxisSize { size }.into());
             }
@@ -183,12 +210,15 @@ impl ShardingParam {
         if devices % shards != 0 {
             return Err(InvalidValue::ShardsDoNotDivideMesh { shards, devices }.into());
         }
-        check_unreduced_axes(&unreduced_axes, axis_sizes.len())?;
+        check_unreduced_axes(unreduced_axes, axis_sizes.len())?;
+        let mut axes = Vec::with_capacity(2 * axis_sizes.len() + unreduced_axes.len());
+        axes.extend_from_slice(permutation);
+        axes.extend_from_slice(axis_sizes);
+        axes.extend_from_slice(unreduced_axes);
         Ok(ShardingParam {
             dim_shards,
-            permutation,
-            axis_sizes,
-            unreduced_axes,
+            axes,
+            mesh_axes: axis_sizes.len(),
         })
     }
 
@@ -199,23 +229,23 @@ impl ShardingParam {
 
     /// Mesh axes, minor to major.
     pub fn permutation(&self) -> &[i32] {
-        &self.permutation
+        &self.axes[..self.mesh_axes]
     }
 
     /// Mesh axis sizes.
     pub fn axis_sizes(&self) -> &[i32] {
-        &self.axis_sizes
+        &self.axes[self.mesh_axes..2 * self.mesh_axes]
     }
 
     /// Mesh axes whose results are not yet reduced (needs version 1 to be written).
     pub fn unreduced_axes(&self) -> &[i32] {
-        &self.unreduced_axes
+        &self.axes[2 * self.mesh_axes..]
     }
 
     /// Devices in the mesh.
     pub fn num_devices(&self) -> i64 {
         // Checked in `new`.
-        self.axis_sizes.iter().map(|s| i64::from(*s)).product()
+        self.axis_sizes().iter().map(|s| i64::from(*s)).product()
     }
 
     /// The message for `version`, as IFRT's `ToProto` writes it: format 1 if the param has
@@ -235,7 +265,7 @@ impl ShardingParam {
     ) -> Result<(), Error> {
         // The oldest format that holds the param: IFRT's `ToProto` records 0 unless there are
         // unreduced axes, "so any build that knows only format 0 can read it".
-        let needed = if self.unreduced_axes.is_empty() {
+        let needed = if self.unreduced_axes().is_empty() {
             Self::FORMATS.oldest()
         } else {
             UNREDUCED_AXES_SINCE
@@ -253,9 +283,9 @@ impl ShardingParam {
         let format = Self::FORMATS.record(needed, version)?;
         proto.version_number = format.value();
         refill(&mut proto.dim_shards, &self.dim_shards);
-        refill(&mut proto.permutation, &self.permutation);
-        refill(&mut proto.axis_sizes, &self.axis_sizes);
-        refill(&mut proto.unreduced_axes, &self.unreduced_axes);
+        refill(&mut proto.permutation, self.permutation());
+        refill(&mut proto.axis_sizes, self.axis_sizes());
+        refill(&mut proto.unreduced_axes, self.unreduced_axes());
         Ok(())
     }
 
@@ -263,16 +293,16 @@ impl ShardingParam {
     /// sizes.
     fn read(proto: &ShardingParamProto, registry: &Registry) -> Result<Self, Error> {
         let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
-        let unreduced_axes = if format >= UNREDUCED_AXES_SINCE {
-            proto.unreduced_axes.to_vec()
+        let unreduced_axes: &[i32] = if format >= UNREDUCED_AXES_SINCE {
+            &proto.unreduced_axes
         } else {
             // Format 0 has no such field; IFRT's reader ignores it there too.
-            Vec::new()
+            &[]
         };
-        ShardingParam::new(
+        ShardingParam::from_parts(
             proto.dim_shards.to_vec(),
-            proto.permutation.to_vec(),
-            proto.axis_sizes.to_vec(),
+            &proto.permutation,
+            &proto.axis_sizes,
             unreduced_axes,
         )
     }
@@ -488,11 +518,17 @@ impl ShardingParamSharding {
             }
             .into());
         }
-        if let Some(&device_id) = devices.iter().find(|d| **d < 0) {
-            return Err(InvalidValue::NegativeDeviceId { device_id }.into());
-        }
-        if let Some(device_id) = repeated_value(&devices) {
-            return Err(InvalidValue::DuplicateDeviceId { device_id }.into());
+        // Ids in increasing order from 0 or above (the usual list) are distinct and none is
+        // negative: one pass. Any other list is checked for both.
+        let increasing = devices.first().is_none_or(|first| *first >= 0)
+            && devices.windows(2).all(|w| w[0] < w[1]);
+        if !increasing {
+            if let Some(&device_id) = devices.iter().find(|d| **d < 0) {
+                return Err(InvalidValue::NegativeDeviceId { device_id }.into());
+            }
+            if let Some(device_id) = repeated_value(&devices) {
+                return Err(InvalidValue::DuplicateDeviceId { device_id }.into());
+            }
         }
         Ok(ShardingParamSharding {
             param,

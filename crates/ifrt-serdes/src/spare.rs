@@ -98,6 +98,7 @@ spares! {
 }
 
 /// Overwrites `to` with `from`, reusing `to`'s capacity.
+#[inline]
 pub(crate) fn refill<T: Copy>(to: &mut Vec<T>, from: &[T]) {
     to.clear();
     to.extend_from_slice(from);
