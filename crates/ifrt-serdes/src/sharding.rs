@@ -117,6 +117,8 @@ pub struct ShardingParam {
     axes: Vec<i32>,
     /// How many axes the mesh has: the length of `permutation` and of `axis_sizes`.
     mesh_axes: usize,
+    /// How many devices the mesh has: the product of `axis_sizes`, at most `i32::MAX`.
+    num_devices: i64,
 }
 
 impl std::fmt::Debug for ShardingParam {
@@ -169,6 +171,7 @@ impl ShardingParam {
 
     /// [`ShardingParam::new`] from the three axis lists as slices, copied into the param's
     /// one buffer once checked.
+    #[inline]
     fn from_parts(
         dim_shards: Vec<i64>,
         permutation: &[i32],
@@ -219,6 +222,7 @@ impl ShardingParam {
             dim_shards,
             axes,
             mesh_axes: axis_sizes.len(),
+            num_devices: devices,
         })
     }
 
@@ -244,8 +248,7 @@ impl ShardingParam {
 
     /// Devices in the mesh.
     pub fn num_devices(&self) -> i64 {
-        // Checked in `new`.
-        self.axis_sizes().iter().map(|s| i64::from(*s)).product()
+        self.num_devices
     }
 
     /// The message for `version`, as IFRT's `ToProto` writes it: format 1 if the param has
@@ -291,6 +294,7 @@ impl ShardingParam {
 
     /// [`ShardingParam::from_proto`] of a borrowed message, copying its lists at their exact
     /// sizes.
+    #[inline]
     fn read(proto: &ShardingParamProto, registry: &Registry) -> Result<Self, Error> {
         let format = registry.read_format(&Self::FORMATS, proto.version_number)?;
         let unreduced_axes: &[i32] = if format >= UNREDUCED_AXES_SINCE {
@@ -315,18 +319,28 @@ impl ShardingParam {
 
 /// Whether `axes` holds each of `0..axes.len()` once.
 fn is_permutation(axes: &[i32]) -> bool {
-    let in_range = |a: &i32| usize::try_from(*a).is_ok_and(|a| a < axes.len());
-    if axes.len() > 64 {
-        return axes.iter().all(in_range) && repeated_value(axes).is_none();
+    distinct_below(axes, axes.len()).unwrap_or_else(|| {
+        let in_range = |a: &i32| usize::try_from(*a).is_ok_and(|a| a < axes.len());
+        axes.iter().all(in_range) && repeated_value(axes).is_none()
+    })
+}
+
+/// Whether every value of `values` is in `0..limit` and none repeats, checked with one bit per
+/// value: `None` when `limit` is over 64 (meshes have a handful of axes).
+fn distinct_below(values: &[i32], limit: usize) -> Option<bool> {
+    if limit > 64 {
+        return None;
     }
-    // Meshes have a handful of axes: one bit per axis seen.
     let mut seen = 0u64;
-    axes.iter().all(|a| {
-        let bit = if in_range(a) { 1u64 << *a } else { 0 };
+    Some(values.iter().all(|&v| {
+        let bit = match usize::try_from(v) {
+            Ok(v) if v < limit => 1u64 << v,
+            _ => 0,
+        };
         let fresh = seen & bit == 0;
         seen |= bit;
         bit != 0 && fresh
-    })
+    }))
 }
 
 /// Why `permutation`, as long as `axis_sizes` but not a permutation, is not one: in IFRT's
@@ -356,8 +370,8 @@ fn not_a_permutation(permutation: Vec<i32>, axis_sizes: Vec<i32>) -> InvalidValu
 /// `ShardingParam::verify`).
 fn check_unreduced_axes(axes: &[i32], mesh_axes: usize) -> Result<(), InvalidValue> {
     let in_mesh = |a: i32| usize::try_from(a).is_ok_and(|a| a < mesh_axes);
-    // The common case, checked without allocating (a param has a handful of axes).
-    if axes.iter().all(|a| in_mesh(*a)) && repeated_value(axes).is_none() {
+    // The common case, checked without allocating.
+    if distinct_below(axes, mesh_axes) == Some(true) {
         return Ok(());
     }
     let mut seen = std::collections::HashSet::with_capacity(axes.len());
@@ -506,6 +520,7 @@ pub struct ShardingParamSharding {
 
 impl ShardingParamSharding {
     /// `param` over `devices` (distinct ids >= 0, as many as the mesh has positions).
+    #[inline]
     pub fn new(
         param: ShardingParam,
         devices: Vec<i32>,
@@ -632,6 +647,7 @@ impl Codec for ShardingParamSharding {
 
 impl ShardingParamSharding {
     /// Reads a decoded message by its recorded format, its parts by their own.
+    #[inline]
     fn read(proto: &ShardingParamShardingProto, registry: &Registry) -> Result<Self, Error> {
         const WHAT: &str = "ShardingParamSharding";
         registry.read_format(&Self::FORMATS, proto.version_number)?;
