@@ -17,9 +17,9 @@
 //! Both sides must be built alike. prost's decode and encode loops are generic, so each side's
 //! are compiled in the crate that calls them: the registry's in `ifrt-serdes`, the baseline's
 //! here. Giving `ifrt-serdes` alone one codegen unit (`[profile.bench.package.ifrt-serdes]`)
-//! inlines prost's loops into the registry's readers and makes the round trip look 1.05-1.10 ×
-//! the baseline; with this crate at one unit too it is 1.19-1.25 ×, as with the 16 units both
-//! have in the bench profile (measured 2026-11-28).
+//! inlines prost's loops into the registry's readers only and makes the round trip look about
+//! 1.03 × the baseline; with this crate at one unit too it is about 1.08 ×, and with the 16 units
+//! both have in the bench profile about 1.10 × (medians of paired runs, measured 2026-11-28).
 //!
 //! On a shared machine, criterion's one-after-the-other measurements drift with the load. So
 //! before the criterion groups, the bench also prints *paired* ratios: the two sides run in
