@@ -7,20 +7,21 @@ use std::fs;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-/// The nested Cargo builds use target directories of their own (the one running the tests
-/// is locked by the test run), one per checkout: two checkouts of se-abi in one target
-/// directory would share artifact names and Cargo's fingerprints. One build at a time.
+/// The nested Cargo builds use a target directory of their own (the one running the tests is
+/// locked by the test run), shared by every scratch copy so that se-abi's dependencies are
+/// built once. One build at a time: the copies' paths differ, so Cargo keeps their
+/// fingerprints apart, but their artifacts have the same names.
 static CARGO_LOCK: Mutex<()> = Mutex::new(());
 
-/// `target/<profile>/abi-check/<checkout>`, beside this test binary's `deps/`.
-fn nested_cargo(checkout: &str) -> Command {
+/// `target/<profile>/abi-check/scratch`, beside this test binary's `deps/`.
+fn nested_cargo() -> Command {
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(Path::parent).unwrap();
     let mut command = Command::new(cargo());
     command
         .env(
             "CARGO_TARGET_DIR",
-            profile_dir.join("abi-check").join(checkout),
+            profile_dir.join("abi-check").join("scratch"),
         )
         .env_remove("RUSTFLAGS");
     command
@@ -35,7 +36,7 @@ pub(super) fn workspace_root() -> PathBuf {
 #[test]
 fn the_repository_agrees_with_its_snapshots() {
     let _guard = CARGO_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    Scratch::new().check(Mode::Check, "repository").unwrap();
+    Scratch::new().check(Mode::Check).unwrap();
 }
 
 /// A scratch copy of the workspace holding only se-abi (its snapshots and release facts
@@ -110,8 +111,8 @@ impl Scratch {
         .unwrap();
     }
 
-    fn check(&self, mode: Mode, target: &str) -> Result<(), String> {
-        let mut cargo = nested_cargo(target);
+    fn check(&self, mode: Mode) -> Result<(), String> {
+        let mut cargo = nested_cargo();
         cargo.env("CARGO_NET_OFFLINE", "true");
         run_with(self.dir.path(), mode, &cargo)
     }
@@ -145,7 +146,7 @@ fn alias_enum_and_allocator_stats_retypes_are_caught() {
         "num_allocs: i64",
         "num_allocs: u64",
     );
-    let err = scratch.check(Mode::Check, "scratch").unwrap_err();
+    let err = scratch.check(Mode::Check).unwrap_err();
     for want in [
         "struct `SP_Platform` (src/generated/tensorflow), member `supports_unified_memory`: type \
          changed from `u8` to `i8` (still spelled `TF_Bool`: an alias changed underneath)",
@@ -207,7 +208,7 @@ fn edits_in_a_scratch_copy() {
     for (from, to, _) in four {
         scratch.edit_v5(from, to);
     }
-    let err = scratch.check(Mode::Check, "scratch").unwrap_err();
+    let err = scratch.check(Mode::Check).unwrap_err();
     for (_, _, want) in four {
         assert!(err.contains(want), "want {want:?} in:\n{err}");
     }
@@ -223,7 +224,7 @@ fn edits_in_a_scratch_copy() {
         "name_len: usize = value(since 1, at 24..32),",
         "name: *const c_char = nonzero(since 1, at 24..32),",
     );
-    let err = scratch.check(Mode::Check, "scratch").unwrap_err();
+    let err = scratch.check(Mode::Check).unwrap_err();
     let want = "struct `SE_Device` (examples/se_device/versions/v5), member `name`: moved from \
                 position 2 (offset 16) to position 3 (offset 24)";
     assert!(err.contains(want), "want {want:?} in:\n{err}");
@@ -240,18 +241,18 @@ fn edits_in_a_scratch_copy() {
         "data2: *mut c_void = nonzero(since 5, deprecated 6, at 48..56),\n            \
          flags: i32 = value(since 6, at 56..60),",
     );
-    scratch.check(Mode::Check, "scratch").unwrap();
+    scratch.check(Mode::Check).unwrap();
 
     // Recorded with --bless, the appended `flags: i32` is locked in turn: `u32` is refused, and
     // it is the only change the check finds against the new snapshot.
-    scratch.check(Mode::Bless, "scratch").unwrap();
+    scratch.check(Mode::Bless).unwrap();
     let snapshot = scratch
         .dir
         .path()
         .join("crates/se-abi/abi/examples/se_device/versions/v5/SE_Device.json");
     assert!(fs::read_to_string(&snapshot).unwrap().contains("\"flags\""));
     scratch.edit_v5("flags: i32", "flags: u32");
-    let err = scratch.check(Mode::Check, "scratch").unwrap_err();
+    let err = scratch.check(Mode::Check).unwrap_err();
     assert!(
         err.contains(
             "struct `SE_Device` (examples/se_device/versions/v5), member `flags`: type changed \
