@@ -201,6 +201,7 @@
 // | `error.rs`       | the crate's one error type and the families it groups |
 // | `version/mod.rs` | the global, dated serialization version and its histories (public module) |
 // | `version/preset.rs` | IFRT's own history as preset, and IFRT's three version accessors |
+// | `version/tests.rs` | the scheme's tests: entries, histories, ranges, IFRT's preset |
 // | `clock.rs`       | the clock that tells today's date (week-4-old) |
 // | `negotiation.rs` | choosing the version two builds talk at (IFRT Proxy) |
 // | `proxy_clients.rs` | the IFRT Proxy clients that exist: jaxlib releases, as measured |
